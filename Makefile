@@ -1,0 +1,33 @@
+# Gemini Search MCP: web research for MCP clients through a Gemini CLI agent.
+.DEFAULT_GOAL := help
+SHELL := bash
+
+GO      ?= go
+BIN     := bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: help build run test lint bench clean
+
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## Build bin/gemini-search-mcp
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp ./cmd/gemini-search-mcp
+
+run: build ## Build and serve MCP over HTTP on 127.0.0.1:3000 (MCP_SERVER_HOST/MCP_SERVER_PORT override)
+	./$(BIN)/gemini-search-mcp --http
+
+test: ## Run all tests with the race detector
+	$(GO) test -race -count=1 ./...
+
+lint: ## Check formatting (gofmt) and run go vet, also for Windows
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	GOOS=windows $(GO) vet ./...
+
+bench: ## Run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## Remove build outputs
+	rm -rf $(BIN)

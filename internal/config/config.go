@@ -1,0 +1,175 @@
+// Package config loads the server's settings from the process environment,
+// then the .env file in the config directory, then built-in defaults, and
+// validates them into a Config value. Nothing here is global: Load takes an
+// Env describing the platform and returns a value.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the validated configuration. Durations and counts are already
+// parsed; an empty string means "not set" where the field says so.
+type Config struct {
+	Dir                 string        // absolute config dir, holding .env and the Gemini CLI workspace
+	Model               string        // GEMINI_MODEL; "" lets the Gemini CLI choose
+	CorrectionModel     string        // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
+	FallbackModel       string        // GEMINI_FALLBACK_MODEL; "" when set to "none"
+	FirecrawlAPIKey     Secret        // FIRECRAWL_API_KEY
+	FirecrawlAPIURL     string        // FIRECRAWL_API_URL, an absolute http(s) URL or ""
+	SearchTimeout       time.Duration // GEMINI_SEARCH_TIMEOUT
+	SystemPrompt        string        // GEMINI_SYSTEM_PROMPT; "" means the built-in template
+	Debug               bool          // DEBUG
+	Host                string        // MCP_SERVER_HOST
+	Port                int           // MCP_SERVER_PORT
+	ProgressLogInterval time.Duration // PROGRESS_LOG_INTERVAL
+	JSONMaxRetries      int           // JSON_MAX_RETRIES
+	MaxIterations       int           // GEMINI_CLI_MAX_ITERATIONS
+	MaxConcurrent       int           // GEMINI_MAX_CONCURRENT
+	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
+	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
+
+	// Overridden holds the names of the variables whose value came from the
+	// process environment rather than the .env file or a default.
+	Overridden map[string]bool
+}
+
+// FirecrawlEnabled reports whether the research agent gets Firecrawl tools.
+func (c Config) FirecrawlEnabled() bool {
+	return c.FirecrawlAPIKey != "" || c.FirecrawlAPIURL != ""
+}
+
+// FirecrawlMode describes the Firecrawl setup for people, e.g. for `doctor`.
+// It never includes the key, nor a password inside the URL.
+func (c Config) FirecrawlMode() string {
+	switch {
+	case c.FirecrawlAPIURL != "":
+		shown := c.FirecrawlAPIURL
+		if u, err := url.Parse(shown); err == nil {
+			shown = u.Redacted()
+		}
+		return "self-hosted (" + shown + ")"
+	case c.FirecrawlAPIKey != "":
+		return "cloud (API key)"
+	default:
+		return "off"
+	}
+}
+
+// CLIEnv returns the KEY=VALUE entries the Gemini CLI process needs from the
+// config: the Firecrawl variables, which the CLI expands into the firecrawl
+// server entry of settings.json so that no secret is written to disk.
+func (c Config) CLIEnv() []string {
+	var env []string
+	if c.FirecrawlAPIKey != "" {
+		env = append(env, "FIRECRAWL_API_KEY="+c.FirecrawlAPIKey.Reveal())
+	}
+	if c.FirecrawlAPIURL != "" {
+		env = append(env, "FIRECRAWL_API_URL="+c.FirecrawlAPIURL)
+	}
+	return env
+}
+
+// Secrets returns the non-empty secret values, for masking them in output
+// that was not produced by this program (the Gemini CLI's stderr, say).
+func (c Config) Secrets() []string {
+	var s []string
+	for _, v := range []Secret{c.FirecrawlAPIKey, c.AuthToken} {
+		if v != "" {
+			s = append(s, v.Reveal())
+		}
+	}
+	return s
+}
+
+// Addr is the MCP HTTP server's listen address, host:port.
+func (c Config) Addr() string {
+	return net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
+}
+
+// EnvPath returns the path of the .env file in dir.
+func EnvPath(dir string) string {
+	return filepath.Join(dir, ".env")
+}
+
+// InvalidError reports a variable whose value cannot be used. Value is
+// "[redacted]" for secrets.
+type InvalidError struct {
+	Var, Value, Reason string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("invalid %s=%q: %s", e.Var, e.Value, e.Reason)
+}
+
+// Load builds the Config: each variable comes from the process environment,
+// else from <dir>/.env, else from its default, and is then validated. An
+// empty or blank value counts as unset. A missing .env file is fine; an
+// unreadable or malformed one is an error naming the file. Invalid values give
+// an error for each, each an *InvalidError (use errors.As).
+//
+// Load reads files but creates none.
+func Load(e Env) (Config, error) {
+	c := Config{Overridden: make(map[string]bool)}
+	c.Dir = DefaultDir(e)
+	if c.Dir == "" {
+		return Config{}, fmt.Errorf("find config dir: home directory unknown; set %s", DirVar)
+	}
+	if _, ok := e.lookup(DirVar); ok {
+		c.Overridden[DirVar] = true
+	}
+	file, err := readDotenv(EnvPath(c.Dir))
+	if err != nil {
+		return Config{}, err
+	}
+
+	var errs []error
+	for _, v := range variables {
+		value, fromEnv := e.lookup(v.Name)
+		if fromEnv {
+			c.Overridden[v.Name] = true
+		} else if value = strings.TrimSpace(file[v.Name]); value == "" {
+			value = v.Default
+		}
+		if value == "" {
+			continue
+		}
+		if err := v.set(&c, value); err != nil {
+			shown := value
+			if v.Secret {
+				shown = redacted
+			}
+			errs = append(errs, &InvalidError{Var: v.Name, Value: shown, Reason: err.Error()})
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// readDotenv parses the .env file at path; a missing file is empty.
+func readDotenv(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	vars, err := ParseDotenv(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return vars, nil
+}

@@ -1,0 +1,318 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testEnv returns an Env whose config dir is a fresh temporary directory
+// holding dotenv as its .env file (none when dotenv is "").
+func testEnv(t *testing.T, env map[string]string, dotenv string) (Env, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if dotenv != "" {
+		if err := os.WriteFile(filepath.Join(dir, ".env"), []byte(dotenv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := map[string]string{DirVar: dir}
+	maps.Copy(all, env)
+	return Env{Lookup: envMap(all), GOOS: "linux", Home: "/nonexistent-home"}, dir
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	e, dir := testEnv(t, nil, "")
+	got, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Dir:                 dir,
+		FallbackModel:       "gemini-2.5-flash",
+		SearchTimeout:       300 * time.Second,
+		Host:                "127.0.0.1",
+		Port:                3000,
+		ProgressLogInterval: 30 * time.Second,
+		JSONMaxRetries:      3,
+		MaxIterations:       10,
+		MaxConcurrent:       3,
+		Overridden:          map[string]bool{DirVar: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got.FirecrawlEnabled() || got.FirecrawlMode() != "off" || got.CLIEnv() != nil || got.Secrets() != nil {
+		t.Errorf("firecrawl: got enabled=%v mode=%q env=%q secrets=%d, want off",
+			got.FirecrawlEnabled(), got.FirecrawlMode(), got.CLIEnv(), len(got.Secrets()))
+	}
+	if got.Addr() != "127.0.0.1:3000" {
+		t.Errorf("Addr: got %q, want %q", got.Addr(), "127.0.0.1:3000")
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{
+		"GEMINI_MODEL":          "gemini-2.5-pro",
+		"MCP_SERVER_PORT":       " 4000 ",
+		"JSON_MAX_RETRIES":      "", // empty counts as unset: .env applies
+		"GEMINI_FALLBACK_MODEL": "None",
+		"FIRECRAWL_API_KEY":     testKey,
+	}, `
+# the env beats these
+GEMINI_MODEL=gemini-from-file
+MCP_SERVER_PORT=5000
+# these apply
+JSON_MAX_RETRIES=0
+MCP_SERVER_HOST=  ::1
+DEBUG=Yes
+GEMINI_SYSTEM_PROMPT="You research.\nBe brief.  "
+GEMINI_SEARCH_TIMEOUT=
+FIRECRAWL_API_URL=https://firecrawl.example.com/
+UNKNOWN_NAME=ignored
+`)
+	got, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"Model from env", got.Model, "gemini-2.5-pro"},
+		{"Port from env, trimmed", got.Port, 4000},
+		{"FallbackModel none", got.FallbackModel, ""},
+		{"JSONMaxRetries from file", got.JSONMaxRetries, 0},
+		{"Host from file, trimmed", got.Host, "::1"},
+		{"Debug from file", got.Debug, true},
+		{"SystemPrompt from file", got.SystemPrompt, "You research.\nBe brief."},
+		{"SearchTimeout default", got.SearchTimeout, 5 * time.Minute},
+		{"FirecrawlAPIURL from file", got.FirecrawlAPIURL, "https://firecrawl.example.com/"},
+		{"FirecrawlAPIKey from env", got.FirecrawlAPIKey.Reveal(), testKey},
+		{"Addr", got.Addr(), "[::1]:4000"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	wantOver := []string{"FIRECRAWL_API_KEY", "GEMINI_FALLBACK_MODEL", "GEMINI_MODEL", DirVar, "MCP_SERVER_PORT"}
+	if over := slices.Sorted(maps.Keys(got.Overridden)); !slices.Equal(over, wantOver) {
+		t.Errorf("Overridden: got %v, want %v", over, wantOver)
+	}
+	wantEnv := []string{"FIRECRAWL_API_KEY=" + testKey, "FIRECRAWL_API_URL=https://firecrawl.example.com/"}
+	if !slices.Equal(got.CLIEnv(), wantEnv) {
+		t.Errorf("CLIEnv: got %q, want %q", got.CLIEnv(), wantEnv)
+	}
+	if !slices.Equal(got.Secrets(), []string{testKey}) {
+		t.Errorf("Secrets: got %d values, want the key", len(got.Secrets()))
+	}
+}
+
+func TestFirecrawlMode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		c    Config
+		want string
+	}{
+		{Config{}, "off"},
+		{Config{FirecrawlAPIKey: testKey}, "cloud (API key)"},
+		{Config{FirecrawlAPIURL: "http://127.0.0.1:3002"}, "self-hosted (http://127.0.0.1:3002)"},
+		{Config{FirecrawlAPIKey: testKey, FirecrawlAPIURL: "https://fc.example"}, "self-hosted (https://fc.example)"},
+		{Config{FirecrawlAPIURL: "https://me:hunter2@fc.example"}, "self-hosted (https://me:xxxxx@fc.example)"},
+	}
+	for _, tt := range tests {
+		got := tt.c.FirecrawlMode()
+		if got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+		if !tt.c.FirecrawlEnabled() != (tt.want == "off") {
+			t.Errorf("%q: FirecrawlEnabled is %v", tt.want, tt.c.FirecrawlEnabled())
+		}
+	}
+}
+
+func TestLoadInvalid(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, value, want string
+	}{
+		{"GEMINI_SEARCH_TIMEOUT", "abc", `invalid GEMINI_SEARCH_TIMEOUT="abc": must be a whole number of milliseconds between 1000 and 1800000`},
+		{"GEMINI_SEARCH_TIMEOUT", "5m", `invalid GEMINI_SEARCH_TIMEOUT="5m"`},
+		{"GEMINI_SEARCH_TIMEOUT", "999", `invalid GEMINI_SEARCH_TIMEOUT="999"`},
+		{"GEMINI_SEARCH_TIMEOUT", "1800001", `invalid GEMINI_SEARCH_TIMEOUT="1800001"`},
+		{"MCP_SERVER_PORT", "0", `invalid MCP_SERVER_PORT="0": must be a port number between 1 and 65535`},
+		{"MCP_SERVER_PORT", "70000", `invalid MCP_SERVER_PORT="70000": must be a port number between 1 and 65535`},
+		{"MCP_SERVER_PORT", "http", `invalid MCP_SERVER_PORT="http"`},
+		{"PROGRESS_LOG_INTERVAL", "500", `invalid PROGRESS_LOG_INTERVAL="500": must be a whole number of milliseconds, at least 1000`},
+		{"PROGRESS_LOG_INTERVAL", "99999999999999999999", `invalid PROGRESS_LOG_INTERVAL="99999999999999999999"`},
+		{"JSON_MAX_RETRIES", "-1", `invalid JSON_MAX_RETRIES="-1": must be a whole number between 0 and 10`},
+		{"JSON_MAX_RETRIES", "11", `invalid JSON_MAX_RETRIES="11"`},
+		{"GEMINI_CLI_MAX_ITERATIONS", "0", `invalid GEMINI_CLI_MAX_ITERATIONS="0": must be a whole number between 1 and 100`},
+		{"GEMINI_CLI_MAX_ITERATIONS", "2.5", `invalid GEMINI_CLI_MAX_ITERATIONS="2.5"`},
+		{"GEMINI_MAX_CONCURRENT", "33", `invalid GEMINI_MAX_CONCURRENT="33": must be a whole number between 1 and 32`},
+		{"DEBUG", "maybe", `invalid DEBUG="maybe": must be true or false`},
+		{"FIRECRAWL_API_URL", "firecrawl.example.com", `invalid FIRECRAWL_API_URL="firecrawl.example.com": must be an absolute http or https URL`},
+		{"FIRECRAWL_API_URL", "ftp://firecrawl.example.com", `invalid FIRECRAWL_API_URL="ftp://firecrawl.example.com"`},
+		{"FIRECRAWL_API_URL", "https://", `invalid FIRECRAWL_API_URL="https://"`},
+		{"GEMINI_MODEL", "--yolo", `invalid GEMINI_MODEL="--yolo": must be a model name`},
+		{"GEMINI_CORRECTION_MODEL", "gemini 2.5", `invalid GEMINI_CORRECTION_MODEL="gemini 2.5"`},
+		{"GEMINI_FALLBACK_MODEL", "-m", `invalid GEMINI_FALLBACK_MODEL="-m"`},
+		{"FIRECRAWL_API_KEY", "fc-abc def", `invalid FIRECRAWL_API_KEY="[redacted]": must not contain spaces`},
+		{"MCP_AUTH_TOKEN", "tok\x00en", `invalid MCP_AUTH_TOKEN="[redacted]"`},
+	}
+	for _, tt := range tests {
+		for _, where := range []string{"env", "file"} {
+			t.Run(tt.name+"="+tt.value+" in "+where, func(t *testing.T) {
+				t.Parallel()
+				var e Env
+				if where == "env" {
+					e, _ = testEnv(t, map[string]string{tt.name: tt.value}, "")
+				} else {
+					if strings.ContainsRune(tt.value, 0) {
+						t.Skip("a NUL cannot be written in a .env line")
+					}
+					e, _ = testEnv(t, nil, tt.name+"='"+tt.value+"'\n")
+				}
+				_, err := Load(e)
+				var inv *InvalidError
+				if !errors.As(err, &inv) {
+					t.Fatalf("got %v, want an *InvalidError", err)
+				}
+				if inv.Var != tt.name {
+					t.Errorf("Var: got %q, want %q", inv.Var, tt.name)
+				}
+				if !strings.HasPrefix(err.Error(), tt.want) {
+					t.Errorf("got %q, want it to start with %q", err, tt.want)
+				}
+				if strings.Contains(tt.name, "KEY") || strings.Contains(tt.name, "TOKEN") {
+					if strings.Contains(err.Error(), tt.value) || inv.Value != "[redacted]" {
+						t.Errorf("error shows the secret: %q (Value %q)", err, inv.Value)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestLoadReportsEveryInvalidValue(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{"MCP_SERVER_PORT": "0", "DEBUG": "maybe"}, "")
+	_, err := Load(e)
+	for _, name := range []string{"MCP_SERVER_PORT", "DEBUG"} {
+		if err == nil || !strings.Contains(err.Error(), "invalid "+name+"=") {
+			t.Errorf("got %v, want it to name %s", err, name)
+		}
+	}
+}
+
+func TestLoadValidEdges(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{
+		"GEMINI_SEARCH_TIMEOUT": "1800000", "MCP_SERVER_PORT": "65535", "JSON_MAX_RETRIES": "10",
+		"GEMINI_CLI_MAX_ITERATIONS": "1", "GEMINI_MAX_CONCURRENT": "32", "PROGRESS_LOG_INTERVAL": "1000",
+		"DEBUG": "OFF", "FIRECRAWL_API_URL": "HTTP://127.0.0.1:3002", "GEMINI_MODEL": "models/gemini-2.5-pro",
+	}, "")
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SearchTimeout != 30*time.Minute || c.Port != 65535 || c.JSONMaxRetries != 10 || c.MaxIterations != 1 ||
+		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug {
+		t.Errorf("got %+v", c)
+	}
+}
+
+func TestLoadBool(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string]bool{
+		"true": true, "TRUE": true, "1": true, "yes": true, "On": true,
+		"false": false, "False": false, "0": false, "no": false, "off": false, "": false,
+	} {
+		e, _ := testEnv(t, map[string]string{"DEBUG": value}, "")
+		c, err := Load(e)
+		if err != nil {
+			t.Fatalf("DEBUG=%q: %v", value, err)
+		}
+		if c.Debug != want {
+			t.Errorf("DEBUG=%q: got %v, want %v", value, c.Debug, want)
+		}
+	}
+}
+
+func TestLoadDotenvErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("malformed", func(t *testing.T) {
+		t.Parallel()
+		e, dir := testEnv(t, nil, "DEBUG=true\nthis is not a setting\n")
+		_, err := Load(e)
+		want := filepath.Join(dir, ".env") + ": line 2: expected KEY=VALUE"
+		if err == nil || err.Error() != want {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	})
+	t.Run("unreadable", func(t *testing.T) {
+		t.Parallel()
+		e, dir := testEnv(t, nil, "")
+		if err := os.Mkdir(filepath.Join(dir, ".env"), 0o700); err != nil { // a directory cannot be read as a file, even by root
+			t.Fatal(err)
+		}
+		_, err := Load(e)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ".env")) {
+			t.Errorf("got %v, want an error naming the .env path", err)
+		}
+	})
+}
+
+func TestLoadCreatesNothing(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "missing", "dir")
+	e := Env{Lookup: envMap(map[string]string{DirVar: dir}), GOOS: "linux"}
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Dir != dir {
+		t.Errorf("Dir: got %q, want %q", c.Dir, dir)
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load created %s (stat: %v)", filepath.Dir(dir), err)
+	}
+}
+
+func TestLoadNoHome(t *testing.T) {
+	t.Parallel()
+	_, err := Load(Env{GOOS: "linux"})
+	if err == nil || !strings.Contains(err.Error(), DirVar) {
+		t.Errorf("got %v, want an error suggesting %s", err, DirVar)
+	}
+}
+
+func TestEnvVars(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, v := range EnvVars() {
+		if seen[v.Name] || !validName(v.Name) || v.Name == DirVar {
+			t.Errorf("bad or repeated name %q", v.Name)
+		}
+		seen[v.Name] = true
+		if v.Description == "" {
+			t.Errorf("%s has no description", v.Name)
+		}
+		if v.Secret && v.Default != "" {
+			t.Errorf("secret %s has a default", v.Name)
+		}
+	}
+	if len(seen) != 16 {
+		t.Errorf("got %d variables, want 16", len(seen))
+	}
+}

@@ -1,0 +1,113 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/adrg/xdg"
+)
+
+// appName names the config directory on every platform.
+const appName = "gemini-search-mcp"
+
+// DirVar is the environment variable that replaces the platform's config
+// directory. It is read from the process environment only: the .env file
+// lives inside that directory.
+const DirVar = "GEMINI_SEARCH_CONFIG_DIR"
+
+// Env is everything platform-specific that Load and DefaultDir read, so that
+// both can be tested for every platform on any platform. OSEnv returns the
+// real one.
+type Env struct {
+	Lookup        func(string) (string, bool) // process environment; nil means empty
+	GOOS          string                      // runtime.GOOS
+	Home          string                      // the user's home directory
+	XDGConfigHome string                      // adrg/xdg's ConfigHome (honours XDG_CONFIG_HOME)
+	AppData       string                      // %APPDATA% on Windows
+}
+
+// OSEnv returns the Env of the running process.
+func OSEnv() Env {
+	home, _ := os.UserHomeDir() // "" when unknown; DefaultDir copes
+	return Env{
+		Lookup:        os.LookupEnv,
+		GOOS:          runtime.GOOS,
+		Home:          home,
+		XDGConfigHome: xdg.ConfigHome,
+		AppData:       os.Getenv("APPDATA"),
+	}
+}
+
+// lookup returns the trimmed value of name in the process environment and
+// whether it is set to something other than blanks.
+func (e Env) lookup(name string) (string, bool) {
+	if e.Lookup == nil {
+		return "", false
+	}
+	v, _ := e.Lookup(name)
+	v = strings.TrimSpace(v)
+	return v, v != ""
+}
+
+// DefaultDir returns the directory holding .env and the Gemini CLI workspace:
+// $GEMINI_SEARCH_CONFIG_DIR when set (a leading ~ is the home directory,
+// relative paths are made absolute), else
+//
+//	linux and other unix: $XDG_CONFIG_HOME/gemini-search-mcp (~/.config/gemini-search-mcp)
+//	darwin:               ~/Library/Application Support/gemini-search-mcp
+//	windows:              %APPDATA%\gemini-search-mcp (roaming, not LOCALAPPDATA)
+//
+// It returns "" when the home directory is needed but unknown.
+func DefaultDir(e Env) string {
+	if dir, ok := e.lookup(DirVar); ok {
+		return absPath(expandHome(dir, e.Home))
+	}
+	switch e.GOOS {
+	case "windows":
+		base := e.AppData
+		if base == "" {
+			if e.Home == "" {
+				return ""
+			}
+			base = filepath.Join(e.Home, "AppData", "Roaming")
+		}
+		return filepath.Join(base, appName)
+	case "darwin":
+		if e.Home == "" {
+			return ""
+		}
+		return filepath.Join(e.Home, "Library", "Application Support", appName)
+	default:
+		base := e.XDGConfigHome
+		if !filepath.IsAbs(base) { // the XDG spec ignores relative values
+			if e.Home == "" {
+				return ""
+			}
+			base = filepath.Join(e.Home, ".config")
+		}
+		return filepath.Join(base, appName)
+	}
+}
+
+// expandHome replaces a leading "~" with home, since MCP clients start
+// servers without a shell that would do it.
+func expandHome(path, home string) string {
+	if home == "" || !strings.HasPrefix(path, "~") {
+		return path
+	}
+	rest := path[1:]
+	if rest == "" || rest[0] == '/' || rest[0] == filepath.Separator {
+		return filepath.Join(home, rest)
+	}
+	return path // ~user/... is not supported
+}
+
+func absPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	return abs
+}

@@ -1,0 +1,165 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// VarDoc documents one configuration variable.
+type VarDoc struct {
+	Name        string
+	Default     string // "" when the variable has no default
+	Description string
+	Secret      bool // the value is a credential: mask it, never show it
+}
+
+// EnvVars returns every variable Load reads, in a stable order. It leaves out
+// GEMINI_SEARCH_CONFIG_DIR (DirVar), which chooses where the .env file is.
+func EnvVars() []VarDoc {
+	docs := make([]VarDoc, len(variables))
+	for i, v := range variables {
+		docs[i] = v.VarDoc
+	}
+	return docs
+}
+
+// variable ties a VarDoc to the code that stores its value in a Config.
+type variable struct {
+	VarDoc
+	// set parses a trimmed, non-empty value into c. Its error is the reason
+	// the value is wrong, phrased to follow `invalid NAME="value": `.
+	set func(c *Config, value string) error
+}
+
+// variables is the one list of configuration variables, in Config's order.
+var variables = []variable{
+	{VarDoc{Name: "GEMINI_MODEL", Description: "Gemini model for research, passed to the Gemini CLI as --model " +
+		"(e.g. gemini-2.5-pro). Empty: the Gemini CLI picks a model itself."},
+		func(c *Config, v string) (err error) { c.Model, err = modelName(v); return err }},
+	{VarDoc{Name: "GEMINI_CORRECTION_MODEL", Description: "Model for the call that repairs an answer that was " +
+		"not valid JSON. Empty: the Gemini CLI picks a model itself."},
+		func(c *Config, v string) (err error) { c.CorrectionModel, err = modelName(v); return err }},
+	{VarDoc{Name: "GEMINI_FALLBACK_MODEL", Default: "gemini-2.5-flash", Description: "Model to retry with when " +
+		"the main model hits a quota or rate limit. \"none\" turns the fallback off."},
+		func(c *Config, v string) (err error) {
+			if strings.EqualFold(v, "none") {
+				c.FallbackModel = ""
+				return nil
+			}
+			c.FallbackModel, err = modelName(v)
+			return err
+		}},
+	{VarDoc{Name: "FIRECRAWL_API_KEY", Secret: true, Description: "Firecrawl cloud API key (firecrawl.dev). " +
+		"With this or FIRECRAWL_API_URL set, the research agent can also scrape, search and map with Firecrawl."},
+		func(c *Config, v string) (err error) { c.FirecrawlAPIKey, err = secret(v); return err }},
+	{VarDoc{Name: "FIRECRAWL_API_URL", Description: "URL of a self-hosted Firecrawl instance " +
+		"(e.g. https://firecrawl.example.com)."},
+		func(c *Config, v string) (err error) { c.FirecrawlAPIURL, err = httpURL(v); return err }},
+	{VarDoc{Name: "GEMINI_SEARCH_TIMEOUT", Default: "300000", Description: "Longest time one Gemini CLI run may " +
+		"take, in milliseconds (1000 to 1800000)."},
+		func(c *Config, v string) (err error) {
+			c.SearchTimeout, err = millis(v, 1000, 1_800_000, "must be a whole number of milliseconds between 1000 and 1800000")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_SYSTEM_PROMPT", Description: "Custom system prompt template for research runs. " +
+		"Empty: the built-in template."},
+		func(c *Config, v string) error { c.SystemPrompt = v; return nil }},
+	{VarDoc{Name: "DEBUG", Default: "false", Description: "Verbose logging (true or false)."},
+		func(c *Config, v string) (err error) { c.Debug, err = parseBool(v); return err }},
+	{VarDoc{Name: "MCP_SERVER_HOST", Default: "127.0.0.1", Description: "Address the MCP HTTP server listens on."},
+		func(c *Config, v string) error { c.Host = v; return nil }},
+	{VarDoc{Name: "MCP_SERVER_PORT", Default: "3000", Description: "Port the MCP HTTP server listens on."},
+		func(c *Config, v string) (err error) {
+			c.Port, err = intBetween(v, 1, 65535, "must be a port number between 1 and 65535")
+			return err
+		}},
+	{VarDoc{Name: "PROGRESS_LOG_INTERVAL", Default: "30000", Description: "How often to log the progress of a " +
+		"running search, in milliseconds (at least 1000)."},
+		func(c *Config, v string) (err error) {
+			c.ProgressLogInterval, err = millis(v, 1000, math.MaxInt64/int64(time.Millisecond),
+				"must be a whole number of milliseconds, at least 1000")
+			return err
+		}},
+	{VarDoc{Name: "JSON_MAX_RETRIES", Default: "3", Description: "How many times to retry when the Gemini CLI's " +
+		"answer is not valid JSON (0 to 10)."},
+		func(c *Config, v string) (err error) {
+			c.JSONMaxRetries, err = intBetween(v, 0, 10, "must be a whole number between 0 and 10")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_CLI_MAX_ITERATIONS", Default: "10", Description: "Most research rounds (search and " +
+		"scrape cycles) in one deep search (1 to 100)."},
+		func(c *Config, v string) (err error) {
+			c.MaxIterations, err = intBetween(v, 1, 100, "must be a whole number between 1 and 100")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_MAX_CONCURRENT", Default: "3", Description: "Most Gemini CLI processes running at " +
+		"once; further searches wait their turn (1 to 32)."},
+		func(c *Config, v string) (err error) {
+			c.MaxConcurrent, err = intBetween(v, 1, 32, "must be a whole number between 1 and 32")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_CLI_PATH", Description: "Path to the gemini executable. Empty: look up gemini on " +
+		"PATH, then fall back to npx."},
+		func(c *Config, v string) error { c.CLIPath = v; return nil }},
+	{VarDoc{Name: "MCP_AUTH_TOKEN", Secret: true, Description: "Token that clients of the MCP HTTP server must " +
+		"send. Empty: no token is required."},
+		func(c *Config, v string) (err error) { c.AuthToken, err = secret(v); return err }},
+}
+
+func intBetween(v string, lo, hi int, reason string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, errors.New(reason)
+	}
+	return n, nil
+}
+
+// millis parses a count of milliseconds.
+func millis(v string, lo, hi int64, reason string) (time.Duration, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, errors.New(reason)
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, errors.New("must be true or false (or 1/0, yes/no, on/off)")
+}
+
+// modelName accepts any model name the Gemini CLI might know, but refuses
+// blanks and a leading "-", which would read as a command-line flag.
+func modelName(v string) (string, error) {
+	if strings.HasPrefix(v, "-") || strings.ContainsFunc(v, unicode.IsSpace) {
+		return "", errors.New("must be a model name like gemini-2.5-pro (no spaces, not starting with -)")
+	}
+	return v, nil
+}
+
+func httpURL(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("must be an absolute http or https URL like https://firecrawl.example.com")
+	}
+	return v, nil
+}
+
+// secret refuses blanks and control characters inside a credential: they are
+// almost always a copy-and-paste slip, and they break HTTP headers.
+func secret(v string) (Secret, error) {
+	if strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return "", errors.New("must not contain spaces or control characters")
+	}
+	return Secret(v), nil
+}

@@ -1,0 +1,202 @@
+// Package workspace prepares the folder the Gemini CLI runs in: its
+// .gemini/settings.json, rendered from templates/settings.json.tmpl, decides
+// which tools the research agent may use.
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"text/template"
+	"unicode/utf8"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
+)
+
+const settingsTemplate = "settings.json.tmpl"
+
+var settingsTmpl = template.Must(template.ParseFS(templates.FS, settingsTemplate))
+
+// Options chooses what the rendered settings contain. There is deliberately
+// no room for a secret: the settings refer to ${FIRECRAWL_API_KEY}, which the
+// Gemini CLI expands from its own environment.
+type Options struct {
+	Firecrawl bool // add the firecrawl MCP server and its three tools
+}
+
+// Render returns the settings.json for o: valid JSON, indented with two
+// spaces, ending in a newline.
+func Render(o Options) ([]byte, error) {
+	var raw bytes.Buffer
+	if err := settingsTmpl.Execute(&raw, o); err != nil {
+		return nil, fmt.Errorf("render %s: %w", settingsTemplate, err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, bytes.TrimSpace(raw.Bytes()), "", "  "); err != nil {
+		return nil, fmt.Errorf("render %s: not valid JSON: %w", settingsTemplate, err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// SettingsPath returns the path of the Gemini CLI settings in dir.
+func SettingsPath(dir string) string {
+	return filepath.Join(dir, ".gemini", "settings.json")
+}
+
+// Prepare creates dir (mode 0700) and dir/.gemini when missing, and writes
+// settings.json from the template when it is missing. It never overwrites an
+// existing settings.json, which the user may have edited. It reports whether
+// it wrote the file.
+func Prepare(dir string, o Options) (created bool, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, pathError("create config dir", dir, err)
+	}
+	path := SettingsPath(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return false, pathError("create", filepath.Dir(path), err)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, pathError("check", path, err)
+	}
+	data, err := Render(o)
+	if err != nil {
+		return false, err
+	}
+	if err := writeNew(path, data); err != nil {
+		return false, pathError("write", path, err)
+	}
+	return true, nil
+}
+
+// writeNew writes data to path through a temporary file in the same
+// directory, so that the CLI never reads a half-written file.
+func writeNew(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json.tmp") // mode 0600
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// pathError phrases err as "<op> <path>: <reason>", dropping the os error's
+// own operation and path. errors.Is still sees the reason.
+func pathError(op, path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("%s %s: %w", op, path, err)
+}
+
+// Check reads dir's settings.json and reports the first problem, for the
+// `doctor` command: a missing file (errors.Is(err, fs.ErrNotExist)), an
+// unreadable one, or invalid JSON as "<path>:<line>:<col>: <reason>". Like
+// the Gemini CLI, it accepts // and /* */ comments.
+func Check(dir string) error {
+	path := SettingsPath(dir)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return pathError("read", path, err)
+	}
+	data = stripComments(data)
+	var settings map[string]any
+	err = json.Unmarshal(data, &settings)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		at := syntax.Offset - 1 // Offset counts the bytes read, the offending one included
+		if syntax.Error() == "unexpected end of JSON input" {
+			at = syntax.Offset // no offending byte: point past the end
+		}
+		line, col := position(data, at)
+		return fmt.Errorf("%s:%d:%d: invalid JSON: %w", path, line, col, err)
+	case errors.As(err, &typ) || (err == nil && settings == nil):
+		return fmt.Errorf("%s: must hold a JSON object", path)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// position returns the 1-based line and column of the byte at offset i.
+func position(data []byte, i int64) (line, col int) {
+	before := data[:min(max(i, 0), int64(len(data)))]
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return 1 + bytes.Count(before, []byte("\n")), 1 + utf8.RuneCount(before[lineStart:])
+}
+
+// stripComments blanks out // and /* */ comments outside JSON strings, as
+// the Gemini CLI does before parsing, keeping newlines so that positions
+// stay right.
+func stripComments(data []byte) []byte {
+	out := bytes.Clone(data)
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
+			}
+		}
+	}
+	inString := false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // skip the escaped byte
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			continue
+		}
+		if c != '/' || i+1 == len(out) {
+			continue
+		}
+		switch out[i+1] {
+		case '/':
+			end := bytes.IndexByte(out[i:], '\n')
+			if end < 0 {
+				end = len(out) - i
+			}
+			blank(i, i+end)
+			i += end
+		case '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			if end < 0 {
+				return out // unterminated: leave it to the JSON error
+			}
+			blank(i, i+2+end+2)
+			i += 2 + end + 1
+		}
+	}
+	return out
+}

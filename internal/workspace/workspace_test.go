@@ -1,0 +1,356 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// settings is the part of settings.json this package is responsible for.
+type settings struct {
+	General struct {
+		MaxAttempts int `json:"maxAttempts"`
+	} `json:"general"`
+	Tools struct {
+		Core []string `json:"core"`
+	} `json:"tools"`
+	MCPServers map[string]struct {
+		Command      string            `json:"command"`
+		Args         []string          `json:"args"`
+		Env          map[string]string `json:"env"`
+		IncludeTools []string          `json:"includeTools"`
+		Trust        bool              `json:"trust"`
+		Timeout      int               `json:"timeout"`
+	} `json:"mcpServers"`
+}
+
+func TestRenderGolden(t *testing.T) {
+	t.Parallel()
+	for name, o := range map[string]Options{"plain": {}, "firecrawl": {Firecrawl: true}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Render(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "settings."+name+".golden.json")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("Render(%+v) differs from %s (run go test -update if intended):\ngot:\n%s\nwant:\n%s", o, golden, got, want)
+			}
+		})
+	}
+}
+
+func TestRender(t *testing.T) {
+	t.Parallel()
+	webTools := []string{"google_web_search", "web_fetch"}
+	firecrawlTools := []string{"mcp_firecrawl_firecrawl_scrape", "mcp_firecrawl_firecrawl_search", "mcp_firecrawl_firecrawl_map"}
+	tests := []struct {
+		name     string
+		o        Options
+		wantCore []string
+	}{
+		{"plain", Options{}, webTools},
+		{"firecrawl", Options{Firecrawl: true}, slices.Concat(webTools, firecrawlTools)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := Render(tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(data) {
+				t.Fatalf("not valid JSON:\n%s", data)
+			}
+			var indented bytes.Buffer
+			if err := json.Indent(&indented, bytes.TrimSpace(data), "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			if want := indented.String() + "\n"; string(data) != want {
+				t.Errorf("not 2-space indented with one trailing newline:\n%q", data)
+			}
+
+			var s settings
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.DisallowUnknownFields() // nothing beyond what this test knows of
+			if err := dec.Decode(&s); err != nil {
+				t.Fatal(err)
+			}
+			if s.General.MaxAttempts != 3 {
+				t.Errorf("general.maxAttempts: got %d, want 3", s.General.MaxAttempts)
+			}
+			if !slices.Equal(s.Tools.Core, tt.wantCore) {
+				t.Errorf("tools.core: got %q, want %q", s.Tools.Core, tt.wantCore)
+			}
+			for _, bad := range []string{"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE", `"PORT"`,
+				"shell", "write_file", "replace"} {
+				if strings.Contains(string(data), bad) {
+					t.Errorf("settings mention %s", bad)
+				}
+			}
+			if !tt.o.Firecrawl {
+				if s.MCPServers != nil {
+					t.Errorf("mcpServers: got %v, want none", s.MCPServers)
+				}
+				return
+			}
+			if len(s.MCPServers) != 1 {
+				t.Fatalf("mcpServers: got %d servers, want only firecrawl", len(s.MCPServers))
+			}
+			fc, ok := s.MCPServers["firecrawl"]
+			if !ok {
+				t.Fatal("no firecrawl server")
+			}
+			wantEnv := map[string]string{
+				"FIRECRAWL_API_KEY": "${FIRECRAWL_API_KEY}",
+				"FIRECRAWL_API_URL": "${FIRECRAWL_API_URL}",
+			}
+			if fc.Command != "npx" || !slices.Equal(fc.Args, []string{"-y", "firecrawl-mcp"}) ||
+				!fc.Trust || fc.Timeout != 30000 || len(fc.Env) != len(wantEnv) ||
+				fc.Env["FIRECRAWL_API_KEY"] != wantEnv["FIRECRAWL_API_KEY"] ||
+				fc.Env["FIRECRAWL_API_URL"] != wantEnv["FIRECRAWL_API_URL"] {
+				t.Errorf("firecrawl server: got %+v", fc)
+			}
+			for i, tool := range fc.IncludeTools {
+				if want := "mcp_firecrawl_" + tool; i >= len(firecrawlTools) || firecrawlTools[i] != want {
+					t.Errorf("includeTools[%d] = %q does not match tools.core", i, tool)
+				}
+			}
+			if len(fc.IncludeTools) != len(firecrawlTools) {
+				t.Errorf("includeTools: got %q, want the three tools in tools.core", fc.IncludeTools)
+			}
+		})
+	}
+}
+
+// TestTemplateReadsAsOutput keeps the template laid out like the file it
+// renders, so that reading one is reading the other.
+func TestTemplateReadsAsOutput(t *testing.T) {
+	t.Parallel()
+	for _, o := range []Options{{}, {Firecrawl: true}} {
+		var raw bytes.Buffer
+		if err := settingsTmpl.Execute(&raw, o); err != nil {
+			t.Fatal(err)
+		}
+		rendered, err := Render(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw.String() != string(rendered) {
+			t.Errorf("%+v: template output is not laid out as Render's:\n%s", o, raw.String())
+		}
+	}
+}
+
+func TestRenderHasNoSecret(t *testing.T) {
+	t.Parallel()
+	const key = "fc-live-0123456789abcdef"
+	dir := t.TempDir()
+	e := config.Env{GOOS: "linux", Lookup: func(name string) (string, bool) {
+		v, ok := map[string]string{config.DirVar: dir, "FIRECRAWL_API_KEY": key,
+			"FIRECRAWL_API_URL": "https://fc.example"}[name]
+		return v, ok
+	}}
+	cfg, err := config.Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prepare(cfg.Dir, Options{Firecrawl: cfg.FirecrawlEnabled()}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(SettingsPath(cfg.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte("firecrawl-mcp")) {
+		t.Fatalf("firecrawl is enabled but the settings lack it:\n%s", data)
+	}
+	for _, secret := range cfg.Secrets() {
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("settings.json holds the key:\n%s", data)
+		}
+	}
+	if bytes.Contains(data, []byte("fc.example")) {
+		t.Errorf("settings.json holds the URL instead of ${FIRECRAWL_API_URL}:\n%s", data)
+	}
+}
+
+func TestSettingsPath(t *testing.T) {
+	t.Parallel()
+	if got, want := SettingsPath("/cfg"), filepath.Join("/cfg", ".gemini", "settings.json"); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a", "gemini-search-mcp")
+	created, err := Prepare(dir, Options{Firecrawl: true})
+	if err != nil || !created {
+		t.Fatalf("first Prepare: got created=%v err=%v, want true, nil", created, err)
+	}
+	want, _ := Render(Options{Firecrawl: true})
+	got, err := os.ReadFile(SettingsPath(dir))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("settings.json: got %q (%v), want the rendered template", got, err)
+	}
+	for path, mode := range map[string]fs.FileMode{
+		dir: 0o700, filepath.Join(dir, ".gemini"): 0o700, SettingsPath(dir): 0o600,
+	} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != mode {
+			t.Errorf("%s: got mode %v (%v), want %v", path, fi.Mode().Perm(), err, mode)
+		}
+	}
+	if err := Check(dir); err != nil {
+		t.Errorf("Check after Prepare: %v", err)
+	}
+
+	// An edited file is kept, even when the options changed.
+	edited := []byte(`{"tools": {"core": ["google_web_search"]}}` + "\n")
+	if err := os.WriteFile(SettingsPath(dir), edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	created, err = Prepare(dir, Options{})
+	if err != nil || created {
+		t.Fatalf("second Prepare: got created=%v err=%v, want false, nil", created, err)
+	}
+	if got, _ := os.ReadFile(SettingsPath(dir)); !bytes.Equal(got, edited) {
+		t.Errorf("Prepare overwrote an edited settings.json: got %s", got)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, ".gemini"))
+	if len(entries) != 1 {
+		t.Errorf("leftover files in .gemini: %v", entries)
+	}
+}
+
+func TestPrepareUnwritable(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+
+	t.Run("under a file", func(t *testing.T) {
+		t.Parallel()
+		file := filepath.Join(tmp, "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(file, "sub")
+		created, err := Prepare(dir, Options{})
+		want := "create config dir " + dir + ": not a directory"
+		if created || err == nil || err.Error() != want {
+			t.Errorf("got created=%v err=%v, want %q", created, err, want)
+		}
+	})
+
+	t.Run("read-only parent", func(t *testing.T) {
+		t.Parallel()
+		if os.Geteuid() == 0 {
+			t.Skip("root can write into a read-only directory; the subtest above covers the error")
+		}
+		parent := filepath.Join(tmp, "ro")
+		if err := os.Mkdir(parent, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(parent, "sub")
+		_, err := Prepare(dir, Options{})
+		want := "create config dir " + dir + ": permission denied"
+		if err == nil || err.Error() != want || !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	})
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content, want string // want: the error after "<path>", "" for none
+	}{
+		{"valid", `{"tools": {"core": []}}`, ""},
+		{"comments", "{\n  // the CLI allows comments\n  \"a\": \"http://x\", /* here too */ \"b\": 1\n}\n", ""},
+		{"missing comma", "{\n  \"a\": 1\n  \"b\": 2\n}\n", ":3:3: invalid JSON: invalid character '\"' after object key:value pair"},
+		{"trailing comma", "{\n  \"a\": [1, 2,],\n}", ":2:14: invalid JSON: invalid character ']'"},
+		{"unicode column", "{\"é\": x}", ":1:7: invalid JSON: invalid character 'x'"},
+		{"empty", "", ":1:1: invalid JSON: unexpected end of JSON input"},
+		{"truncated", "{\n  \"a\": 1,\n", ":3:1: invalid JSON: unexpected end of JSON input"},
+		{"array", "[]", ": must hold a JSON object"},
+		{"null", "null", ": must hold a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := SettingsPath(dir)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := Check(dir)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want no error", err)
+			case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), path+tt.want)):
+				t.Errorf("got %v, want %q", err, path+tt.want)
+			}
+		})
+	}
+
+	t.Run("missing", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		err := Check(dir)
+		want := "read " + SettingsPath(dir) + ": no such file or directory"
+		if err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("got %v, want %q matching fs.ErrNotExist", err, want)
+		}
+	})
+	t.Run("unreadable", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		if err := os.MkdirAll(SettingsPath(dir), 0o700); err != nil { // a directory in its place
+			t.Fatal(err)
+		}
+		err := Check(dir)
+		if err == nil || !strings.Contains(err.Error(), SettingsPath(dir)) {
+			t.Errorf("got %v, want an error naming the path", err)
+		}
+	})
+}
+
+func TestStripComments(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`{"a": "//not a comment", "b": "/* nor this */"}`, `{"a": "//not a comment", "b": "/* nor this */"}`},
+		{"{\"a\": 1} // end", "{\"a\": 1}       "},
+		{"{/* a\nb */}", "{    \n    }"},
+		{`{"a\"//": 1}`, `{"a\"//": 1}`},
+		{"/* open", "/* open"},
+		{"/", "/"},
+	}
+	for _, tt := range tests {
+		if got := string(stripComments([]byte(tt.in))); got != tt.want {
+			t.Errorf("stripComments(%q): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
