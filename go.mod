@@ -3,14 +3,14 @@ module github.com/gemini-search-mcp/gemini-search-mcp
 go 1.25.5
 
 require (
-	fyne.io/systray v1.12.2 // indirect
-	github.com/adrg/xdg v0.5.3 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	github.com/godbus/dbus/v5 v5.1.0 // indirect
+	github.com/adrg/xdg v0.5.3
+	github.com/mark3labs/mcp-go v1.2.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+)
+
+require (
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/mark3labs/mcp-go v1.2.1 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/sys v0.26.0 // indirect

@@ -1,0 +1,16 @@
+// Command gemini-search-mcp is the headless MCP server: stdio by default (Claude Desktop), Streamable HTTP with
+// --http (Cursor, VS Code), and `doctor` to check an installation.
+package main
+
+import (
+	"os"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(app.Main(os.Args[1:], version, os.Stdin, os.Stdout, os.Stderr))
+}

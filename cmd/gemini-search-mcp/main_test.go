@@ -1,0 +1,505 @@
+package main
+
+// These tests build the real binary and drive it as an MCP client would, over stdio and HTTP, with the test
+// binary itself standing in for the Gemini CLI (GEMINI_CLI_PATH).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+)
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	geminitest.Main()
+	dir, err := os.MkdirTemp("", "gemini-search-mcp-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "gemini-search-mcp")
+	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the server: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// serverEnv is the environment of a server under test: a private config dir and HOME, and the fake CLI.
+func serverEnv(t *testing.T, fake *geminitest.Fake, extra ...string) (env []string, configDir string) {
+	t.Helper()
+	configDir = filepath.Join(t.TempDir(), "config")
+	env = append(os.Environ(),
+		"HOME="+t.TempDir(),
+		"GEMINI_SEARCH_CONFIG_DIR="+configDir,
+		"PROGRESS_LOG_INTERVAL=60000",
+	)
+	if fake != nil {
+		env = append(env, "GEMINI_CLI_PATH="+fake.Path)
+	}
+	return append(env, extra...), configDir
+}
+
+func initialize(t *testing.T, c *client.Client) {
+	t.Helper()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "binary-test", Version: "1"}
+	res, err := c.Initialize(context.Background(), req)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if res.ServerInfo.Name != "gemini-search-mcp" {
+		t.Errorf("server name %q", res.ServerInfo.Name)
+	}
+}
+
+func search(ctx context.Context, c *client.Client, query string) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "search"
+	req.Params.Arguments = map[string]any{"query": query}
+	return c.CallTool(ctx, req)
+}
+
+type searchBody struct {
+	Success bool   `json:"success"`
+	Report  string `json:"report"`
+	Error   struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func decode(t *testing.T, res *mcp.CallToolResult) searchBody {
+	t.Helper()
+	var b searchBody
+	if len(res.Content) != 1 {
+		t.Fatalf("got %d content items", len(res.Content))
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func assertRoundTrip(t *testing.T, c *client.Client) {
+	t.Helper()
+	initialize(t, c)
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil || len(list.Tools) != 1 || list.Tools[0].Name != "search" {
+		t.Fatalf("tools/list = %+v, %v", list, err)
+	}
+	res, err := search(context.Background(), c, "what changed in Go 1.26?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := decode(t, res); res.IsError || !b.Success || !strings.HasPrefix(b.Report, "# Fake report") {
+		t.Errorf("search result: %+v", b)
+	}
+}
+
+func TestStdio(t *testing.T) {
+	fake := geminitest.New(t, "ok")
+	env, configDir := serverEnv(t, fake)
+	c, err := client.NewStdioMCPClientWithOptions(binPath, env[len(os.Environ()):], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	assertRoundTrip(t, c)
+	if _, err := os.Stat(filepath.Join(configDir, ".gemini", "settings.json")); err != nil {
+		t.Errorf("research workspace not created: %v", err)
+	}
+	if got := fake.Calls()[0].Dir; got != configDir {
+		t.Errorf("CLI ran in %q, want the config dir %q", got, configDir)
+	}
+}
+
+// startHTTP starts the server with --http on a free port and returns its base URL.
+func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"--http", "--port", "0"}, args...)...)
+	cmd.Env = env
+	stderr := &syncBuffer{}
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		re := regexp.MustCompile(`url=(http://\S+)/mcp`)
+		for sc.Scan() {
+			stderr.Write([]byte(sc.Text() + "\n"))
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() { pw.Close() })
+	select {
+	case u := <-urls:
+		return cmd, u, stderr
+	case <-time.After(15 * time.Second):
+		t.Fatalf("server did not announce its URL:\n%s", stderr)
+		return nil, "", nil
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	fake := geminitest.New(t, "ok")
+	env, _ := serverEnv(t, fake)
+	_, base, _ := startHTTP(t, env)
+
+	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	assertRoundTrip(t, c)
+
+	res, err := http.Get(base + "/healthz")
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %v %v", res, err)
+	}
+	res.Body.Close()
+
+	for _, tt := range []struct {
+		name   string
+		header string
+		value  string
+		body   []byte
+		want   int
+	}{
+		{"foreign origin", "Origin", "https://evil.example", nil, http.StatusForbidden},
+		{"rebinding host", "Host", "evil.example", nil, http.StatusForbidden},
+		{"body over 1 MiB", "", "", bytes.Repeat([]byte("x"), 1<<20+1), http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := tt.body
+			if body == nil {
+				body = []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+			}
+			req, _ := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tt.header == "Host" {
+				req.Host = tt.value
+			} else if tt.header != "" {
+				req.Header.Set(tt.header, tt.value)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tt.want {
+				t.Errorf("status %d, want %d", res.StatusCode, tt.want)
+			}
+		})
+	}
+}
+
+func TestHTTPToken(t *testing.T) {
+	fake := geminitest.New(t, "ok")
+	env, _ := serverEnv(t, fake, "MCP_AUTH_TOKEN=tok-123456")
+	_, base, stderr := startHTTP(t, env)
+
+	res, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: status %d, want 401", res.StatusCode)
+	}
+	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-123456"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	assertRoundTrip(t, c)
+	if strings.Contains(stderr.String(), "tok-123456") {
+		t.Error("the token reached the log")
+	}
+}
+
+func TestNonLoopbackHostNeedsToken(t *testing.T) {
+	env, _ := serverEnv(t, nil)
+	out, err := runServer(t, env, "--http", "--host", "0.0.0.0", "--port", "0")
+	if exitCode(err) != 1 || !strings.Contains(out, "MCP_AUTH_TOKEN") {
+		t.Errorf("exit %d, output %q: want exit 1 naming MCP_AUTH_TOKEN", exitCode(err), out)
+	}
+}
+
+func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake)
+	cmd, base, stderr := startHTTP(t, env)
+	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	initialize(t, c)
+	go search(context.Background(), c, "never ends")
+	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v, want 0\n%s", err, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10s after SIGTERM\n%s", stderr)
+	}
+	t.Logf("exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	if pids := fake.LivePIDs(); len(pids) > 0 {
+		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}
+
+func TestStartupErrors(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		env  string
+		want []string
+	}{
+		{"timeout not a number", "GEMINI_SEARCH_TIMEOUT=abc", []string{"GEMINI_SEARCH_TIMEOUT", "abc"}},
+		{"port out of range", "MCP_SERVER_PORT=70000", []string{"MCP_SERVER_PORT", "70000"}},
+		{"negative retries", "JSON_MAX_RETRIES=-1", []string{"JSON_MAX_RETRIES", "-1"}},
+		{"config dir cannot be created", "GEMINI_SEARCH_CONFIG_DIR=" + filepath.Join(notADir, "sub"), []string{filepath.Join(notADir, "sub")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, _ := serverEnv(t, nil, tt.env)
+			out, err := runServer(t, env)
+			if exitCode(err) != 1 {
+				t.Errorf("exit %d, want 1; output:\n%s", exitCode(err), out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output %q does not name %q", out, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMissingCLIWarnsAndStillServes(t *testing.T) {
+	env, _ := serverEnv(t, nil, "GEMINI_CLI_PATH="+filepath.Join(t.TempDir(), "no-gemini"))
+	var stderr syncBuffer
+	c, err := client.NewStdioMCPClientWithOptions(binPath, env[len(os.Environ()):], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r, ok := c.GetTransport().(interface{ Stderr() io.Reader }); ok {
+		go io.Copy(&stderr, r.Stderr())
+	}
+	initialize(t, c)
+	res, err := search(context.Background(), c, "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := decode(t, res); !res.IsError || b.Error.Code != "CLI_NOT_FOUND" {
+		t.Errorf("got %+v, want CLI_NOT_FOUND", b)
+	}
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "Gemini CLI not found") })
+}
+
+func TestVersion(t *testing.T) {
+	out, err := exec.Command(binPath, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "gemini-search-mcp ") {
+		t.Errorf("--version: %q, %v", out, err)
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	t.Run("healthy", func(t *testing.T) {
+		fake := geminitest.New(t, "ok")
+		env, configDir := serverEnv(t, fake, "GEMINI_API_KEY=x")
+		out, err := runServer(t, env, "doctor")
+		if err != nil {
+			t.Fatalf("doctor failed: %v\n%s", err, out)
+		}
+		for _, want := range []string{"✓ Gemini CLI", "0.61.0", "✓ Config dir", configDir, "✓ settings.json", "Firecrawl", "off", "✓ Auth", "GEMINI_API_KEY is set"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("doctor output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("broken", func(t *testing.T) {
+		env, configDir := serverEnv(t, nil, "GEMINI_CLI_PATH=/nonexistent/gemini")
+		if err := os.MkdirAll(filepath.Join(configDir, ".gemini"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(configDir, ".gemini", "settings.json"), []byte("{oops"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runServer(t, env, "doctor")
+		if exitCode(err) == 0 {
+			t.Fatalf("doctor passed a broken install:\n%s", out)
+		}
+		for _, want := range []string{"✗ Gemini CLI", "/nonexistent/gemini", "✗ settings.json", "! Auth"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("doctor output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+}
+
+func runServer(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader("") // stdio mode ends at EOF
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestHTTPClientDisconnectStopsSearch(t *testing.T) {
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake)
+	_, base, _ := startHTTP(t, env)
+
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	res, err := http.Post(base+"/mcp", "application/json", strings.NewReader(init))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	session := res.Header.Get("Mcp-Session-Id")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":"never ends"}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	go func() {
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+	cancel() // the client goes away mid-search
+	waitFor(t, func() bool { return len(fake.LivePIDs()) == 0 })
+}
+
+func TestStdioClientGoneStopsSearch(t *testing.T) {
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake)
+	cmd := exec.Command(binPath)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"never ends"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+	stdin.Close() // the client quits
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v, want 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("server still running 10s after its client closed stdin")
+	}
+	if pids := fake.LivePIDs(); len(pids) > 0 {
+		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}

@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
+)
+
+// check is one line of the doctor's checklist. A failed check makes doctor exit non-zero; a hint does not.
+type check struct {
+	name   string
+	ok     bool
+	hint   bool // informational: shown with "!" instead of "✗" and never fails the run
+	detail string
+}
+
+// Doctor prints a checklist of what the server needs and reports whether nothing is broken.
+func Doctor(ctx context.Context, cfg config.Config, env config.Env, w io.Writer) bool {
+	checks := []check{
+		checkConfigDir(cfg), // first: it prepares the dir the CLI check runs in
+		checkCLI(ctx, cfg),
+		checkSettings(cfg),
+		{name: "Firecrawl", ok: true, detail: firecrawlDetail(cfg)},
+		checkAuth(cfg.Dir, env),
+	}
+	healthy := true
+	for _, c := range checks {
+		mark := "✓"
+		switch {
+		case !c.ok && c.hint:
+			mark = "!"
+		case !c.ok:
+			mark, healthy = "✗", false
+		}
+		fmt.Fprintf(w, "%s %-13s %s\n", mark, c.name, c.detail)
+	}
+	if !healthy {
+		fmt.Fprintln(w, "\nSomething above is broken (✗): searches will fail until it is fixed.")
+	}
+	return healthy
+}
+
+func checkCLI(ctx context.Context, cfg config.Config) check {
+	c := check{name: "Gemini CLI"}
+	cmd, err := gemini.Resolve(cfg.CLIPath, exec.LookPath)
+	if err != nil {
+		c.detail = fmt.Sprintf("not found (%v); install it with `npm install -g @google/gemini-cli` or set GEMINI_CLI_PATH", err)
+		return c
+	}
+	version, err := gemini.NewRunner(gemini.Config{Command: cmd, Dir: cfg.Dir}).Version(ctx)
+	if err != nil {
+		c.detail = fmt.Sprintf("%s does not run: %v", cmd, err)
+		return c
+	}
+	c.ok, c.detail = true, fmt.Sprintf("%s (version %s)", cmd, version)
+	return c
+}
+
+// checkConfigDir prepares the config dir and workspace as the server would at startup, then proves the dir is
+// writable.
+func checkConfigDir(cfg config.Config) check {
+	c := check{name: "Config dir"}
+	dir := cfg.Dir
+	if _, err := workspace.Prepare(dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}); err != nil {
+		c.detail = err.Error()
+		return c
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		c.detail = fmt.Sprintf("%s is not writable: %v", dir, err)
+		return c
+	}
+	f.Close()
+	os.Remove(f.Name())
+	c.ok, c.detail = true, dir+" (writable)"
+	return c
+}
+
+func checkSettings(cfg config.Config) check {
+	c := check{name: "settings.json"}
+	path := workspace.SettingsPath(cfg.Dir)
+	if err := workspace.Check(cfg.Dir); err != nil {
+		c.detail = fmt.Sprintf("%v; delete it to have it regenerated", err)
+		return c
+	}
+	c.ok, c.detail = true, path+" (valid)"
+	return c
+}
+
+func firecrawlDetail(cfg config.Config) string {
+	if !cfg.FirecrawlEnabled() {
+		return "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
+	}
+	return cfg.FirecrawlMode()
+}
+
+// checkAuth looks for the credentials the Gemini CLI can use headless. It cannot prove they work without calling
+// the API, so a missing credential is a hint, not a failure.
+func checkAuth(dir string, env config.Env) check {
+	c := check{name: "Auth", hint: true}
+	for _, name := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+		if v, ok := env.Lookup(name); ok && v != "" {
+			c.ok, c.detail = true, name+" is set"
+			return c
+		}
+	}
+	if dotenv, err := os.Open(filepath.Join(dir, ".env")); err == nil {
+		vars, _ := config.ParseDotenv(dotenv)
+		dotenv.Close()
+		if vars["GEMINI_API_KEY"] != "" {
+			c.ok, c.detail = true, "GEMINI_API_KEY is set in "+filepath.Join(dir, ".env")
+			return c
+		}
+	}
+	gemini := filepath.Join(env.Home, ".gemini")
+	if _, err := os.Stat(filepath.Join(gemini, "oauth_creds.json")); err == nil {
+		c.ok, c.detail = true, "Google login found in "+gemini
+		return c
+	}
+	if t := selectedAuthType(filepath.Join(gemini, "settings.json")); t != "" {
+		c.ok, c.detail = true, fmt.Sprintf("auth type %q selected in %s", t, filepath.Join(gemini, "settings.json"))
+		return c
+	}
+	c.detail = "no credentials found: run `gemini` once and log in with Google, or set GEMINI_API_KEY"
+	return c
+}
+
+func selectedAuthType(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var s struct {
+		Security struct {
+			Auth struct {
+				SelectedType string `json:"selectedType"`
+			} `json:"auth"`
+		} `json:"security"`
+	}
+	_ = json.Unmarshal(b, &s)
+	return s.Security.Auth.SelectedType
+}

@@ -1,0 +1,65 @@
+package gemini
+
+import (
+	"slices"
+	"strings"
+)
+
+// droppedEnv are variables removed from the CLI's environment: the CLI passes
+// them on to its MCP servers, where they turn firecrawl-mcp into an HTTP server
+// instead of a stdio one.
+var droppedEnv = []string{"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE", "PORT"}
+
+// buildArgs returns the CLI's arguments after the executable: the command's
+// own arguments, stream-json output, and a model only when one was asked for
+// (no -m lets the CLI pick its own default). The prompt goes to stdin.
+func buildArgs(cmd Command, model string) []string {
+	args := slices.Concat(cmd.Args, []string{"-o", "stream-json"})
+	if model != "" {
+		args = append(args, "-m", model)
+	}
+	return args
+}
+
+// buildEnv returns the CLI's environment: base (the parent's), then extra,
+// then the variables the runner always sets: trust the workspace (the config
+// folder holding .gemini/settings.json), skip the CLI's self-relaunch (so
+// SIGTERM works), and a private temp folder for the CLI's error reports.
+// A later entry replaces an earlier one with the same key; droppedEnv keys
+// are removed wherever they come from.
+func buildEnv(base, extra []string, tmpDir string) []string {
+	fixed := []string{
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
+		"GEMINI_CLI_NO_RELAUNCH=true",
+		"TMPDIR=" + tmpDir,
+		"TMP=" + tmpDir,  // Node's os.tmpdir() also reads TMP and TEMP,
+		"TEMP=" + tmpDir, // and only those on Windows.
+	}
+	env := make([]string, 0, len(base)+len(extra)+len(fixed))
+	index := make(map[string]int)
+	for _, kv := range slices.Concat(base, extra, fixed) {
+		key := envKey(kv)
+		if slices.Contains(droppedEnv, key) {
+			continue
+		}
+		if i, ok := index[key]; ok {
+			env[i] = kv
+			continue
+		}
+		index[key] = len(env)
+		env = append(env, kv)
+	}
+	return env
+}
+
+// envKey returns the name in a KEY=VALUE entry. Windows has entries such as
+// "=C:=C:\dir" whose name starts with "=".
+func envKey(kv string) string {
+	if kv == "" {
+		return ""
+	}
+	if i := strings.IndexByte(kv[1:], '='); i >= 0 {
+		return kv[:i+1]
+	}
+	return kv
+}

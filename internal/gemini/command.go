@@ -1,0 +1,82 @@
+package gemini
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// ErrCLINotFound means no Gemini CLI could be found or executed.
+var ErrCLINotFound = errors.New("gemini CLI not found")
+
+// npxPackage is what `npx -y` runs when no gemini binary is installed.
+const npxPackage = "@google/gemini-cli"
+
+// Command is how to start the CLI, resolved once: the executable and the
+// arguments that come before ours, e.g. {"/usr/bin/npx", ["-y", "@google/gemini-cli"]}.
+type Command struct {
+	Path string
+	Args []string
+}
+
+// String renders the command for logs and status pages, quoting words that
+// need it.
+func (c Command) String() string {
+	words := make([]string, 0, 1+len(c.Args))
+	for _, w := range append([]string{c.Path}, c.Args...) {
+		if w == "" || strings.ContainsAny(w, " \t\n\"'\\") {
+			w = strconv.Quote(w)
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
+}
+
+// Resolve decides how to start the CLI. cliPath (GEMINI_CLI_PATH) wins when
+// set: it must name an executable file (a bare name is looked up on PATH).
+// Otherwise `gemini` on PATH, otherwise `npx -y @google/gemini-cli` when npx
+// is on PATH. lookPath is exec.LookPath in production; nil means that.
+// Every failure wraps ErrCLINotFound.
+func Resolve(cliPath string, lookPath func(string) (string, error)) (Command, error) {
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	if cliPath != "" {
+		path, err := checkExecutable(cliPath, lookPath)
+		if err != nil {
+			return Command{}, fmt.Errorf("%w: GEMINI_CLI_PATH %q: %v", ErrCLINotFound, cliPath, err)
+		}
+		return Command{Path: path}, nil
+	}
+	if path, err := lookPath("gemini"); err == nil {
+		return Command{Path: path}, nil
+	}
+	if path, err := lookPath("npx"); err == nil {
+		return Command{Path: path, Args: []string{"-y", npxPackage}}, nil
+	}
+	return Command{}, fmt.Errorf("%w: neither gemini nor npx is on PATH", ErrCLINotFound)
+}
+
+// checkExecutable returns the absolute path of an executable file, so that
+// the runner's working directory cannot change what a relative path means.
+func checkExecutable(path string, lookPath func(string) (string, error)) (string, error) {
+	if !strings.ContainsAny(path, `/\`) {
+		return lookPath(path)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if info.IsDir() {
+		return "", errors.New("is a directory")
+	}
+	if runtime.GOOS != "windows" && info.Mode().Perm()&0o111 == 0 {
+		return "", errors.New("is not executable")
+	}
+	return filepath.Abs(path)
+}

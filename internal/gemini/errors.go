@@ -1,0 +1,166 @@
+package gemini
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Code names a kind of failure, stable for callers and clients.
+type Code string
+
+const (
+	CodeCLINotFound Code = "CLI_NOT_FOUND"
+	CodeAuth        Code = "AUTH_ERROR"
+	CodeQuota       Code = "QUOTA_ERROR"
+	CodeTimeout     Code = "CLI_TIMEOUT"
+	CodeUntrusted   Code = "UNTRUSTED_WORKSPACE"
+	CodeEmpty       Code = "EMPTY_RESPONSE"
+	CodeCLI         Code = "CLI_ERROR"
+)
+
+// Error is a failed run of the CLI, classified.
+type Error struct {
+	Code     Code
+	Message  string // one clear sentence for a user or a model
+	Hint     string // what to do about it
+	ExitCode int    // -1 when not applicable
+	Detail   string // last relevant stderr lines and error events: noise filtered, secrets masked, ≤ ~2 KB
+	Partial  Result // whatever was produced before the failure
+
+	err error // the cause, for Unwrap: ErrCLINotFound, context.DeadlineExceeded, a start error
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the cause, if any: errors.Is(err, ErrCLINotFound) holds for
+// CodeCLINotFound, errors.Is(err, context.DeadlineExceeded) for CodeTimeout.
+func (e *Error) Unwrap() error { return e.err }
+
+// ErrorCode returns the Code of an *Error in err's chain, or "" if there is none.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Hints, shared by the classifier and its tests.
+const (
+	hintQuota     = "Wait for the quota to reset, or set GEMINI_MODEL / GEMINI_FALLBACK_MODEL to another model."
+	hintAuth      = "Run `gemini` once in a terminal to log in, or set GEMINI_API_KEY."
+	hintUntrusted = "The server sets GEMINI_CLI_TRUST_WORKSPACE=true; check that the installed Gemini CLI honours it (0.61.0 does), or trust the config folder in an interactive `gemini` session."
+	hintEmpty     = "Retry, narrow the query, or set GEMINI_MODEL to another model."
+	hintCLI       = "Read the detail for the CLI's own error; running `gemini` by hand in the config folder shows it in full."
+	hintNotFound  = "Install the Gemini CLI with `npm install -g @google/gemini-cli` (Node.js 20 or later), or set GEMINI_CLI_PATH to its executable."
+	hintTimeout   = "Increase GEMINI_SEARCH_TIMEOUT or narrow the query."
+	hintTooLong   = "Ask for a shorter answer or narrow the query."
+)
+
+func timeoutError(limit time.Duration, cause error) *Error {
+	return &Error{
+		Code:     CodeTimeout,
+		Message:  fmt.Sprintf("Research exceeded the timeout of %s.", limit),
+		Hint:     hintTimeout,
+		ExitCode: -1,
+		err:      cause,
+	}
+}
+
+func notFoundError(cmd Command, cause error) *Error {
+	return &Error{
+		Code:     CodeCLINotFound,
+		Message:  fmt.Sprintf("The Gemini CLI could not be started (%s).", cmd.Path),
+		Hint:     hintNotFound,
+		ExitCode: -1,
+		err:      fmt.Errorf("%w: %w", ErrCLINotFound, cause),
+	}
+}
+
+// outcome is what a finished run left behind, as the classifier sees it.
+type outcome struct {
+	exitCode    int    // -1: killed by a signal
+	exitDesc    string // "exit status 1", "signal: killed"
+	stderr      string // noise-filtered
+	streamed    bool
+	sawResult   bool
+	status      string // result.status
+	resultError string
+	errorEvents []string
+	text        string
+	truncated   bool
+	maxOutput   int
+}
+
+var (
+	quotaText = regexp.MustCompile(`(?i)(^|[^:\d])429([^:\d]|$)|resource_exhausted|quota`)
+	authText  = regexp.MustCompile(`(?i)invalid auth method|api key not valid|unauthenticated|permission_denied`)
+	emptyText = regexp.MustCompile(`(?i)empty response`)
+)
+
+// classify returns nil for a successful run, else the failure's code,
+// message and hint (the caller adds Detail and Partial). Success needs exit
+// code 0, some answer text and, for stream-json, a result event with status
+// "success": the CLI exits 0 on some failures.
+func classify(o outcome) *Error {
+	if o.exitCode == 0 && strings.TrimSpace(o.text) != "" && (!o.streamed || o.status == "success") {
+		return nil
+	}
+	fail := func(code Code, msg, hint string) *Error {
+		return &Error{Code: code, Message: msg, Hint: hint, ExitCode: o.exitCode}
+	}
+	said := strings.Join(append([]string{o.stderr, o.resultError}, o.errorEvents...), "\n")
+	switch {
+	case o.exitCode == 173:
+		return fail(CodeQuota, quotaMessage(said), hintQuota)
+	case o.exitCode == 41 || o.exitCode == 145 || o.exitCode == 147:
+		return fail(CodeAuth, authMessage(o.exitCode, said), hintAuth)
+	case o.exitCode == 55 || strings.Contains(strings.ToLower(said), "not running in a trusted directory"):
+		return fail(CodeUntrusted, "The Gemini CLI refused to run because the config folder is not a trusted workspace.", hintUntrusted)
+	case authText.MatchString(said):
+		return fail(CodeAuth, authMessage(o.exitCode, said), hintAuth)
+	case quotaText.MatchString(said):
+		return fail(CodeQuota, quotaMessage(said), hintQuota)
+	case emptyText.MatchString(said):
+		return fail(CodeEmpty, "The model returned an empty response.", hintEmpty)
+	case o.exitCode == -1:
+		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI was stopped (%s).", o.exitDesc), hintCLI)
+	case o.exitCode != 0:
+		return fail(CodeCLI, fmt.Sprintf("Gemini CLI exited with code %d.", o.exitCode), hintCLI)
+	case o.streamed && !o.sawResult:
+		return fail(CodeCLI, "The Gemini CLI stopped before finishing its answer.", hintCLI)
+	case o.status != "" && o.status != "success":
+		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI reported a failed run (status %q).", o.status), hintCLI)
+	case o.truncated:
+		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI's answer exceeded the output limit of %d bytes.", o.maxOutput), hintTooLong)
+	default:
+		return fail(CodeEmpty, "The model returned an empty answer.", hintEmpty)
+	}
+}
+
+func quotaMessage(said string) string {
+	s := strings.ToLower(said)
+	switch {
+	case strings.Contains(s, "daily quota") || strings.Contains(s, "per day"):
+		return "The Gemini API daily quota for this model is exhausted (429)."
+	case strings.Contains(s, "per minute") || strings.Contains(s, "perminute"):
+		return "The Gemini API per-minute rate limit for this model was exceeded (429)."
+	default:
+		return "The Gemini API quota or rate limit was exceeded (429 RESOURCE_EXHAUSTED)."
+	}
+}
+
+func authMessage(exitCode int, said string) string {
+	s := strings.ToLower(said)
+	switch {
+	case exitCode == 147 || strings.Contains(s, "permission_denied"):
+		return "The Gemini API denied access with these credentials (403 PERMISSION_DENIED)."
+	case exitCode == 145 || strings.Contains(s, "api key not valid") || strings.Contains(s, "unauthenticated"):
+		return "The Gemini API rejected the credentials (401 UNAUTHENTICATED)."
+	default:
+		return "The Gemini CLI is not signed in (no valid auth method)."
+	}
+}

@@ -1,0 +1,376 @@
+package geminitest
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// scenarioSleeper is the internal scenario of ScenarioHang's grandchild.
+const scenarioSleeper = "_sleeper"
+
+// hugeSize is how much assistant text the huge scenarios stream.
+const hugeSize = 20 << 20
+
+// cli is one run of the fake CLI.
+type cli struct {
+	args   []string
+	prompt string
+	out    *bufio.Writer
+	calls  int // prompts recorded before this one in the same record dir
+}
+
+// runCLI plays scenario and returns the exit code.
+func runCLI(scenario string) int {
+	if scenario == scenarioSleeper {
+		sleepForever()
+	}
+	c := &cli{args: os.Args[1:], out: bufio.NewWriterSize(os.Stdout, 64<<10)}
+	defer c.out.Flush()
+	call := Call{Args: c.args, PID: os.Getpid(), Env: recordedEnv()}
+	call.Dir, _ = os.Getwd()
+
+	if slices.Contains(c.args, "--version") {
+		c.record(call)
+		fmt.Fprintln(c.out, Version)
+		return 0
+	}
+	stdin, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake gemini: read stdin:", err)
+		return 1
+	}
+	c.prompt, call.Stdin = string(stdin), string(stdin)
+	if scenario == ScenarioHang {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+		pid, err := startSleeper()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fake gemini: start grandchild:", err)
+			return 1
+		}
+		call.ChildPIDs = []int{pid}
+	}
+	c.record(call)
+	return c.play(scenario)
+}
+
+func (c *cli) play(scenario string) int {
+	switch scenario {
+	case ScenarioOK:
+		c.stream(answer(), 0)
+	case ScenarioSlow:
+		delay := 2 * time.Second
+		if d, err := time.ParseDuration(os.Getenv(EnvDelay)); err == nil {
+			delay = d
+		}
+		c.stream(answer(), delay)
+	case ScenarioProse:
+		object := DefaultJSON
+		if a := os.Getenv(EnvAnswer); a != "" {
+			object = a
+		}
+		c.stream("Here is what I found after searching.\n\n"+object+"\n\nI hope this helps with the research.", 0)
+	case ScenarioInvalid:
+		c.stream(InvalidAnswer, 0)
+	case ScenarioInvalidThenValid:
+		if c.calls == 0 {
+			c.stream(InvalidAnswer, 0)
+		} else {
+			c.stream(answer(), 0)
+		}
+	case ScenarioPlain:
+		fmt.Fprintln(c.out, answer())
+	case ScenarioHang:
+		c.init()
+		c.search()
+		c.event("message", "role", "assistant", "content", "Partial answer before the hang.", "delta", true)
+		c.out.Flush()
+		sleepForever()
+	case ScenarioQuota:
+		writeErrorReport()
+		c.init()
+		fmt.Fprintln(os.Stderr, "Attempt 1 failed with status 429. Retrying with backoff... ApiError: RESOURCE_EXHAUSTED")
+		c.result("error", `[API Error: {"error":{"code":429,"message":"You have exhausted your daily quota on this model.","status":"RESOURCE_EXHAUSTED"}}]`)
+		return 173
+	case ScenarioAuth:
+		fmt.Fprintln(os.Stderr, "Loaded cached credentials.")
+		fmt.Fprintln(os.Stderr, "Invalid auth method selected.")
+		return 41
+	case ScenarioAuth401:
+		writeErrorReport()
+		c.init()
+		c.result("error", `[API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]`)
+		return 145
+	case ScenarioUntrusted:
+		fmt.Fprintln(os.Stderr, "Gemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`, "+
+			"set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment variable, or trust this directory in interactive mode.")
+		return 55
+	case ScenarioEmpty:
+		c.init()
+		c.event("message", "role", "user", "content", c.prompt)
+		c.event("error", "severity", "error", "message", "The model returned an empty response. Please try again.")
+		c.result("error", "The model returned an empty response")
+	case ScenarioCrash:
+		writeErrorReport()
+		c.init()
+		c.event("message", "role", "assistant", "content", "Partial text before the crash.", "delta", true)
+		c.out.Flush()
+		c.crashTrace()
+		return 1
+	case ScenarioHuge:
+		c.init()
+		chunk := hugeText(64 << 10)
+		for range hugeSize / len(chunk) {
+			c.event("message", "role", "assistant", "content", chunk, "delta", true)
+		}
+		c.result("success", "")
+	case ScenarioHugeLine:
+		c.init()
+		c.event("message", "role", "assistant", "content", hugeText(hugeSize))
+		c.result("success", "")
+	default:
+		fmt.Fprintf(os.Stderr, "fake gemini: unknown scenario %q\n", scenario)
+		return 2
+	}
+	return 0
+}
+
+// answer is the answer of the answering scenarios.
+func answer() string {
+	if a := os.Getenv(EnvAnswer); a != "" {
+		return a
+	}
+	return DefaultAnswer
+}
+
+// stream plays a whole successful run answering text, pausing after init.
+func (c *cli) stream(text string, pause time.Duration) {
+	c.init()
+	c.out.Flush()
+	time.Sleep(pause)
+	c.event("message", "role", "user", "content", c.prompt)
+	c.search()
+	c.event("tool_use", "tool_name", "web_fetch", "tool_id", "fetch-1", "parameters", map[string]any{"url": FakeURL})
+	c.event("tool_result", "tool_id", "fetch-1", "status", "success", "output", "Content fetched from "+FakeURL)
+	for _, part := range split(text, 3) {
+		c.event("message", "role", "assistant", "content", part, "delta", true)
+	}
+	c.result("success", "")
+}
+
+func (c *cli) init() {
+	model := os.Getenv(EnvModel)
+	if i := slices.Index(c.args, "-m"); model == "" && i >= 0 && i+1 < len(c.args) {
+		model = c.args[i+1]
+	}
+	if model == "" {
+		model = DefaultModel
+	}
+	c.event("init", "session_id", fmt.Sprintf("fake-session-%d", os.Getpid()), "model", model)
+}
+
+func (c *cli) search() {
+	c.event("tool_use", "tool_name", "google_web_search", "tool_id", "search-1", "parameters", map[string]any{"query": FakeQuery})
+	c.event("tool_result", "tool_id", "search-1", "status", "success", "output", `Search results for "`+FakeQuery+`" returned.`)
+}
+
+func (c *cli) result(status, errorMessage string) {
+	fields := []any{"status", status, "stats", map[string]any{"total_tokens": 38, "input_tokens": 24, "output_tokens": 14, "duration_ms": 92, "tool_calls": 2}}
+	if errorMessage != "" {
+		fields = append(fields, "error", map[string]any{"type": "unknown", "message": errorMessage})
+	}
+	c.event("result", fields...)
+}
+
+// event writes one stream-json line: type and timestamp, then the fields
+// (name, value pairs) in order.
+func (c *cli) event(typ string, fields ...any) {
+	var b strings.Builder
+	b.WriteString(`{"type":` + quote(typ) + `,"timestamp":` + quote(time.Now().UTC().Format(time.RFC3339Nano)))
+	for i := 0; i+1 < len(fields); i += 2 {
+		value, err := json.Marshal(fields[i+1])
+		if err != nil {
+			panic(err)
+		}
+		b.WriteString("," + quote(fields[i].(string)) + ":" + string(value))
+	}
+	b.WriteString("}\n")
+	c.out.WriteString(b.String())
+	c.out.Flush() // one event at a time, like the CLI
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// crashTrace prints the CLI's stderr noise and a stack trace that leaks
+// credentials from the environment, for masking tests.
+func (c *cli) crashTrace() {
+	lines := []string{
+		"Warning: 256-color support not detected. Using a terminal with at least 256-color support is recommended for a better visual experience.",
+		"Ripgrep is not available. Falling back to GrepTool.",
+		"[STARTUP] Phase 'load_settings' took 3.1ms",
+		"Loaded cached credentials.",
+		"",
+		"TypeError: Cannot read properties of undefined (reading 'candidates')",
+		"    at parseResponse (file:///usr/lib/node_modules/@google/gemini-cli/bundle/chunk-FAKE.js:429:12)",
+		"    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+	}
+	if key := os.Getenv("GEMINI_API_KEY"); key != "" {
+		lines = append(lines,
+			"Request: POST https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse&key="+key,
+			`Headers: {"x-goog-api-key":"`+key+`"}`)
+	}
+	if key := os.Getenv("FIRECRAWL_API_KEY"); key != "" {
+		lines = append(lines, "MCP firecrawl: Authorization: Bearer "+key, "FIRECRAWL_API_KEY="+key)
+	}
+	if url := os.Getenv("FIRECRAWL_API_URL"); url != "" {
+		lines = append(lines, "FIRECRAWL_API_URL="+url)
+	}
+	lines = append(lines, "An unexpected critical error occurred: TypeError: Cannot read properties of undefined (reading 'candidates')")
+	fmt.Fprintln(os.Stderr, strings.Join(lines, "\n"))
+}
+
+// writeErrorReport leaves a file in TMPDIR like the CLI's API error reports.
+func writeErrorReport() {
+	if dir := os.Getenv("TMPDIR"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "gemini-client-error-fake.json"), []byte(`{"error":"fake"}`), 0o600)
+	}
+}
+
+// split cuts s into n nearly equal parts without splitting a character.
+func split(s string, n int) []string {
+	var parts []string
+	runes := []rune(s)
+	for i := range n {
+		part := string(runes[i*len(runes)/n : (i+1)*len(runes)/n])
+		if part != "" {
+			parts = append(parts, part)
+		}
+	}
+	return parts
+}
+
+// hugeText returns n bytes of printable text.
+func hugeText(n int) string {
+	const line = "The fake Gemini CLI writes a great deal of text here. "
+	return strings.Repeat(line, n/len(line)+1)[:n]
+}
+
+// startSleeper starts ScenarioHang's grandchild: the test binary again,
+// sharing stdout and stderr, ignoring SIGTERM. It returns once the
+// grandchild ignores SIGTERM.
+func startSleeper() (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer ready.Close()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), EnvScenario+"="+scenarioSleeper)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{readyW} // fd 3
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := ready.Read(make([]byte, 1)); err != nil {
+		return 0, fmt.Errorf("grandchild not ready: %w", err)
+	}
+	return cmd.Process.Pid, nil
+}
+
+// sleepForever ignores SIGTERM and never returns. As ScenarioHang's
+// grandchild it first tells its parent it is ready on fd 3.
+func sleepForever() {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	if os.Getenv(EnvScenario) == scenarioSleeper {
+		ready := os.NewFile(3, "ready")
+		_, _ = ready.Write([]byte{1})
+		ready.Close()
+	}
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// recordedEnv returns the variables a Call keeps.
+func recordedEnv() map[string]string {
+	env := make(map[string]string)
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GEMINI_") || strings.HasPrefix(k, "FIRECRAWL_") ||
+			slices.Contains([]string{"TMPDIR", "HTTP_STREAMABLE_SERVER", "PORT", "SSE_LOCAL", "CLOUD_SERVICE"}, k) {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// record saves call in EnvRecordDir as the next call-NNNN.json, and counts
+// the prompts recorded before it. The file appears whole: it is written
+// aside, then linked to the first free number (link fails if it exists).
+func (c *cli) record(call Call) {
+	dir := os.Getenv(EnvRecordDir)
+	if dir == "" {
+		return
+	}
+	data, err := json.MarshalIndent(call, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	tmp, err := os.CreateTemp(dir, "tmp-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake gemini: record:", err)
+		return
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	for n := 1; err == nil; n++ {
+		err = os.Link(tmp.Name(), callFile(dir, n))
+		if err == nil {
+			c.calls = countPrompts(dir, n)
+			return
+		}
+		if errors.Is(err, fs.ErrExist) {
+			err = nil
+		}
+	}
+	fmt.Fprintln(os.Stderr, "fake gemini: record:", err)
+}
+
+// countPrompts counts the recorded calls before number n that were prompts.
+func countPrompts(dir string, n int) int {
+	count := 0
+	for i := 1; i < n; i++ {
+		data, err := os.ReadFile(callFile(dir, i))
+		if err != nil {
+			continue
+		}
+		var c Call
+		if json.Unmarshal(data, &c) == nil && !slices.Contains(c.Args, "--version") {
+			count++
+		}
+	}
+	return count
+}

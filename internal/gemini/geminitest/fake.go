@@ -1,0 +1,276 @@
+// Package geminitest provides a fake Gemini CLI for tests: the test binary
+// itself, re-executed, behaving as one of a set of named scenarios.
+//
+// Wire it up once per test package:
+//
+//	func TestMain(m *testing.M) {
+//		geminitest.Main() // acts as the fake CLI when FAKE_GEMINI_SCENARIO is set
+//		os.Exit(m.Run())
+//	}
+//
+// then, in a test:
+//
+//	fake := geminitest.New(t, geminitest.ScenarioOK)
+//	runner := gemini.NewRunner(gemini.Config{Command: fake.Command()})
+//	res, err := runner.Run(ctx, gemini.Request{Prompt: "..."})
+//	calls := fake.Calls() // argv, stdin, cwd, environment, pids of each invocation
+//
+// A test that runs a built binary can point it at the fake with
+// GEMINI_CLI_PATH=fake.Path: the environment New sets is inherited.
+//
+// The fake reads all of stdin first, like the real CLI, and answers in the
+// CLI's stream-json format (see shared/notes/gemini-cli.md). `--version`
+// prints Version in every scenario. Further knobs, all optional:
+// FAKE_GEMINI_ANSWER (EnvAnswer) replaces the answer text; FAKE_GEMINI_MODEL
+// (EnvModel) is the model the init event reports (else the -m value, else
+// "gemini-2.5-flash"); FAKE_GEMINI_DELAY (EnvDelay) is the slow scenario's
+// pause as a Go duration (default 2s).
+package geminitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+)
+
+// Environment variables that control the fake.
+const (
+	EnvScenario  = "FAKE_GEMINI_SCENARIO"   // which scenario to play; unset: the binary runs its tests
+	EnvRecordDir = "FAKE_GEMINI_RECORD_DIR" // where each invocation records itself; optional
+	EnvAnswer    = "FAKE_GEMINI_ANSWER"     // the answer text instead of DefaultAnswer
+	EnvModel     = "FAKE_GEMINI_MODEL"      // the model the init event reports
+	EnvDelay     = "FAKE_GEMINI_DELAY"      // the slow scenario's pause, a Go duration
+)
+
+// Scenarios.
+const (
+	// ScenarioOK streams init, the user message, a google_web_search and a
+	// web_fetch tool call with their results, the answer in several assistant
+	// deltas and a successful result; exit 0.
+	ScenarioOK = "ok"
+	// ScenarioProse is ScenarioOK answering prose around an unfenced JSON
+	// object (DefaultJSON, or EnvAnswer when set).
+	ScenarioProse = "prose"
+	// ScenarioInvalidThenValid answers InvalidAnswer (prose, no JSON) on the
+	// first prompt recorded in its EnvRecordDir and DefaultAnswer after that.
+	ScenarioInvalidThenValid = "invalid-then-valid"
+	// ScenarioInvalid always answers InvalidAnswer.
+	ScenarioInvalid = "invalid"
+	// ScenarioHang streams init, a search and a partial answer, then starts a
+	// grandchild (recorded in Call.ChildPIDs) that shares its stdout and
+	// stderr; both ignore SIGTERM and sleep forever.
+	ScenarioHang = "hang"
+	// ScenarioQuota fails like a daily quota 429: retry line on stderr, a
+	// result error event, exit 173.
+	ScenarioQuota = "quota"
+	// ScenarioAuth fails like a missing login: stderr message, exit 41.
+	ScenarioAuth = "auth"
+	// ScenarioAuth401 fails like a rejected API key: result error event
+	// with an API Error 401, exit 145.
+	ScenarioAuth401 = "auth401"
+	// ScenarioUntrusted fails like an untrusted workspace: exit 55.
+	ScenarioUntrusted = "untrusted"
+	// ScenarioEmpty fails like an empty model response: error event and
+	// result status "error", yet exit 0.
+	ScenarioEmpty = "empty"
+	// ScenarioCrash streams part of an answer, then prints the CLI's usual
+	// stderr noise and a stack trace (leaking GEMINI_API_KEY,
+	// FIRECRAWL_API_KEY and FIRECRAWL_API_URL when set), exit 1.
+	ScenarioCrash = "crash"
+	// ScenarioHuge streams 20 MiB of assistant text in 64 KiB deltas.
+	ScenarioHuge = "huge"
+	// ScenarioHugeLine streams 20 MiB of assistant text in a single line.
+	ScenarioHugeLine = "huge-line"
+	// ScenarioPlain prints the answer as plain text, no JSON lines; exit 0.
+	ScenarioPlain = "plain"
+	// ScenarioSlow is ScenarioOK pausing EnvDelay (default 2s) after init.
+	ScenarioSlow = "slow"
+)
+
+// Scenarios lists every scenario name.
+var Scenarios = []string{
+	ScenarioOK, ScenarioProse, ScenarioInvalidThenValid, ScenarioInvalid, ScenarioHang,
+	ScenarioQuota, ScenarioAuth, ScenarioAuth401, ScenarioUntrusted, ScenarioEmpty,
+	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow,
+}
+
+// Version is what `--version` prints.
+const Version = "0.61.0"
+
+// DefaultModel is the model the init event reports without EnvModel or -m.
+const DefaultModel = "gemini-2.5-flash"
+
+// DefaultJSON is the research result the fake answers with by default.
+const DefaultJSON = `{
+  "success": true,
+  "report": "# Fake report\n\nThe fake Gemini CLI answered this prompt from one source.\n\n- https://example.com/a",
+  "metadata": {
+    "sources_visited": ["https://example.com/a"],
+    "search_queries_used": ["fake query"],
+    "iterations": 1
+  }
+}`
+
+// DefaultAnswer is DefaultJSON in a fenced json block, as the model is asked to answer.
+const DefaultAnswer = "```json\n" + DefaultJSON + "\n```"
+
+// InvalidAnswer is prose without any JSON.
+const InvalidAnswer = "I looked into this and the short answer is that it depends. " +
+	"There is no structured result to give, only this paragraph of prose."
+
+// The search and fetch the streaming scenarios report.
+const (
+	FakeQuery = "fake query"
+	FakeURL   = "https://example.com/a"
+)
+
+// Call is one invocation of the fake CLI.
+type Call struct {
+	Args      []string          // argv after the executable
+	Stdin     string            // all of stdin ("" for --version)
+	Dir       string            // working directory
+	Env       map[string]string // only GEMINI_*, FIRECRAWL_*, TMPDIR, HTTP_STREAMABLE_SERVER, PORT, SSE_LOCAL, CLOUD_SERVICE
+	PID       int
+	ChildPIDs []int // processes the fake started (ScenarioHang's grandchild)
+}
+
+// Fake is a fake CLI set up for one test.
+type Fake struct {
+	Path      string // the executable: the test binary
+	RecordDir string // one JSON file per invocation
+
+	t        testing.TB
+	scenario string
+}
+
+// Main plays the fake CLI and exits when EnvScenario is set; otherwise it
+// returns at once. Call it first thing in TestMain.
+func Main() {
+	scenario := os.Getenv(EnvScenario)
+	if scenario == "" {
+		return
+	}
+	// Not os.Exit: a test binary built with -race would sleep a second at
+	// exit (GORACE atexit_sleep_ms) on every fake invocation.
+	syscall.Exit(runCLI(scenario))
+}
+
+// New sets up the fake for scenario and sets EnvScenario and EnvRecordDir
+// in the test's environment (t.Setenv), so every child the code under test
+// starts inherits them; the test therefore cannot be parallel (see
+// NewLocal). When the test ends, it fails if any process the fake recorded
+// (the fake CLI or its grandchildren) is still running 3 s later, and kills
+// those.
+func New(t testing.TB, scenario string) *Fake {
+	t.Helper()
+	f := NewLocal(t, scenario)
+	for _, kv := range f.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return f
+}
+
+// NewLocal is New without touching the process environment, for parallel
+// tests: pass f.Env() to the child, e.g. in gemini.Config.ExtraEnv.
+func NewLocal(t testing.TB, scenario string) *Fake {
+	t.Helper()
+	if !slices.Contains(Scenarios, scenario) {
+		t.Fatalf("geminitest: unknown scenario %q (have %s)", scenario, strings.Join(Scenarios, ", "))
+	}
+	path, err := os.Executable()
+	if err != nil {
+		t.Fatalf("geminitest: find test binary: %v", err)
+	}
+	f := &Fake{Path: path, RecordDir: t.TempDir(), t: t, scenario: scenario}
+	t.Cleanup(f.checkNoSurvivors)
+	return f
+}
+
+// Env returns the variables that select this fake: EnvScenario and EnvRecordDir.
+func (f *Fake) Env() []string {
+	return []string{EnvScenario + "=" + f.scenario, EnvRecordDir + "=" + f.RecordDir}
+}
+
+// Command returns how to start the fake.
+func (f *Fake) Command() gemini.Command { return gemini.Command{Path: f.Path} }
+
+// Calls returns the recorded invocations, in order.
+func (f *Fake) Calls() []Call {
+	f.t.Helper()
+	names, err := filepath.Glob(filepath.Join(f.RecordDir, "call-*.json"))
+	if err != nil {
+		f.t.Errorf("geminitest: list calls: %v", err)
+		return nil
+	}
+	slices.SortFunc(names, func(a, b string) int { return callNumber(a) - callNumber(b) })
+	calls := make([]Call, 0, len(names))
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.t.Errorf("geminitest: read call: %v", err)
+			continue
+		}
+		var c Call
+		if err := json.Unmarshal(data, &c); err != nil {
+			f.t.Errorf("geminitest: decode %s: %v", name, err)
+			continue
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+// LivePIDs returns the recorded processes that are still running (zombies
+// count as gone; on Linux a pid now used by another program does too).
+func (f *Fake) LivePIDs() []int {
+	var live []int
+	for _, c := range f.Calls() {
+		for _, pid := range append([]int{c.PID}, c.ChildPIDs...) {
+			if alive(pid, f.RecordDir) {
+				live = append(live, pid)
+			}
+		}
+	}
+	return live
+}
+
+// survivorWait is how long recorded processes may outlive the test.
+const survivorWait = 3 * time.Second
+
+func (f *Fake) checkNoSurvivors() {
+	deadline := time.Now().Add(survivorWait)
+	for {
+		live := f.LivePIDs()
+		if len(live) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Errorf("geminitest: fake CLI processes still running %s after the test: %v", survivorWait, live)
+			for _, pid := range live {
+				kill(pid)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func callFile(dir string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("call-%04d.json", n))
+}
+
+// callNumber returns n from a path made by callFile.
+func callNumber(path string) int {
+	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "call-"), ".json"))
+	return n
+}

@@ -1,0 +1,174 @@
+package geminitest
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	Main()
+	os.Exit(m.Run())
+}
+
+// start runs the fake directly, without the runner.
+func start(t *testing.T, f *Fake, stdin string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(f.Path, args...)
+	cmd.Env = slices.Concat(os.Environ(), f.Env(), env)
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd
+}
+
+func TestDefaultJSON(t *testing.T) {
+	t.Parallel()
+	var got struct {
+		Success  bool   `json:"success"`
+		Report   string `json:"report"`
+		Metadata struct {
+			SourcesVisited    []string `json:"sources_visited"`
+			SearchQueriesUsed []string `json:"search_queries_used"`
+			Iterations        int      `json:"iterations"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(DefaultJSON), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Success || !strings.HasPrefix(got.Report, "# Fake report\n") || got.Metadata.Iterations != 1 ||
+		!slices.Equal(got.Metadata.SourcesVisited, []string{FakeURL}) || !slices.Equal(got.Metadata.SearchQueriesUsed, []string{FakeQuery}) {
+		t.Errorf("got %+v, want the documented default result", got)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	f := NewLocal(t, ScenarioQuota)
+	out, err := start(t, f, "", nil, "--version").Output()
+	if err != nil || string(out) != Version+"\n" {
+		t.Fatalf("got %q, %v, want %q", out, err, Version+"\n")
+	}
+	calls := f.Calls()
+	if len(calls) != 1 || !slices.Equal(calls[0].Args, []string{"--version"}) || calls[0].PID <= 0 || calls[0].Stdin != "" {
+		t.Errorf("got calls %+v, want one --version call with a pid", calls)
+	}
+}
+
+func TestRecordsCall(t *testing.T) {
+	t.Parallel()
+	f := NewLocal(t, ScenarioOK)
+	dir := t.TempDir()
+	cmd := start(t, f, "the prompt\n", []string{"GEMINI_API_KEY=k", "FIRECRAWL_API_URL=u", "PORT=1", "TMPDIR=/t", "UNRELATED=x"}, "-o", "stream-json", "-m", "m1")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	var init struct{ Type, Model string }
+	if err := json.Unmarshal([]byte(first), &init); err != nil || init.Type != "init" || init.Model != "m1" {
+		t.Errorf("got first line %q, want an init event with the -m model", first)
+	}
+	calls := f.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("got %d calls, want 1", len(calls))
+	}
+	c := calls[0]
+	if c.Stdin != "the prompt\n" || !slices.Equal(c.Args, []string{"-o", "stream-json", "-m", "m1"}) || c.Dir == "" {
+		t.Errorf("got %+v, want the prompt, args and cwd", c)
+	}
+	want := map[string]string{"GEMINI_API_KEY": "k", "FIRECRAWL_API_URL": "u", "PORT": "1", "TMPDIR": "/t"}
+	for k, v := range want {
+		if c.Env[k] != v {
+			t.Errorf("got %s=%q, want %q", k, c.Env[k], v)
+		}
+	}
+	if _, ok := c.Env["UNRELATED"]; ok {
+		t.Errorf("got UNRELATED recorded, want only the documented variables")
+	}
+}
+
+func TestConcurrentCallsNumbered(t *testing.T) {
+	t.Parallel()
+	f := NewLocal(t, ScenarioOK)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := start(t, f, "", nil, "--version").Run(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	calls := f.Calls()
+	pids := make(map[int]bool)
+	for _, c := range calls {
+		pids[c.PID] = true
+	}
+	if len(calls) != 8 || len(pids) != 8 {
+		t.Errorf("got %d calls from %d pids, want 8 distinct calls", len(calls), len(pids))
+	}
+}
+
+func TestHangRecordsGrandchild(t *testing.T) {
+	t.Parallel()
+	f := NewLocal(t, ScenarioHang)
+	cmd := start(t, f, "prompt", nil)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && !strings.Contains(lines.Text(), "Partial answer") {
+	}
+	calls := f.Calls()
+	if len(calls) != 1 || len(calls[0].ChildPIDs) != 1 {
+		t.Fatalf("got calls %+v, want one with a grandchild", calls)
+	}
+	if live := f.LivePIDs(); len(live) != 2 {
+		t.Errorf("got live pids %v, want the fake and its grandchild", live)
+	}
+	for _, pid := range append([]int{calls[0].PID}, calls[0].ChildPIDs...) {
+		kill(pid)
+	}
+	_ = cmd.Wait()
+	deadline := time.Now().Add(3 * time.Second)
+	for len(f.LivePIDs()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if live := f.LivePIDs(); len(live) != 0 {
+		t.Errorf("got live pids %v after killing them, want none", live)
+	}
+}
+
+func TestNewSetsEnvironment(t *testing.T) {
+	f := New(t, ScenarioPlain)
+	if got := os.Getenv(EnvScenario); got != ScenarioPlain {
+		t.Errorf("got %s=%q, want %q", EnvScenario, got, ScenarioPlain)
+	}
+	if got := os.Getenv(EnvRecordDir); got != f.RecordDir {
+		t.Errorf("got %s=%q, want %q", EnvRecordDir, got, f.RecordDir)
+	}
+	out, err := exec.Command(f.Path).Output() // inherits the environment; stdin is empty
+	if err != nil || strings.TrimSpace(string(out)) != DefaultAnswer {
+		t.Errorf("got %q, %v, want the default answer as plain text", out, err)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "a", "ab", "héllo wörld ✓", DefaultAnswer} {
+		parts := split(s, 3)
+		if strings.Join(parts, "") != s || len(parts) > 3 {
+			t.Errorf("split(%q): got %q, want at most 3 parts joining to it", s, parts)
+		}
+	}
+}

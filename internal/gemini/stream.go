@@ -1,0 +1,282 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// EventKind sorts the CLI's tool calls for progress reports.
+type EventKind string
+
+const (
+	EventSearch EventKind = "search" // google_web_search, *firecrawl_search
+	EventFetch  EventKind = "fetch"  // web_fetch, *firecrawl_scrape, *firecrawl_map
+	EventTool   EventKind = "tool"   // any other tool
+)
+
+// Event is one tool call the CLI made, read from a stream-json tool_use event.
+type Event struct {
+	Kind  EventKind
+	Tool  string // the CLI's tool name, e.g. "google_web_search", "mcp_firecrawl_firecrawl_scrape"
+	Query string // parameters.query, if any
+	URL   string // the first URL the call names, if any
+}
+
+func toolKind(name string) EventKind {
+	switch {
+	case name == "google_web_search", strings.HasSuffix(name, "firecrawl_search"):
+		return EventSearch
+	case name == "web_fetch", strings.HasSuffix(name, "firecrawl_scrape"), strings.HasSuffix(name, "firecrawl_map"):
+		return EventFetch
+	default:
+		return EventTool
+	}
+}
+
+// streamEvent holds the fields of a stream-json line the runner uses. See
+// shared/notes/gemini-cli.md for real samples.
+type streamEvent struct {
+	Type       string `json:"type"`
+	Model      string `json:"model"`     // init
+	Role       string `json:"role"`      // message
+	Content    string `json:"content"`   // message
+	ToolName   string `json:"tool_name"` // tool_use
+	Parameters struct {
+		Query  string   `json:"query"`
+		URL    string   `json:"url"`
+		URLs   []string `json:"urls"`
+		Prompt string   `json:"prompt"` // web_fetch: URLs embedded in an instruction
+	} `json:"parameters"`
+	Status   string `json:"status"`   // result
+	Severity string `json:"severity"` // error
+	Message  string `json:"message"`  // error
+	Error    *struct {
+		Message string `json:"message"`
+	} `json:"error"` // result
+}
+
+// urlPattern finds the URLs a web_fetch prompt embeds.
+var urlPattern = regexp.MustCompile(`https?://[^\s<>"'()\[\]{}]+`)
+
+type outputMode int
+
+const (
+	modeUndecided outputMode = iota // no non-empty stdout line yet
+	modeStream                      // JSON Lines events
+	modePlain                       // the whole stdout is the answer
+)
+
+// maxEventMessages bounds the error event messages kept for Error.Detail.
+const maxEventMessages = 10
+
+// collector reads the CLI's stdout as it arrives (it is the io.Writer the
+// stdout pipe is copied into) and keeps what the result needs, in bounded
+// memory: at most maxOutput bytes of answer text, and lines up to
+// maxOutput+64 KiB (longer lines are dropped whole and mark the result
+// truncated). It is not safe for concurrent use.
+type collector struct {
+	maxOutput int
+	onEvent   func(Event)
+
+	mode      outputMode
+	line      []byte // the current, unfinished line
+	dropLine  bool   // the current line passed the line limit
+	total     int64  // stdout bytes seen
+	plain     []byte // modeUndecided/modePlain: stdout as it came, up to maxOutput
+	text      strings.Builder
+	truncated bool
+
+	model       string
+	queries     []string
+	urls        []string
+	seen        map[string]bool
+	errorEvents []string
+	sawResult   bool
+	status      string // result.status
+	resultError string // result.error.message
+}
+
+func newCollector(maxOutput int, onEvent func(Event)) *collector {
+	return &collector{maxOutput: maxOutput, onEvent: onEvent, seen: make(map[string]bool)}
+}
+
+func (c *collector) lineLimit() int { return c.maxOutput + 64<<10 }
+
+// Write never fails, so the pipe is always drained.
+func (c *collector) Write(p []byte) (int, error) {
+	n := len(p)
+	c.total += int64(n)
+	if c.mode != modeStream {
+		c.keepPlain(p)
+	}
+	for len(p) > 0 && c.mode != modePlain {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.appendLine(p)
+			break
+		}
+		c.appendLine(p[:i])
+		c.endLine()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// Close handles a last line that has no newline.
+func (c *collector) Close() error {
+	if c.mode != modePlain && (len(c.line) > 0 || c.dropLine) {
+		c.endLine()
+	}
+	return nil
+}
+
+func (c *collector) keepPlain(p []byte) {
+	room := c.maxOutput - len(c.plain)
+	if len(p) > room {
+		p = p[:max(room, 0)]
+		c.truncated = true
+	}
+	c.plain = append(c.plain, p...)
+}
+
+func (c *collector) appendLine(p []byte) {
+	if c.dropLine {
+		return
+	}
+	if len(c.line)+len(p) > c.lineLimit() {
+		c.dropLine = true
+		c.line = c.line[:0]
+		return
+	}
+	c.line = append(c.line, p...)
+}
+
+func (c *collector) endLine() {
+	line, dropped := c.line, c.dropLine
+	c.line, c.dropLine = c.line[:0], false
+	switch {
+	case dropped && c.mode == modeUndecided:
+		c.mode = modePlain // too long to be an event: a CLI that prints plain text
+	case dropped:
+		c.truncated = true
+	default:
+		c.handleLine(line)
+	}
+}
+
+func (c *collector) handleLine(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	var ev streamEvent
+	if err := json.Unmarshal(line, &ev); err != nil {
+		// A field of an unexpected type leaves the rest decoded.
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			ev.Type = ""
+		}
+	}
+	if c.mode == modeUndecided {
+		if ev.Type == "" {
+			c.mode = modePlain
+			return
+		}
+		c.mode = modeStream
+		c.plain, c.truncated = nil, false // only the plain copy was cut so far
+	}
+	c.handleEvent(ev) // modeStream: lines that are not events are ignored
+}
+
+func (c *collector) handleEvent(ev streamEvent) {
+	switch ev.Type {
+	case "init":
+		c.model = ev.Model
+	case "message":
+		if ev.Role == "assistant" {
+			c.appendText(ev.Content)
+		}
+	case "tool_use":
+		c.toolUse(ev)
+	case "error":
+		msg := ev.Message
+		if ev.Severity != "" && ev.Severity != "error" {
+			msg = ev.Severity + ": " + msg
+		}
+		c.errorEvents = append(c.errorEvents, msg)
+		if len(c.errorEvents) > maxEventMessages {
+			c.errorEvents = c.errorEvents[1:]
+		}
+	case "result":
+		c.sawResult = true
+		c.status = ev.Status
+		if ev.Error != nil {
+			c.resultError = ev.Error.Message
+		}
+	}
+}
+
+func (c *collector) appendText(s string) {
+	if room := c.maxOutput - c.text.Len(); len(s) > room {
+		s = truncateString(s, max(room, 0))
+		c.truncated = true
+	}
+	c.text.WriteString(s)
+}
+
+func (c *collector) toolUse(ev streamEvent) {
+	p := ev.Parameters
+	kind := toolKind(ev.ToolName)
+	var urls []string
+	if p.URL != "" {
+		urls = append(urls, p.URL)
+	}
+	urls = append(urls, p.URLs...)
+	if kind == EventFetch && p.Prompt != "" {
+		urls = append(urls, urlPattern.FindAllString(p.Prompt, -1)...)
+	}
+	if p.Query != "" {
+		c.queries = c.addOnce(c.queries, "q:", p.Query)
+	}
+	for _, u := range urls {
+		c.urls = c.addOnce(c.urls, "u:", u)
+	}
+	if c.onEvent == nil {
+		return
+	}
+	out := Event{Kind: kind, Tool: ev.ToolName, Query: p.Query}
+	if len(urls) > 0 {
+		out.URL = urls[0]
+	}
+	c.onEvent(out)
+}
+
+func (c *collector) addOnce(list []string, ns, s string) []string {
+	if c.seen[ns+s] {
+		return list
+	}
+	c.seen[ns+s] = true
+	return append(list, s)
+}
+
+// streamed reports whether stdout was stream-json.
+func (c *collector) streamed() bool { return c.mode == modeStream }
+
+// result returns what was collected so far.
+func (c *collector) result() Result {
+	text := c.text.String()
+	if !c.streamed() {
+		text = string(c.plain)
+	}
+	return Result{
+		Text:      strings.TrimSpace(text),
+		Model:     c.model,
+		Queries:   c.queries,
+		URLs:      c.urls,
+		Truncated: c.truncated,
+		Streamed:  c.streamed(),
+	}
+}

@@ -1,0 +1,138 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// MaxBodyBytes bounds an HTTP request body.
+const MaxBodyBytes = 1 << 20
+
+// HTTPOptions configures the HTTP handler.
+type HTTPOptions struct {
+	AuthToken string     // when set, every request needs "Authorization: Bearer <AuthToken>"
+	Health    func() any // the body of GET /healthz, encoded as JSON
+	Logger    *slog.Logger
+}
+
+// HTTPHandler serves MCP over Streamable HTTP at /mcp and a health check at /healthz. mcp-go's Host check
+// against DNS rebinding stays on; this adds an Origin check, a body-size limit and the optional bearer token.
+func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger)))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		var body any = map[string]string{"status": "ok"}
+		if o.Health != nil {
+			body = o.Health()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	return guard(mux, o)
+}
+
+func guard(next http.Handler, o HTTPOptions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !allowedOrigin(origin, r.Host) {
+			o.Logger.Warn("rejected request from a foreign origin", "origin", origin, "path", r.URL.Path)
+			http.Error(w, fmt.Sprintf("Forbidden: origin %q may not use this server", origin), http.StatusForbidden)
+			return
+		}
+		if o.AuthToken != "" && !validBearer(r.Header.Get("Authorization"), o.AuthToken) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="gemini-search-mcp"`)
+			http.Error(w, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>", http.StatusUnauthorized)
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			// Read the body here, not lazily downstream, so an oversized request gets a clear 413 instead of a
+			// JSON-RPC parse error from half a message.
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				http.Error(w, fmt.Sprintf("Request body too large: the limit is %d bytes", MaxBodyBytes), http.StatusRequestEntityTooLarge)
+				return
+			}
+			if err != nil {
+				http.Error(w, "Bad request: could not read the body", http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allowedOrigin accepts browser origins on loopback and the server's own origin; anything else could be a web
+// page driving the user's browser against the local server.
+func allowedOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return IsLoopbackHost(u.Hostname()) || strings.EqualFold(u.Host, host)
+}
+
+func validBearer(header, token string) bool {
+	got, ok := strings.CutPrefix(header, "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+// IsLoopbackHost reports whether host (a name or IP, without port) is localhost or a loopback address.
+func IsLoopbackHost(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// shutdownGrace bounds how long Serve waits for requests to finish after ctx is cancelled. Running searches see
+// their request context cancelled at once, so they end within the runner's kill grace.
+const shutdownGrace = 8 * time.Second
+
+// Serve serves h on ln until ctx is cancelled, then cancels every in-flight request and shuts down.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	cancelRequests()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("shut down http: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http: %w", err)
+	}
+	return nil
+}

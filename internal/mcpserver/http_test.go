@@ -1,0 +1,161 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+
+func newHTTPTestServer(t *testing.T, scenario, token string) *httptest.Server {
+	t.Helper()
+	s, _ := newTestServer(t, scenario)
+	h := HTTPHandler(s, HTTPOptions{AuthToken: token, Health: func() any { return map[string]string{"status": "ok", "version": "test"} }})
+	srv := httptest.NewServer(h) // listens on 127.0.0.1, so mcp-go's Host check applies
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func post(t *testing.T, url string, body []byte, header map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+func TestHTTPRoundTrip(t *testing.T) {
+	srv := newHTTPTestServer(t, "ok", "")
+	c, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil || len(list.Tools) == 0 || list.Tools[0].Name != "search" {
+		t.Fatalf("tools/list = %+v, %v", list, err)
+	}
+	res := callSearch(ctx, t, c, map[string]any{"query": "q"})
+	if res.IsError || !strings.Contains(resultText(t, res), "# Fake report") {
+		t.Errorf("search over HTTP: %+v", res)
+	}
+}
+
+func TestHTTPHealthz(t *testing.T) {
+	srv := newHTTPTestServer(t, "ok", "")
+	res, err := http.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]string
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != 200 || body["status"] != "ok" {
+		t.Errorf("healthz: %d %v %v", res.StatusCode, body, err)
+	}
+}
+
+func TestHTTPRejections(t *testing.T) {
+	srv := newHTTPTestServer(t, "ok", "")
+	tests := []struct {
+		name   string
+		body   []byte
+		header map[string]string
+		want   int
+	}{
+		{"plain initialize", []byte(initializeBody), nil, http.StatusOK},
+		{"loopback origin", []byte(initializeBody), map[string]string{"Origin": "http://localhost:5173"}, http.StatusOK},
+		{"foreign origin", []byte(initializeBody), map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
+		{"null origin", []byte(initializeBody), map[string]string{"Origin": "null"}, http.StatusForbidden},
+		{"rebinding host", []byte(initializeBody), map[string]string{"Host": "evil.example:3000"}, http.StatusForbidden},
+		{"body over 1 MiB", append([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`), bytes.Repeat([]byte("x"), MaxBodyBytes)...), nil, http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if res := post(t, srv.URL+"/mcp", tt.body, tt.header); res.StatusCode != tt.want {
+				t.Errorf("status %d, want %d", res.StatusCode, tt.want)
+			}
+		})
+	}
+}
+
+func TestHTTPBearerToken(t *testing.T) {
+	srv := newHTTPTestServer(t, "ok", "s3cret-token")
+	tests := []struct {
+		name string
+		auth string
+		want int
+	}{
+		{"none", "", http.StatusUnauthorized},
+		{"wrong", "Bearer nope", http.StatusUnauthorized},
+		{"not bearer", "Basic czNjcmV0LXRva2Vu", http.StatusUnauthorized},
+		{"right", "Bearer s3cret-token", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			header := map[string]string{}
+			if tt.auth != "" {
+				header["Authorization"] = tt.auth
+			}
+			res := post(t, srv.URL+"/mcp", []byte(initializeBody), header)
+			if res.StatusCode != tt.want {
+				t.Errorf("status %d, want %d", res.StatusCode, tt.want)
+			}
+			if tt.want == http.StatusUnauthorized && res.Header.Get("WWW-Authenticate") == "" {
+				t.Error("401 without WWW-Authenticate")
+			}
+		})
+	}
+}
+
+func TestAllowedOrigin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		origin, host string
+		want         bool
+	}{
+		{"http://127.0.0.1:3000", "127.0.0.1:3000", true},
+		{"http://[::1]:8080", "127.0.0.1:3000", true},
+		{"https://localhost", "127.0.0.1:3000", true},
+		{"https://research.example.com", "research.example.com", true},
+		{"https://evil.example", "127.0.0.1:3000", false},
+		{"http://127.0.0.1.evil.example", "127.0.0.1:3000", false},
+		{"file://", "127.0.0.1:3000", false},
+		{"null", "127.0.0.1:3000", false},
+	}
+	for _, tt := range tests {
+		if got := allowedOrigin(tt.origin, tt.host); got != tt.want {
+			t.Errorf("allowedOrigin(%q, %q) = %v, want %v", tt.origin, tt.host, got, tt.want)
+		}
+	}
+}

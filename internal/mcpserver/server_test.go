@@ -1,0 +1,284 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/")
+
+func TestMain(m *testing.M) {
+	geminitest.Main()
+	os.Exit(m.Run())
+}
+
+// newTestServer serves the real engine and runner over a fake Gemini CLI playing scenario.
+func newTestServer(t *testing.T, scenario string) (*server.MCPServer, *geminitest.Fake) {
+	t.Helper()
+	fake := geminitest.New(t, scenario)
+	runner := gemini.NewRunner(gemini.Config{
+		Command:   fake.Command(),
+		Dir:       t.TempDir(),
+		Timeout:   30 * time.Second,
+		KillGrace: 300 * time.Millisecond,
+	})
+	engine, err := research.New(runner, research.Settings{JSONMaxRetries: 1, MaxIterations: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(engine, "test", nil), fake
+}
+
+// connect returns an initialized in-process MCP client.
+func connect(t *testing.T, s *server.MCPServer) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClientWithOptions(s, client.WithLegacyProtocolOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func callSearch(ctx context.Context, t *testing.T, c *client.Client, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "search"
+	req.Params.Arguments = args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	return res
+}
+
+func resultText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("got %d content items, want 1", len(res.Content))
+	}
+	tc, ok := mcp.AsTextContent(res.Content[0])
+	if !ok {
+		t.Fatalf("content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+func TestToolSchemasSnapshot(t *testing.T) {
+	s, _ := newTestServer(t, "ok")
+	c := connect(t, s)
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) == 0 {
+		t.Fatal("no tools listed")
+	}
+	for _, tool := range list.Tools {
+		got, err := json.MarshalIndent(tool, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", "toolsnaps", tool.Name+".json")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update to create the snapshot)", err)
+		}
+		if strings.TrimSpace(string(want)) != string(got) {
+			t.Errorf("tool %s changed its public schema; review and run go test -update:\ngot:\n%s", tool.Name, got)
+		}
+	}
+}
+
+func TestSearchAnnotations(t *testing.T) {
+	tool := searchTool()
+	a := tool.Annotations
+	if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+		a.OpenWorldHint == nil || !*a.OpenWorldHint {
+		t.Errorf("annotations = %+v, want read-only, not destructive, open world", a)
+	}
+}
+
+func TestSearchReturnsStructuredReport(t *testing.T) {
+	s, fake := newTestServer(t, "ok")
+	c := connect(t, s)
+	res := callSearch(context.Background(), t, c, map[string]any{"query": "what is {depth}?", "model": "gemini-2.5-pro"})
+	if res.IsError {
+		t.Fatalf("isError set: %s", resultText(t, res))
+	}
+
+	var text research.Report
+	if err := json.Unmarshal([]byte(resultText(t, res)), &text); err != nil {
+		t.Fatalf("text content is not the JSON report: %v", err)
+	}
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep research.Report
+	if err := json.Unmarshal(structured, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Success || !strings.HasPrefix(rep.Report, "# Fake report") || text.Report != rep.Report {
+		t.Errorf("report = %+v, want the fake's report in both text and structuredContent", rep)
+	}
+	m := rep.Metadata
+	if m.Topic != "what is {depth}?" || m.Model != "gemini-2.5-pro" || m.Timestamp == "" || m.Iterations < 1 {
+		t.Errorf("metadata = %+v", m)
+	}
+	if !slices.Contains(m.SourcesVisited, "https://example.com/a") || len(m.SearchQueriesUsed) == 0 {
+		t.Errorf("sources %v, queries %v: want the agent's sources and queries", m.SourcesVisited, m.SearchQueriesUsed)
+	}
+	if res.Meta == nil || res.Meta.AdditionalFields["model"] != "gemini-2.5-pro" || res.Meta.AdditionalFields["partial"] != false {
+		t.Errorf("_meta = %+v, want model and partial", res.Meta)
+	}
+	if _, ok := res.Meta.AdditionalFields["durationMs"]; !ok {
+		t.Error("_meta lacks durationMs")
+	}
+
+	calls := fake.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("CLI ran %d times, want 1", len(calls))
+	}
+	if !strings.Contains(calls[0].Stdin, "what is {depth}?") {
+		t.Error("the query's {depth} was substituted; want it literal in the prompt")
+	}
+	if !hasFlag(calls[0].Args, "-m", "gemini-2.5-pro") {
+		t.Errorf("args %v lack -m gemini-2.5-pro", calls[0].Args)
+	}
+}
+
+func TestSearchErrorsAreResults(t *testing.T) {
+	tests := []struct {
+		scenario string
+		wantCode string
+	}{
+		{"quota", "QUOTA_ERROR"},
+		{"auth", "AUTH_ERROR"},
+		{"untrusted", "UNTRUSTED_WORKSPACE"},
+		{"empty", "EMPTY_RESPONSE"},
+		{"crash", "CLI_ERROR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			s, _ := newTestServer(t, tt.scenario)
+			res := callSearch(context.Background(), t, connect(t, s), map[string]any{"query": "q"})
+			if !res.IsError {
+				t.Fatal("isError not set")
+			}
+			var body struct {
+				Success bool
+				Error   struct{ Code, Message, Details string }
+			}
+			if err := json.Unmarshal([]byte(resultText(t, res)), &body); err != nil {
+				t.Fatal(err)
+			}
+			if body.Success || body.Error.Code != tt.wantCode || body.Error.Message == "" {
+				t.Errorf("got %+v, want success false and code %s with a message", body, tt.wantCode)
+			}
+		})
+	}
+}
+
+func TestSearchRejectsBadArguments(t *testing.T) {
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"missing query", map[string]any{}, "query is required"},
+		{"empty query", map[string]any{"query": ""}, "query must not be empty"},
+		{"blank query", map[string]any{"query": "   "}, "query must contain text, not only white space"},
+		{"too long", map[string]any{"query": strings.Repeat("x", MaxQueryLen+1)}, "query must be at most 10000 characters long (got 10001)"},
+		{"wrong type", map[string]any{"query": 42}, "query must be a string, not a number"},
+		{"model like a flag", map[string]any{"query": "q", "model": "--yolo"}, `model \"--yolo\" is not valid`},
+	}
+	s, fake := newTestServer(t, "ok")
+	c := connect(t, s)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := callSearch(context.Background(), t, c, tt.args)
+			if !res.IsError {
+				t.Fatal("isError not set")
+			}
+			if text := resultText(t, res); !strings.Contains(text, tt.want) {
+				t.Errorf("error %q does not mention %q", text, tt.want)
+			}
+		})
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Errorf("the CLI ran %d times for invalid calls, want 0", n)
+	}
+}
+
+func TestCancelledSearchStopsTheCLI(t *testing.T) {
+	s, fake := newTestServer(t, "hang")
+	c := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "search"
+		req.Params.Arguments = map[string]any{"query": "q"}
+		res, _ := c.CallTool(ctx, req)
+		done <- res
+	}()
+	waitFor(t, func() bool { return len(fake.Calls()) == 1 && len(fake.LivePIDs()) > 0 })
+	cancel()
+	<-done
+	waitFor(t, func() bool { return len(fake.LivePIDs()) == 0 })
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func hasFlag(args []string, flag, value string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag && args[i+1] == value {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,240 @@
+// Package research is the engine behind the MCP tools: it turns a research request into prompts for the Gemini CLI
+// agent, runs them, extracts the agent's JSON report, and shapes the result. It knows nothing of MCP, HTTP or the tray.
+package research
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
+)
+
+// Runner runs one Gemini CLI research agent. *gemini.Runner implements it.
+type Runner interface {
+	Run(ctx context.Context, req gemini.Request) (gemini.Result, error)
+}
+
+// Settings is the part of the configuration the engine needs.
+type Settings struct {
+	Model               string        // "" lets the CLI choose
+	SystemPrompt        string        // replaces the embedded research template when set
+	JSONMaxRetries      int           // reruns of the same prompt when the answer holds no valid JSON report
+	MaxIterations       int           // search/read budget given to the agent
+	ProgressLogInterval time.Duration // how often a running search is logged
+}
+
+// slowAfter is when progress logs turn from INFO to WARN.
+const slowAfter = 120 * time.Second
+
+// Engine runs research requests.
+type Engine struct {
+	runner   Runner
+	settings Settings
+	template string
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New returns an engine. logger may be nil.
+func New(runner Runner, s Settings, logger *slog.Logger) (*Engine, error) {
+	template := s.SystemPrompt
+	if template == "" {
+		t, err := prompts.Load(prompts.Research)
+		if err != nil {
+			return nil, err
+		}
+		template = t
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{runner: runner, settings: s, template: template, log: logger, now: time.Now}, nil
+}
+
+// SearchRequest is one call of the search tool.
+type SearchRequest struct {
+	Query string
+	Model string // overrides Settings.Model for this call
+}
+
+// Report is a successful research result, shaped as the tools return it.
+type Report struct {
+	Success      bool     `json:"success"`
+	Report       string   `json:"report"`
+	ParseWarning bool     `json:"parse_warning,omitempty"`
+	Metadata     Metadata `json:"metadata"`
+}
+
+// Metadata describes how a report was produced.
+type Metadata struct {
+	DurationMS        int64    `json:"duration_ms"`
+	Topic             string   `json:"topic"`
+	Depth             string   `json:"depth,omitempty"`
+	Model             string   `json:"model"`
+	Timestamp         string   `json:"timestamp"`
+	SourcesVisited    []string `json:"sources_visited"`
+	SearchQueriesUsed []string `json:"search_queries_used"`
+	Iterations        int      `json:"iterations"`
+	OutputTruncated   bool     `json:"output_truncated,omitempty"`
+}
+
+// Failure is a research request that produced no report. Code is one of the gemini.Code values or
+// CodeResearchFailed.
+type Failure struct {
+	Code    string
+	Message string
+	Details string
+}
+
+func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+
+// CodeResearchFailed: the agent ran but reported that it could not research the topic.
+const CodeResearchFailed = "RESEARCH_FAILED"
+
+// Search runs the single-round research agent. It returns a *Failure when the agent could not produce a report,
+// or the context's error when the caller went away.
+func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
+	start := e.now()
+	model := cmp.Or(req.Model, e.settings.Model)
+	prompt := prompts.Render(e.template, prompts.Values{
+		Topic:         req.Query,
+		Depth:         "concise",
+		Model:         cmp.Or(model, "auto"),
+		Date:          start.Format("2006-01-02"),
+		MaxIterations: e.settings.MaxIterations,
+	})
+
+	stop := e.logProgress(req.Query, start)
+	defer stop()
+
+	var (
+		res    gemini.Result
+		parsed agentReport
+		ok     bool
+	)
+	attempts := 1 + e.settings.JSONMaxRetries
+	for attempt := 1; attempt <= attempts && !ok; attempt++ {
+		var err error
+		res, err = e.runner.Run(ctx, gemini.Request{Prompt: prompt, Model: model})
+		if err != nil {
+			return Report{}, e.failure(ctx, req.Query, err)
+		}
+		if parsed, ok = extractReport(res.Text); !ok && attempt < attempts {
+			e.log.Warn("answer held no valid JSON report; running the same prompt again",
+				"attempt", attempt, "of", attempts, "topic", shorten(req.Query))
+		}
+	}
+
+	meta := Metadata{
+		Topic:             req.Query,
+		Model:             reportedModel(model, res.Model),
+		Timestamp:         start.UTC().Format(time.RFC3339),
+		SourcesVisited:    union(res.URLs, parsed.Metadata.SourcesVisited),
+		SearchQueriesUsed: union(res.Queries, parsed.Metadata.SearchQueriesUsed),
+		Iterations:        max(parsed.Metadata.Iterations, len(res.Queries)+len(res.URLs), 1),
+		OutputTruncated:   res.Truncated,
+	}
+	out := Report{Success: true, Metadata: meta}
+	switch {
+	case !ok:
+		e.log.Warn("no valid JSON report after all attempts; returning the raw answer", "attempts", attempts,
+			"topic", shorten(req.Query))
+		out.Report, out.ParseWarning = res.Text, true
+	case !*parsed.Success:
+		return Report{}, &Failure{Code: CodeResearchFailed, Message: *parsed.Report,
+			Details: "The agent could not research this topic. Rephrase the query or make it more specific."}
+	default:
+		out.Report = *parsed.Report
+	}
+	if res.Truncated {
+		out.Report += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
+	}
+	out.Metadata.DurationMS = e.now().Sub(start).Milliseconds()
+	return out, nil
+}
+
+// failure turns a runner error into a *Failure, or returns the context's error when the caller cancelled.
+func (e *Engine) failure(ctx context.Context, topic string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ge *gemini.Error
+	if !errors.As(err, &ge) {
+		e.log.Error("research failed", "topic", shorten(topic), "err", err)
+		return &Failure{Code: string(gemini.CodeCLI), Message: err.Error()}
+	}
+	e.log.Error("research failed", "topic", shorten(topic), "code", ge.Code, "message", ge.Message)
+	details := ge.Hint
+	if ge.Detail != "" {
+		details = strings.TrimSpace(details + "\n" + ge.Detail)
+	}
+	return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details}
+}
+
+// logProgress logs a line every ProgressLogInterval while a search runs; the returned func stops it.
+func (e *Engine) logProgress(topic string, start time.Time) func() {
+	if e.settings.ProgressLogInterval <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(e.settings.ProgressLogInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				elapsed := e.now().Sub(start).Round(time.Second)
+				msg := fmt.Sprintf("Research in progress... (elapsed: %ds, topic: %q)", int(elapsed.Seconds()), shorten(topic))
+				if elapsed >= slowAfter {
+					msg = fmt.Sprintf("Research taking longer than expected... (elapsed: %ds, topic: %q)", int(elapsed.Seconds()), shorten(topic))
+					e.log.Warn(msg)
+					continue
+				}
+				e.log.Info(msg)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// reportedModel names the model in metadata: the one we asked for, else the one the CLI reported, else a
+// placeholder (the CLI reports "auto" when it chose the model itself).
+func reportedModel(requested, fromCLI string) string {
+	switch {
+	case requested != "":
+		return requested
+	case fromCLI != "" && fromCLI != "auto":
+		return fromCLI
+	}
+	return "auto-detected"
+}
+
+// union returns the non-empty strings of a and b without duplicates, in order of first appearance; never nil,
+// so the JSON shows [] rather than null.
+func union(a, b []string) []string {
+	out := []string{}
+	for _, s := range slices.Concat(a, b) {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// shorten keeps log lines readable for long queries.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,66 @@
+package research
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// agentReport is the JSON object the research prompt asks the agent for.
+type agentReport struct {
+	Success  *bool   `json:"success"`
+	Report   *string `json:"report"`
+	Metadata struct {
+		SourcesVisited    []string `json:"sources_visited"`
+		SearchQueriesUsed []string `json:"search_queries_used"`
+		Iterations        int      `json:"iterations"`
+	} `json:"metadata"`
+}
+
+// maxCandidates bounds how many '{' positions extractReport tries, so a huge prose answer full of braces
+// cannot make extraction quadratic.
+const maxCandidates = 64
+
+// extractReport finds the agent's report in its answer: first a fenced ```json block, then the first balanced
+// JSON object anywhere in the text. A candidate counts only when it holds a boolean `success` and a string
+// `report`.
+//
+// A fence is not matched with a regular expression up to the closing ```: the report itself often contains
+// Markdown code fences inside its JSON string, so the object is decoded from the fence's start instead.
+func extractReport(text string) (agentReport, bool) {
+	for rest := text; ; {
+		i := strings.Index(rest, "```json")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("```json"):]
+		if r, ok := decodeReport(rest); ok {
+			return r, true
+		}
+	}
+	tried := 0
+	for i := 0; i < len(text) && tried < maxCandidates; i++ {
+		if text[i] != '{' {
+			continue
+		}
+		tried++
+		if r, ok := decodeReport(text[i:]); ok {
+			return r, true
+		}
+	}
+	return agentReport{}, false
+}
+
+// decodeReport decodes the first JSON value in s (leading white space allowed, trailing text ignored).
+func decodeReport(s string) (agentReport, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil || !bytes.HasPrefix(raw, []byte("{")) {
+		return agentReport{}, false
+	}
+	var r agentReport
+	if err := json.Unmarshal(raw, &r); err != nil || r.Success == nil || r.Report == nil {
+		return agentReport{}, false
+	}
+	return r, true
+}
