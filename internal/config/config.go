@@ -35,6 +35,9 @@ type Config struct {
 	JSONMaxRetries      int           // JSON_MAX_RETRIES
 	MaxIterations       int           // GEMINI_CLI_MAX_ITERATIONS
 	MaxConcurrent       int           // GEMINI_MAX_CONCURRENT
+	QueueTimeout        time.Duration // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
+	DeepSearchMaxRounds int           // DEEP_SEARCH_MAX_ROUNDS
+	MaxResponseChars    int           // GEMINI_MAX_RESPONSE_CHARS
 	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
 	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
 

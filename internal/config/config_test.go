@@ -45,6 +45,9 @@ func TestLoadDefaults(t *testing.T) {
 		JSONMaxRetries:      3,
 		MaxIterations:       10,
 		MaxConcurrent:       3,
+		QueueTimeout:        30 * time.Second,
+		DeepSearchMaxRounds: 3,
+		MaxResponseChars:    20000,
 		Overridden:          map[string]bool{DirVar: true},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -312,7 +315,7 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 16 {
-		t.Errorf("got %d variables, want 16", len(seen))
+	if len(seen) != 19 {
+		t.Errorf("got %d variables, want 19", len(seen))
 	}
 }

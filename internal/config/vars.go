@@ -91,8 +91,8 @@ var variables = []variable{
 			c.JSONMaxRetries, err = intBetween(v, 0, 10, "must be a whole number between 0 and 10")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_CLI_MAX_ITERATIONS", Default: "10", Description: "Most research rounds (search and " +
-		"scrape cycles) in one deep search (1 to 100)."},
+	{VarDoc{Name: "GEMINI_CLI_MAX_ITERATIONS", Default: "10", Description: "Most search or read steps the " +
+		"research agent is asked to take in one run; also caps DEEP_SEARCH_MAX_ROUNDS (1 to 100)."},
 		func(c *Config, v string) (err error) {
 			c.MaxIterations, err = intBetween(v, 1, 100, "must be a whole number between 1 and 100")
 			return err
@@ -101,6 +101,24 @@ var variables = []variable{
 		"once; further searches wait their turn (1 to 32)."},
 		func(c *Config, v string) (err error) {
 			c.MaxConcurrent, err = intBetween(v, 1, 32, "must be a whole number between 1 and 32")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_QUEUE_TIMEOUT", Default: "30000", Description: "Longest time a search waits for a " +
+		"free Gemini CLI slot before it fails with QUEUE_TIMEOUT, in milliseconds (0 to 1800000; 0: no limit)."},
+		func(c *Config, v string) (err error) {
+			c.QueueTimeout, err = millis(v, 0, 1_800_000, "must be a whole number of milliseconds between 0 and 1800000")
+			return err
+		}},
+	{VarDoc{Name: "DEEP_SEARCH_MAX_ROUNDS", Default: "3", Description: "Most rounds of one deep_search: the " +
+		"research round plus verification rounds (1 to 10, never above GEMINI_CLI_MAX_ITERATIONS)."},
+		func(c *Config, v string) (err error) {
+			c.DeepSearchMaxRounds, err = intBetween(v, 1, 10, "must be a whole number between 1 and 10")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_MAX_RESPONSE_CHARS", Default: "20000", Description: "Longest report returned in one " +
+		"piece; a longer one comes back in chunks fetched with fetch_chunk (1000 to 1000000)."},
+		func(c *Config, v string) (err error) {
+			c.MaxResponseChars, err = intBetween(v, 1000, 1_000_000, "must be a whole number between 1000 and 1000000")
 			return err
 		}},
 	{VarDoc{Name: "GEMINI_CLI_PATH", Description: "Path to the gemini executable. Empty: look up gemini on " +

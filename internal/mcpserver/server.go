@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
@@ -64,18 +65,30 @@ const resultSchema = `{
   "required": ["success"]
 }`
 
-// New returns an MCP server with the research tools. logger may be nil.
-func New(engine Engine, version string, logger *slog.Logger) *server.MCPServer {
+// Options configure the MCP server.
+type Options struct {
+	Version  string
+	Logger   *slog.Logger        // nil discards
+	Activity *activity.Registry // records running calls and failures; nil records nothing
+}
+
+// New returns an MCP server with the research tools.
+func New(engine Engine, o Options) *server.MCPServer {
+	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := server.NewMCPServer(Name, version,
+	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions("Web research through a Gemini CLI agent with Google Search grounding and Firecrawl scraping. "+
 			"Use `search` for a question that needs current information from the web; it returns a Markdown report with sources. "+
 			"A search takes from several seconds to a few minutes."),
-	)
+	}
+	if o.Activity != nil {
+		opts = append(opts, server.WithToolHandlerMiddleware(recordActivity(o.Activity)))
+	}
+	s := server.NewMCPServer(Name, o.Version, opts...)
 	t := &tools{engine: engine, log: logger}
 	search := searchTool()
 	s.AddTool(search, validated(search, t.search))
@@ -113,7 +126,8 @@ func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 			Message: "invalid arguments for search: query must contain text, not only white space"}), nil
 	}
 	model := req.GetString("model", "")
-	rep, err := t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model})
+	rep, err := t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model,
+		Progress: activity.TrackerFrom(ctx).Stage})
 	if err != nil {
 		return errorResult(start, model, err), nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -41,7 +42,7 @@ func newTestServer(t *testing.T, scenario string) (*server.MCPServer, *geminites
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(engine, "test", nil), fake
+	return New(engine, Options{Version: "test"}), fake
 }
 
 // connect returns an initialized in-process MCP client.
@@ -281,4 +282,43 @@ func hasFlag(args []string, flag, value string) bool {
 		}
 	}
 	return false
+}
+
+func TestActivityShowsRunsAndFailures(t *testing.T) {
+	fake := geminitest.New(t, "hang") // searches, then hangs until cancelled
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+		KillGrace: 300 * time.Millisecond})
+	engine, err := research.New(runner, research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := activity.New()
+	c := connect(t, New(engine, Options{Version: "test", Activity: reg}))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "search"
+		req.Params.Arguments = map[string]any{"query": "watch me"}
+		c.CallTool(ctx, req)
+	}()
+	waitFor(t, func() bool {
+		s := reg.Snapshot()
+		return len(s.Running) == 1 && s.Running[0].Tool == "search" && s.Running[0].Query == "watch me" &&
+			s.Running[0].Stage == "searching: "+geminitest.FakeQuery
+	})
+	cancel()
+	<-done
+	waitFor(t, func() bool { return len(reg.Snapshot().Running) == 0 })
+	if f := reg.Snapshot().Failures; len(f) != 0 {
+		t.Errorf("failures = %+v: a cancelled call is not a failure", f)
+	}
+
+	callSearch(context.Background(), t, c, map[string]any{"query": ""})
+	f := reg.Snapshot().Failures
+	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != CodeInvalidArgument || !strings.Contains(f[0].Message, "query") {
+		t.Errorf("failures = %+v, want the invalid call", f)
+	}
 }

@@ -28,6 +28,8 @@ type Settings struct {
 	JSONMaxRetries      int           // reruns of the same prompt when the answer holds no valid JSON report
 	MaxIterations       int           // search/read budget given to the agent
 	ProgressLogInterval time.Duration // how often a running search is logged
+	Queue               *Queue        // shared limit on concurrent CLI runs; nil: no limit
+	QueueTimeout        time.Duration // longest wait for a queue slot; 0: no limit
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -60,8 +62,30 @@ func New(runner Runner, s Settings, logger *slog.Logger) (*Engine, error) {
 
 // SearchRequest is one call of the search tool.
 type SearchRequest struct {
-	Query string
-	Model string // overrides Settings.Model for this call
+	Query    string
+	Model    string   // overrides Settings.Model for this call
+	Progress Progress // optional
+}
+
+// Progress receives short, human-readable stage updates while a request runs: "researching",
+// "searching: rust 2024 edition", "reading: https://…". It is called from the engine's goroutines, in order.
+type Progress func(stage string)
+
+func (p Progress) report(stage string) {
+	if p != nil {
+		p(stage)
+	}
+}
+
+// stageOf describes what the agent is doing from one of the CLI's tool calls.
+func stageOf(ev gemini.Event) string {
+	switch {
+	case ev.Kind == gemini.EventSearch && ev.Query != "":
+		return "searching: " + shorten(ev.Query)
+	case ev.Kind == gemini.EventFetch && ev.URL != "":
+		return "reading: " + ev.URL
+	}
+	return "using " + ev.Tool
 }
 
 // Report is a successful research result, shaped as the tools return it.
@@ -95,8 +119,11 @@ type Failure struct {
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Message }
 
-// CodeResearchFailed: the agent ran but reported that it could not research the topic.
-const CodeResearchFailed = "RESEARCH_FAILED"
+// Codes the engine adds to gemini's.
+const (
+	CodeResearchFailed = "RESEARCH_FAILED" // the agent ran but reported that it could not research the topic
+	CodeQueueTimeout   = "QUEUE_TIMEOUT"   // no CLI slot freed up within GEMINI_QUEUE_TIMEOUT
+)
 
 // Search runs the single-round research agent. It returns a *Failure when the agent could not produce a report,
 // or the context's error when the caller went away.
@@ -120,9 +147,15 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) 
 		ok     bool
 	)
 	attempts := 1 + e.settings.JSONMaxRetries
+	onEvent := func(ev gemini.Event) { req.Progress.report(stageOf(ev)) }
 	for attempt := 1; attempt <= attempts && !ok; attempt++ {
+		if attempt == 1 {
+			req.Progress.report("researching")
+		} else {
+			req.Progress.report(fmt.Sprintf("retrying: the answer was not valid JSON (attempt %d/%d)", attempt, attempts))
+		}
 		var err error
-		res, err = e.runner.Run(ctx, gemini.Request{Prompt: prompt, Model: model})
+		res, err = e.run(ctx, gemini.Request{Prompt: prompt, Model: model, OnEvent: onEvent}, req.Progress)
 		if err != nil {
 			return Report{}, e.failure(ctx, req.Query, err)
 		}
@@ -160,12 +193,34 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) 
 	return out, nil
 }
 
+// run runs the CLI once, after waiting for a queue slot.
+func (e *Engine) run(ctx context.Context, req gemini.Request, progress Progress) (gemini.Result, error) {
+	if q := e.settings.Queue; q != nil {
+		release, err := q.Acquire(ctx, e.settings.QueueTimeout, func(place int) {
+			progress.report(fmt.Sprintf("queued: position %d", place))
+		})
+		if err != nil {
+			return gemini.Result{}, err
+		}
+		defer release()
+	}
+	return e.runner.Run(ctx, req)
+}
+
 // failure turns a runner error into a *Failure, or returns the context's error when the caller cancelled.
 func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var ge *gemini.Error
+	var (
+		ge *gemini.Error
+		qt *QueueTimeoutError
+	)
+	if errors.As(err, &qt) {
+		e.log.Warn("research request gave up waiting for a slot", "topic", shorten(topic), "waited", qt.Waited)
+		return &Failure{Code: CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",
+			Details: "Try again shortly, or raise GEMINI_MAX_CONCURRENT or GEMINI_QUEUE_TIMEOUT."}
+	}
 	if !errors.As(err, &ge) {
 		e.log.Error("research failed", "topic", shorten(topic), "err", err)
 		return &Failure{Code: string(gemini.CodeCLI), Message: err.Error()}

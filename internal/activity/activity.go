@@ -1,0 +1,148 @@
+// Package activity records what the server is doing: the research runs in progress, with their stage, and the most
+// recent failures. The tray menu, the /status page and the logs are views of one Registry.
+package activity
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// MaxFailures is how many recent failures a Registry keeps.
+const MaxFailures = 10
+
+// Run is a tool call in progress.
+type Run struct {
+	ID      uint64
+	Tool    string
+	Query   string
+	Stage   string
+	Started time.Time
+}
+
+// Failure is a tool call that ended in an error.
+type Failure struct {
+	Time    time.Time
+	Tool    string
+	Code    string
+	Message string
+}
+
+// Snapshot is the registry's state at one moment.
+type Snapshot struct {
+	Running  []Run     // oldest first
+	Failures []Failure // newest first
+}
+
+// Registry is safe for concurrent use. The zero value is not usable; call New.
+type Registry struct {
+	mu       sync.Mutex
+	nextID   uint64
+	runs     map[uint64]*Run
+	failures []Failure
+	changed  chan struct{}
+	now      func() time.Time
+}
+
+// New returns an empty registry.
+func New() *Registry {
+	return &Registry{runs: map[uint64]*Run{}, changed: make(chan struct{}), now: time.Now}
+}
+
+// Begin records the start of a tool call; the caller must call End on the returned Tracker.
+func (r *Registry) Begin(tool, query string) *Tracker {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.nextID++
+	r.runs[r.nextID] = &Run{ID: r.nextID, Tool: tool, Query: query, Stage: "starting", Started: r.now()}
+	r.notifyLocked()
+	return &Tracker{r: r, id: r.nextID}
+}
+
+// Snapshot returns a copy of the current state.
+func (r *Registry) Snapshot() Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := Snapshot{Failures: slices.Clone(r.failures)}
+	for _, run := range r.runs {
+		s.Running = append(s.Running, *run)
+	}
+	slices.SortFunc(s.Running, func(a, b Run) int { return cmp.Compare(a.ID, b.ID) })
+	return s
+}
+
+// ClearFailures forgets the recorded failures.
+func (r *Registry) ClearFailures() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = nil
+	r.notifyLocked()
+}
+
+// Changed returns a channel that is closed at the next change, for views that redraw on change.
+func (r *Registry) Changed() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.changed
+}
+
+func (r *Registry) notifyLocked() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Tracker updates one run. A nil *Tracker ignores every call, so code paths without a registry need no checks.
+type Tracker struct {
+	r    *Registry
+	id   uint64
+	once sync.Once
+}
+
+// Stage sets the run's current stage, e.g. "searching: rust 2024".
+func (t *Tracker) Stage(stage string) {
+	if t == nil {
+		return
+	}
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if run, ok := t.r.runs[t.id]; ok {
+		run.Stage = stage
+		t.r.notifyLocked()
+	}
+}
+
+// End removes the run; a non-nil failure is recorded among the recent failures (Tool and Time are filled in).
+// Calls after the first do nothing.
+func (t *Tracker) End(f *Failure) {
+	if t == nil {
+		return
+	}
+	t.once.Do(func() {
+		t.r.mu.Lock()
+		defer t.r.mu.Unlock()
+		run := t.r.runs[t.id]
+		delete(t.r.runs, t.id)
+		if f != nil {
+			rec := *f
+			rec.Tool, rec.Time = run.Tool, t.r.now()
+			t.r.failures = slices.Insert(t.r.failures, 0, rec)
+			t.r.failures = t.r.failures[:min(len(t.r.failures), MaxFailures)]
+		}
+		t.r.notifyLocked()
+	})
+}
+
+type trackerKey struct{}
+
+// WithTracker returns a context carrying t, for code further down a tool call.
+func WithTracker(ctx context.Context, t *Tracker) context.Context {
+	return context.WithValue(ctx, trackerKey{}, t)
+}
+
+// TrackerFrom returns the context's Tracker, or nil.
+func TrackerFrom(ctx context.Context) *Tracker {
+	t, _ := ctx.Value(trackerKey{}).(*Tracker)
+	return t
+}

@@ -1,0 +1,73 @@
+package activity
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestRunsAndFailures(t *testing.T) {
+	t.Parallel()
+	r := New()
+	clock := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	r.now = func() time.Time { return clock }
+
+	changed := r.Changed()
+	a := r.Begin("search", "first")
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Begin did not signal a change")
+	}
+	b := r.Begin("deep_search", "second")
+	b.Stage("searching: go 1.26")
+
+	s := r.Snapshot()
+	if len(s.Running) != 2 || s.Running[0].Query != "first" || s.Running[1].Stage != "searching: go 1.26" {
+		t.Fatalf("running = %+v", s.Running)
+	}
+
+	a.End(nil)
+	b.End(&Failure{Code: "QUOTA_ERROR", Message: "daily quota"})
+	b.End(&Failure{Code: "IGNORED"}) // a second End does nothing
+	s = r.Snapshot()
+	if len(s.Running) != 0 {
+		t.Errorf("running = %+v, want none", s.Running)
+	}
+	want := Failure{Time: clock, Tool: "deep_search", Code: "QUOTA_ERROR", Message: "daily quota"}
+	if len(s.Failures) != 1 || s.Failures[0] != want {
+		t.Errorf("failures = %+v, want [%+v]", s.Failures, want)
+	}
+	r.ClearFailures()
+	if got := r.Snapshot().Failures; len(got) != 0 {
+		t.Errorf("failures after Clear = %+v", got)
+	}
+}
+
+func TestKeepsTheTenMostRecentFailures(t *testing.T) {
+	t.Parallel()
+	r := New()
+	for i := range 15 {
+		r.Begin("search", "q").End(&Failure{Code: fmt.Sprint(i)})
+	}
+	f := r.Snapshot().Failures
+	if len(f) != MaxFailures || f[0].Code != "14" || f[MaxFailures-1].Code != "5" {
+		t.Errorf("failures = %+v, want codes 14 down to 5", f)
+	}
+}
+
+func TestNilTrackerAndContext(t *testing.T) {
+	t.Parallel()
+	var tr *Tracker
+	tr.Stage("x")
+	tr.End(nil)
+	if TrackerFrom(context.Background()) != nil {
+		t.Error("empty context has a tracker")
+	}
+	r := New()
+	real := r.Begin("search", "q")
+	if TrackerFrom(WithTracker(context.Background(), real)) != real {
+		t.Error("tracker lost through the context")
+	}
+}

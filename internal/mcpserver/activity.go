@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+)
+
+// recordActivity registers every tool call in reg while it runs, hands its Tracker down through the context for
+// stage updates, and records failures. A call the client cancelled is not a failure.
+func recordActivity(reg *activity.Registry) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			tracker := reg.Begin(req.Params.Name, subjectOf(req))
+			res, err := next(activity.WithTracker(ctx, tracker), req)
+			tracker.End(failureOf(res, err))
+			return res, err
+		}
+	}
+}
+
+// subjectOf is what a call is about, for people watching: its query or topic argument.
+func subjectOf(req mcp.CallToolRequest) string {
+	for _, key := range []string{"query", "topic", "id"} {
+		if v := req.GetString(key, ""); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
+	switch {
+	case err != nil:
+		return &activity.Failure{Code: "INTERNAL_ERROR", Message: err.Error()}
+	case res == nil || !res.IsError:
+		return nil
+	}
+	var body errorBody
+	if b, err := json.Marshal(res.StructuredContent); err == nil {
+		_ = json.Unmarshal(b, &body)
+	}
+	if body.Error.Code == CodeCancelled {
+		return nil
+	}
+	if body.Error.Code == "" { // every error result of ours has a code; this is a safety net
+		body.Error.Code = "TOOL_ERROR"
+	}
+	return &activity.Failure{Code: body.Error.Code, Message: body.Error.Message}
+}
