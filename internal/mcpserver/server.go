@@ -68,7 +68,7 @@ const resultSchema = `{
 // Options configure the MCP server.
 type Options struct {
 	Version  string
-	Logger   *slog.Logger        // nil discards
+	Logger   *slog.Logger       // nil discards
 	Activity *activity.Registry // records running calls and failures; nil records nothing
 }
 
@@ -81,8 +81,8 @@ func New(engine Engine, o Options) *server.MCPServer {
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithInstructions("Web research through a Gemini CLI agent with Google Search grounding and Firecrawl scraping. "+
-			"Use `search` for a question that needs current information from the web; it returns a Markdown report with sources. "+
+		server.WithInstructions("Web research through a Gemini CLI agent with Google Search grounding and Firecrawl scraping. " +
+			"Use `search` for a question that needs current information from the web; it returns a Markdown report with sources. " +
 			"A search takes from several seconds to a few minutes."),
 	}
 	if o.Activity != nil {
