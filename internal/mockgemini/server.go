@@ -1,0 +1,498 @@
+// Package mockgemini is a scripted stand-in for the Gemini API
+// (generativelanguage v1beta) on a loopback address, for tests that run the
+// real Gemini CLI (GOOGLE_GEMINI_BASE_URL) or, later, a Go client of the API.
+//
+// It answers POST /v1beta/models/{model}:streamGenerateContent?alt=sse and
+// :generateContent, and :countTokens. Each request is sorted into a [Kind]:
+// the agent's own turns ([KindChat]), structured-output calls such as the
+// CLI's model router ([KindRouter]), Google Search grounding ([KindSearch])
+// and URL context ([KindFetch]). A [Responder] per kind picks the [Reply]:
+// text, a JSON document, function calls, a grounded answer, an API error
+// (401, 403, 429 per minute or per day, 500), an empty answer or a hang.
+// Every request is recorded ([Server.Requests]) with the model, the tools it
+// offered, the prompt text and its headers, never the API key.
+//
+//	mock := mockgemini.New()
+//	mock.Handle(mockgemini.KindChat, mockgemini.Turns(
+//		mockgemini.Call("google_web_search", map[string]any{"query": "go 1.26"}),
+//		mockgemini.Text("Go 1.26 shipped in February."),
+//	))
+//	srv := httptest.NewServer(mock)
+//	defer srv.Close()
+//	defer mock.Close() // first: releases hanging requests, which srv.Close waits for
+//
+// The shapes are those the Gemini CLI 0.61.0 sends and expects
+// (shared/notes/gemini-cli.md).
+package mockgemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kind says what a request is for.
+type Kind string
+
+const (
+	// KindChat is a turn of the agent's conversation: streamGenerateContent,
+	// or generateContent that is none of the kinds below.
+	KindChat Kind = "chat"
+	// KindRouter asks for structured output (generationConfig.responseJsonSchema
+	// or responseSchema): the CLI's model router and its other side checks.
+	// The default reply fills the schema with plausible values.
+	KindRouter Kind = "router"
+	// KindSearch offers the googleSearch tool: the CLI's google_web_search.
+	KindSearch Kind = "search"
+	// KindFetch offers the urlContext tool: the CLI's web_fetch.
+	KindFetch Kind = "fetch"
+	// KindOther is anything else (countTokens, unknown paths).
+	KindOther Kind = "other"
+)
+
+// Request is one recorded request.
+type Request struct {
+	Seq               int               `json:"seq"`
+	Time              time.Time         `json:"time"`
+	Method            string            `json:"method"`
+	Path              string            `json:"path"`
+	Model             string            `json:"model,omitempty"`
+	Action            string            `json:"action,omitempty"` // generateContent, streamGenerateContent, countTokens
+	Stream            bool              `json:"stream,omitempty"`
+	Kind              Kind              `json:"kind"`
+	Tools             []string          `json:"tools,omitempty"`         // names of the function declarations offered
+	BuiltinTools      []string          `json:"builtin_tools,omitempty"` // googleSearch, urlContext, codeExecution ...
+	SystemInstruction string            `json:"system_instruction,omitempty"`
+	Prompt            string            `json:"prompt,omitempty"`             // the text parts of every user turn, joined by blank lines
+	ToolTurns         int               `json:"tool_turns"`                   // user turns that carry tool results
+	FunctionResponses []FunctionResult  `json:"function_responses,omitempty"` // tool results in the last turn
+	ResponseSchema    json.RawMessage   `json:"response_schema,omitempty"`
+	Header            map[string]string `json:"header"` // without the API key or any credential
+	APIKey            bool              `json:"api_key"`
+	Body              json.RawMessage   `json:"body,omitempty"`
+	Reply             string            `json:"reply"` // what the mock answered, in short
+}
+
+// FunctionResult is a tool result the CLI sends back to the model.
+type FunctionResult struct {
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+// Output returns the result's "output" field, the text the CLI's tools put
+// there, or the whole response as text.
+func (f FunctionResult) Output() string {
+	var r struct {
+		Output string `json:"output"`
+	}
+	if json.Unmarshal(f.Response, &r) == nil && r.Output != "" {
+		return r.Output
+	}
+	return string(f.Response)
+}
+
+// Server is the mock. Its zero value is not usable: call New.
+type Server struct {
+	mu         sync.Mutex
+	responders map[Kind]Responder
+	requests   []Request
+	closed     chan struct{}
+	closeOnce  sync.Once
+}
+
+// DefaultSources are the sources of the default search reply.
+var DefaultSources = []Source{
+	{URI: "https://example.com/mock-source-1", Title: "example.com"},
+	{URI: "https://example.org/mock-source-2", Title: "example.org"},
+}
+
+// New returns a mock with default replies: chat answers "Mock answer.",
+// router calls get their schema filled, searches a grounded answer citing
+// DefaultSources, fetches a short page text.
+func New() *Server {
+	return &Server{
+		responders: map[Kind]Responder{
+			KindChat:   Always(Text("Mock answer.")),
+			KindRouter: fillSchema,
+			KindSearch: Always(Grounded("Mock search results: the topic is covered by two sources.", DefaultSources...)),
+			KindFetch:  Always(Text("Mock page content.")),
+		},
+		closed: make(chan struct{}),
+	}
+}
+
+// Handle sets the responder for one kind of request.
+func (s *Server) Handle(k Kind, r Responder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responders[k] = r
+}
+
+// Requests returns a copy of every request so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// RequestsOf returns the requests of one kind.
+func (s *Server) RequestsOf(k Kind) []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Kind == k {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SaveLog writes the requests as indented JSON to path, creating its folder.
+func (s *Server) SaveLog(path string) error {
+	data, err := json.MarshalIndent(s.Requests(), "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode request log: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save request log: %w", err)
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Close releases every request held by a hanging or delayed reply; later
+// ones are answered at once. Call it before closing the HTTP server, which
+// waits for running requests.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
+
+// secretHeaders are never recorded.
+var secretHeaders = []string{"X-Goog-Api-Key", "Authorization", "Cookie", "Proxy-Authorization"}
+
+// ServeHTTP answers one API request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(hr.Body, 64<<20))
+	if err != nil {
+		http.Error(w, "read body", http.StatusBadRequest)
+		return
+	}
+	req, parsed := parseRequest(hr, body)
+
+	s.mu.Lock()
+	req.Seq = len(s.requests) + 1
+	respond := s.responders[req.Kind]
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	var rep Reply
+	switch {
+	case req.Kind == KindOther && req.Action == "countTokens":
+		rep = Reply{} // answered below
+	case respond == nil:
+		rep = Error(http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("mockgemini: no responder for %s %s", hr.Method, hr.URL.Path))
+	default:
+		rep = respond(&req)
+	}
+	s.setReply(req.Seq, rep.summary())
+
+	if rep.Delay > 0 || rep.Hang {
+		var wait <-chan time.Time
+		if !rep.Hang {
+			wait = time.After(rep.Delay)
+		}
+		select {
+		case <-wait:
+		case <-hr.Context().Done():
+			return
+		case <-s.closed:
+			if rep.Hang {
+				return
+			}
+		}
+	}
+	switch {
+	case rep.Status >= 400:
+		writeJSON(w, rep.Status, map[string]any{"error": rep.Error})
+	case req.Action == "countTokens":
+		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": max(len(parsed.text())/4, 1)})
+	case req.Stream:
+		writeStream(w, rep, req.Model, len(body))
+	default:
+		writeJSON(w, http.StatusOK, rep.response(rep.Text, true, req.Model, len(body)))
+	}
+}
+
+func (s *Server) setReply(seq int, summary string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[seq-1].Reply = summary
+}
+
+// apiRequest is the part of a GenerateContentRequest the mock reads.
+type apiRequest struct {
+	Contents          []content `json:"contents"`
+	SystemInstruction *content  `json:"systemInstruction"`
+	Tools             []struct {
+		FunctionDeclarations []struct {
+			Name string `json:"name"`
+		} `json:"functionDeclarations"`
+		GoogleSearch          json.RawMessage `json:"googleSearch"`
+		GoogleSearchRetrieval json.RawMessage `json:"googleSearchRetrieval"`
+		URLContext            json.RawMessage `json:"urlContext"`
+		CodeExecution         json.RawMessage `json:"codeExecution"`
+	} `json:"tools"`
+	GenerationConfig struct {
+		ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+		ResponseSchema     json.RawMessage `json:"responseSchema"`
+	} `json:"generationConfig"`
+}
+
+type content struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Text             string          `json:"text"`
+		FunctionResponse *FunctionResult `json:"functionResponse"`
+	} `json:"parts"`
+}
+
+func (c content) text() string {
+	var b []string
+	for _, p := range c.Parts {
+		if p.Text != "" {
+			b = append(b, p.Text)
+		}
+	}
+	return strings.Join(b, "\n")
+}
+
+func (a apiRequest) text() string {
+	var b []string
+	for _, c := range a.Contents {
+		if c.Role != "model" {
+			if t := c.text(); t != "" {
+				b = append(b, t)
+			}
+		}
+	}
+	return strings.Join(b, "\n\n")
+}
+
+func parseRequest(hr *http.Request, body []byte) (Request, apiRequest) {
+	req := Request{
+		Time:   time.Now(),
+		Method: hr.Method,
+		Path:   hr.URL.Path,
+		Kind:   KindOther,
+		Header: make(map[string]string),
+		Stream: hr.URL.Query().Get("alt") == "sse",
+	}
+	for name, values := range hr.Header {
+		if slices.Contains(secretHeaders, name) {
+			req.APIKey = req.APIKey || name == "X-Goog-Api-Key"
+			continue
+		}
+		req.Header[name] = strings.Join(values, ", ")
+	}
+	if hr.URL.Query().Get("key") != "" {
+		req.APIKey = true
+	}
+	if json.Valid(body) {
+		req.Body = json.RawMessage(body)
+	}
+	if rest, ok := strings.CutPrefix(hr.URL.Path, "/v1beta/models/"); ok {
+		req.Model, req.Action, _ = strings.Cut(rest, ":")
+	}
+	var a apiRequest
+	if hr.Method != http.MethodPost || json.Unmarshal(body, &a) != nil {
+		return req, a
+	}
+	for _, t := range a.Tools {
+		for _, f := range t.FunctionDeclarations {
+			req.Tools = append(req.Tools, f.Name)
+		}
+		for name, raw := range map[string]json.RawMessage{
+			"googleSearch": t.GoogleSearch, "googleSearchRetrieval": t.GoogleSearchRetrieval,
+			"urlContext": t.URLContext, "codeExecution": t.CodeExecution,
+		} {
+			if raw != nil {
+				req.BuiltinTools = append(req.BuiltinTools, name)
+			}
+		}
+	}
+	slices.Sort(req.BuiltinTools)
+	if a.SystemInstruction != nil {
+		req.SystemInstruction = a.SystemInstruction.text()
+	}
+	req.Prompt = a.text()
+	for i, c := range a.Contents {
+		var results []FunctionResult
+		for _, p := range c.Parts {
+			if p.FunctionResponse != nil {
+				results = append(results, *p.FunctionResponse)
+			}
+		}
+		if len(results) > 0 {
+			req.ToolTurns++
+			if i == len(a.Contents)-1 {
+				req.FunctionResponses = results
+			}
+		}
+	}
+	req.ResponseSchema = a.GenerationConfig.ResponseJSONSchema
+	if req.ResponseSchema == nil {
+		req.ResponseSchema = a.GenerationConfig.ResponseSchema
+	}
+
+	switch req.Action {
+	case "streamGenerateContent", "generateContent":
+		switch {
+		case slices.Contains(req.BuiltinTools, "googleSearch") || slices.Contains(req.BuiltinTools, "googleSearchRetrieval"):
+			req.Kind = KindSearch
+		case slices.Contains(req.BuiltinTools, "urlContext"):
+			req.Kind = KindFetch
+		case req.ResponseSchema != nil:
+			req.Kind = KindRouter
+		default:
+			req.Kind = KindChat
+		}
+	}
+	return req, a
+}
+
+// summary describes a reply in a few words for the request log.
+func (r Reply) summary() string {
+	var parts []string
+	switch {
+	case r.Hang:
+		parts = append(parts, "hang")
+	case r.Status >= 400:
+		parts = append(parts, fmt.Sprintf("error %d %s", r.Status, r.Error.Status))
+	case r.Empty:
+		parts = append(parts, "empty")
+	}
+	if r.Delay > 0 {
+		parts = append(parts, "after "+r.Delay.String())
+	}
+	if r.Text != "" {
+		parts = append(parts, fmt.Sprintf("text %q", shorten(r.Text, 60)))
+	}
+	for _, c := range r.Calls {
+		parts = append(parts, "call "+c.Name)
+	}
+	if len(r.Grounding) > 0 {
+		parts = append(parts, fmt.Sprintf("grounded in %d sources", len(r.Grounding)))
+	}
+	if len(parts) == 0 {
+		return "ok"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// response builds one GenerateContentResponse carrying text; last adds the
+// function calls, grounding, finish reason and usage.
+func (r Reply) response(text string, last bool, model string, promptBytes int) map[string]any {
+	parts := []any{}
+	if text != "" {
+		parts = append(parts, map[string]any{"text": text})
+	}
+	cand := map[string]any{"index": 0}
+	if last {
+		for _, c := range r.Calls {
+			args := c.Args
+			if args == nil {
+				args = map[string]any{}
+			}
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": args}})
+		}
+		cand["finishReason"] = cmpOr(r.Finish, "STOP")
+		if len(r.Grounding) > 0 {
+			cand["groundingMetadata"] = grounding(r.Text, r.Grounding)
+		}
+	}
+	if r.Empty {
+		parts = []any{}
+	}
+	cand["content"] = map[string]any{"role": "model", "parts": parts}
+	resp := map[string]any{"candidates": []any{cand}, "modelVersion": model}
+	if last {
+		in, out := max(promptBytes/4, 1), len(r.Text)/4+len(r.Calls)*8+1
+		resp["usageMetadata"] = map[string]int{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out}
+	}
+	return resp
+}
+
+func grounding(text string, sources []Source) map[string]any {
+	chunks := make([]any, len(sources))
+	indices := make([]int, len(sources))
+	for i, s := range sources {
+		chunks[i] = map[string]any{"web": s}
+		indices[i] = i
+	}
+	return map[string]any{
+		"groundingChunks": chunks,
+		"groundingSupports": []any{map[string]any{
+			"segment":               map[string]any{"startIndex": 0, "endIndex": len(text), "text": text},
+			"groundingChunkIndices": indices,
+		}},
+		"webSearchQueries": []string{},
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// writeStream answers as server-sent events: the text in up to three
+// chunks, the last carrying calls, grounding and the finish reason.
+func writeStream(w http.ResponseWriter, r Reply, model string, promptBytes int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	pieces := split(r.Text, 3)
+	for i, p := range pieces {
+		data, _ := json.Marshal(r.response(p, i == len(pieces)-1, model, promptBytes))
+		fmt.Fprintf(w, "data: %s\r\n\r\n", data)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
+// split cuts s into at most n pieces at spaces; it always returns at least
+// one piece.
+func split(s string, n int) []string {
+	words := strings.SplitAfter(s, " ")
+	if len(words) < n {
+		return []string{s}
+	}
+	per := (len(words) + n - 1) / n
+	var out []string
+	for len(words) > 0 {
+		k := min(per, len(words))
+		out = append(out, strings.Join(words[:k], ""))
+		words = words[k:]
+	}
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(v)
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
