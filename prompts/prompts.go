@@ -1,6 +1,7 @@
 // Package prompts embeds the prompt templates given to the Gemini CLI research agent.
 //
-// Templates use the placeholders {topic}, {depth}, {model}, {date} and {max_iterations}; Render fills them in one pass,
+// Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, and for verification and
+// correction {draft}, {round}, {max_rounds}, {output} and {schema}. Render fills them in one pass,
 // so placeholder-like text inside a user's query stays literal.
 package prompts
 
@@ -14,8 +15,12 @@ import (
 //go:embed *.md
 var files embed.FS
 
-// Research is the name of the single-round research template used by the search tool.
-const Research = "research.md"
+// Template names.
+const (
+	Research   = "research.md"   // a research round: search and deep_search's first round
+	Verify     = "verify.md"     // a deep_search verification round
+	Correction = "correction.md" // turns an answer that was not valid JSON into the required JSON
+)
 
 // Load returns the embedded template with the given file name.
 func Load(name string) (string, error) {
@@ -33,6 +38,11 @@ type Values struct {
 	Model         string
 	Date          string
 	MaxIterations int
+	Draft         string // verify: the report to check
+	Round         int    // verify: this round's number
+	MaxRounds     int    // verify: the most rounds there will be
+	Output        string // correction: the text to turn into JSON
+	Schema        string // correction: the JSON shape wanted
 }
 
 // Render substitutes every placeholder in one pass: text that a substitution inserts is never scanned again.
@@ -43,5 +53,10 @@ func Render(template string, v Values) string {
 		"{model}", v.Model,
 		"{date}", v.Date,
 		"{max_iterations}", strconv.Itoa(v.MaxIterations),
+		"{draft}", v.Draft,
+		"{round}", strconv.Itoa(v.Round),
+		"{max_rounds}", strconv.Itoa(v.MaxRounds),
+		"{output}", v.Output,
+		"{schema}", v.Schema,
 	).Replace(template)
 }

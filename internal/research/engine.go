@@ -24,10 +24,13 @@ type Runner interface {
 // Settings is the part of the configuration the engine needs.
 type Settings struct {
 	Model               string        // "" lets the CLI choose
+	CorrectionModel     string        // model for JSON corrections; "" lets the CLI choose
+	FallbackModel       string        // model to retry with after a quota error; "" disables the fallback
 	SystemPrompt        string        // replaces the embedded research template when set
-	JSONMaxRetries      int           // reruns of the same prompt when the answer holds no valid JSON report
-	MaxIterations       int           // search/read budget given to the agent
-	ProgressLogInterval time.Duration // how often a running search is logged
+	JSONMaxRetries      int           // correction runs allowed when an answer holds no valid JSON report
+	MaxIterations       int           // search/read budget given to the agent; also caps MaxRounds
+	MaxRounds           int           // deep_search rounds: one research round plus verification rounds
+	ProgressLogInterval time.Duration // how often a running request is logged
 	Queue               *Queue        // shared limit on concurrent CLI runs; nil: no limit
 	QueueTimeout        time.Duration // longest wait for a queue slot; 0: no limit
 }
@@ -37,27 +40,32 @@ const slowAfter = 120 * time.Second
 
 // Engine runs research requests.
 type Engine struct {
-	runner   Runner
-	settings Settings
-	template string
-	log      *slog.Logger
-	now      func() time.Time
+	runner    Runner
+	settings  Settings
+	templates struct{ research, verify, correction string }
+	log       *slog.Logger
+	now       func() time.Time
 }
 
 // New returns an engine. logger may be nil.
 func New(runner Runner, s Settings, logger *slog.Logger) (*Engine, error) {
-	template := s.SystemPrompt
-	if template == "" {
-		t, err := prompts.Load(prompts.Research)
-		if err != nil {
-			return nil, err
-		}
-		template = t
-	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{runner: runner, settings: s, template: template, log: logger, now: time.Now}, nil
+	e := &Engine{runner: runner, settings: s, log: logger, now: time.Now}
+	for name, dst := range map[string]*string{
+		prompts.Research: &e.templates.research, prompts.Verify: &e.templates.verify, prompts.Correction: &e.templates.correction,
+	} {
+		t, err := prompts.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		*dst = t
+	}
+	if s.SystemPrompt != "" {
+		e.templates.research = s.SystemPrompt
+	}
+	return e, nil
 }
 
 // SearchRequest is one call of the search tool.
@@ -68,7 +76,7 @@ type SearchRequest struct {
 }
 
 // Progress receives short, human-readable stage updates while a request runs: "researching",
-// "searching: rust 2024 edition", "reading: https://…". It is called from the engine's goroutines, in order.
+// "searching: rust 2024 edition", "reading: https://…". It is called from the engine's goroutines.
 type Progress func(stage string)
 
 func (p Progress) report(stage string) {
@@ -88,11 +96,12 @@ func stageOf(ev gemini.Event) string {
 	return "using " + ev.Tool
 }
 
-// Report is a successful research result, shaped as the tools return it.
+// Report is a research result, shaped as the tools return it.
 type Report struct {
 	Success      bool     `json:"success"`
 	Report       string   `json:"report"`
-	ParseWarning bool     `json:"parse_warning,omitempty"`
+	ParseWarning bool     `json:"parse_warning,omitempty"` // the agent's answer was not valid JSON: Report is its raw text
+	Partial      bool     `json:"partial,omitempty"`       // cut off by the timeout: Report is what was produced in time
 	Metadata     Metadata `json:"metadata"`
 }
 
@@ -102,15 +111,20 @@ type Metadata struct {
 	Topic             string   `json:"topic"`
 	Depth             string   `json:"depth,omitempty"`
 	Model             string   `json:"model"`
+	FallbackFrom      string   `json:"fallback_from,omitempty"`
 	Timestamp         string   `json:"timestamp"`
 	SourcesVisited    []string `json:"sources_visited"`
 	SearchQueriesUsed []string `json:"search_queries_used"`
 	Iterations        int      `json:"iterations"`
+	Rounds            int      `json:"rounds,omitempty"`
+	ClaimsVerified    int      `json:"claims_verified,omitempty"`
+	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
+	JSONCorrections   int      `json:"json_corrections,omitempty"`
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
 }
 
-// Failure is a research request that produced no report. Code is one of the gemini.Code values or
-// CodeResearchFailed.
+// Failure is a research request that produced no report. Code is one of the gemini.Code values or one of the
+// engine's codes below.
 type Failure struct {
 	Code    string
 	Message string
@@ -130,67 +144,35 @@ const (
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	start := e.now()
 	model := cmp.Or(req.Model, e.settings.Model)
-	prompt := prompts.Render(e.template, prompts.Values{
-		Topic:         req.Query,
-		Depth:         "concise",
-		Model:         cmp.Or(model, "auto"),
-		Date:          start.Format("2006-01-02"),
-		MaxIterations: e.settings.MaxIterations,
-	})
-
 	stop := e.logProgress(req.Query, start)
 	defer stop()
 
-	var (
-		res    gemini.Result
-		parsed agentReport
-		ok     bool
-	)
-	attempts := 1 + e.settings.JSONMaxRetries
-	onEvent := func(ev gemini.Event) { req.Progress.report(stageOf(ev)) }
-	for attempt := 1; attempt <= attempts && !ok; attempt++ {
-		if attempt == 1 {
-			req.Progress.report("researching")
-		} else {
-			req.Progress.report(fmt.Sprintf("retrying: the answer was not valid JSON (attempt %d/%d)", attempt, attempts))
-		}
-		var err error
-		res, err = e.run(ctx, gemini.Request{Prompt: prompt, Model: model, OnEvent: onEvent}, req.Progress)
-		if err != nil {
-			return Report{}, e.failure(ctx, req.Query, err)
-		}
-		if parsed, ok = extractReport(res.Text); !ok && attempt < attempts {
-			e.log.Warn("answer held no valid JSON report; running the same prompt again",
-				"attempt", attempt, "of", attempts, "topic", shorten(req.Query))
-		}
+	req.Progress.report("researching")
+	rr, err := e.round(ctx, e.researchPrompt(req.Query, "concise", model, start), model, researchShape, req.Progress)
+	if err != nil {
+		return Report{}, e.failure(ctx, req.Query, err)
 	}
+	if rr.parsed && !*rr.agent.Success {
+		return Report{}, agentGaveUp(rr.agent)
+	}
+	b := newBuilder(req.Query, "", start)
+	b.use(rr)
+	return b.report(e.now()), nil
+}
 
-	meta := Metadata{
-		Topic:             req.Query,
-		Model:             reportedModel(model, res.Model),
-		Timestamp:         start.UTC().Format(time.RFC3339),
-		SourcesVisited:    union(res.URLs, parsed.Metadata.SourcesVisited),
-		SearchQueriesUsed: union(res.Queries, parsed.Metadata.SearchQueriesUsed),
-		Iterations:        max(parsed.Metadata.Iterations, len(res.Queries)+len(res.URLs), 1),
-		OutputTruncated:   res.Truncated,
-	}
-	out := Report{Success: true, Metadata: meta}
-	switch {
-	case !ok:
-		e.log.Warn("no valid JSON report after all attempts; returning the raw answer", "attempts", attempts,
-			"topic", shorten(req.Query))
-		out.Report, out.ParseWarning = res.Text, true
-	case !*parsed.Success:
-		return Report{}, &Failure{Code: CodeResearchFailed, Message: *parsed.Report,
-			Details: "The agent could not research this topic. Rephrase the query or make it more specific."}
-	default:
-		out.Report = *parsed.Report
-	}
-	if res.Truncated {
-		out.Report += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
-	}
-	out.Metadata.DurationMS = e.now().Sub(start).Milliseconds()
-	return out, nil
+func (e *Engine) researchPrompt(topic, depth, model string, now time.Time) string {
+	return prompts.Render(e.templates.research, prompts.Values{
+		Topic:         topic,
+		Depth:         depth,
+		Model:         cmp.Or(model, "auto"),
+		Date:          now.Format("2006-01-02"),
+		MaxIterations: e.settings.MaxIterations,
+	})
+}
+
+func agentGaveUp(a agentReport) *Failure {
+	return &Failure{Code: CodeResearchFailed, Message: *a.Report,
+		Details: "The agent could not research this topic. Rephrase it or make it more specific."}
 }
 
 // run runs the CLI once, after waiting for a queue slot.
@@ -216,24 +198,24 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 		ge *gemini.Error
 		qt *QueueTimeoutError
 	)
-	if errors.As(err, &qt) {
+	switch {
+	case errors.As(err, &qt):
 		e.log.Warn("research request gave up waiting for a slot", "topic", shorten(topic), "waited", qt.Waited)
 		return &Failure{Code: CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",
 			Details: "Try again shortly, or raise GEMINI_MAX_CONCURRENT or GEMINI_QUEUE_TIMEOUT."}
+	case errors.As(err, &ge):
+		e.log.Error("research failed", "topic", shorten(topic), "code", ge.Code, "message", ge.Message)
+		details := ge.Hint
+		if ge.Detail != "" {
+			details = strings.TrimSpace(details + "\n" + ge.Detail)
+		}
+		return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details}
 	}
-	if !errors.As(err, &ge) {
-		e.log.Error("research failed", "topic", shorten(topic), "err", err)
-		return &Failure{Code: string(gemini.CodeCLI), Message: err.Error()}
-	}
-	e.log.Error("research failed", "topic", shorten(topic), "code", ge.Code, "message", ge.Message)
-	details := ge.Hint
-	if ge.Detail != "" {
-		details = strings.TrimSpace(details + "\n" + ge.Detail)
-	}
-	return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details}
+	e.log.Error("research failed", "topic", shorten(topic), "err", err)
+	return &Failure{Code: string(gemini.CodeCLI), Message: err.Error()}
 }
 
-// logProgress logs a line every ProgressLogInterval while a search runs; the returned func stops it.
+// logProgress logs a line every ProgressLogInterval while a request runs; the returned func stops it.
 func (e *Engine) logProgress(topic string, start time.Time) func() {
 	if e.settings.ProgressLogInterval <= 0 {
 		return func() {}
@@ -247,14 +229,12 @@ func (e *Engine) logProgress(topic string, start time.Time) func() {
 			case <-done:
 				return
 			case <-t.C:
-				elapsed := e.now().Sub(start).Round(time.Second)
-				msg := fmt.Sprintf("Research in progress... (elapsed: %ds, topic: %q)", int(elapsed.Seconds()), shorten(topic))
-				if elapsed >= slowAfter {
-					msg = fmt.Sprintf("Research taking longer than expected... (elapsed: %ds, topic: %q)", int(elapsed.Seconds()), shorten(topic))
-					e.log.Warn(msg)
+				elapsed := int(e.now().Sub(start).Round(time.Second).Seconds())
+				if elapsed >= int(slowAfter.Seconds()) {
+					e.log.Warn(fmt.Sprintf("Research taking longer than expected... (elapsed: %ds, topic: %q)", elapsed, shorten(topic)))
 					continue
 				}
-				e.log.Info(msg)
+				e.log.Info(fmt.Sprintf("Research in progress... (elapsed: %ds, topic: %q)", elapsed, shorten(topic)))
 			}
 		}
 	}()
@@ -273,11 +253,11 @@ func reportedModel(requested, fromCLI string) string {
 	return "auto-detected"
 }
 
-// union returns the non-empty strings of a and b without duplicates, in order of first appearance; never nil,
+// union returns the non-empty strings of the lists without duplicates, in order of first appearance; never nil,
 // so the JSON shows [] rather than null.
-func union(a, b []string) []string {
+func union(lists ...[]string) []string {
 	out := []string{}
-	for _, s := range slices.Concat(a, b) {
+	for _, s := range slices.Concat(lists...) {
 		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
@@ -285,7 +265,7 @@ func union(a, b []string) []string {
 	return out
 }
 
-// shorten keeps log lines readable for long queries.
+// shorten keeps log lines and stages readable for long queries.
 func shorten(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 80 {

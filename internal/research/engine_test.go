@@ -41,9 +41,14 @@ func (b *syncBuffer) String() string {
 
 func newEngine(t *testing.T, scenario string, s Settings) (*Engine, *geminitest.Fake, *syncBuffer) {
 	t.Helper()
+	return newEngineWithTimeout(t, scenario, s, 30*time.Second)
+}
+
+func newEngineWithTimeout(t *testing.T, scenario string, s Settings, timeout time.Duration) (*Engine, *geminitest.Fake, *syncBuffer) {
+	t.Helper()
 	fake := geminitest.New(t, scenario)
 	runner := gemini.NewRunner(gemini.Config{
-		Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second, KillGrace: 300 * time.Millisecond,
+		Command: fake.Command(), Dir: t.TempDir(), Timeout: timeout, KillGrace: 300 * time.Millisecond,
 	})
 	logs := &syncBuffer{}
 	e, err := New(runner, s, logging.New(logs, false))
@@ -73,32 +78,39 @@ func TestSearchParsesTheAgentsReport(t *testing.T) {
 			if !rep.Success || rep.ParseWarning || !strings.HasPrefix(rep.Report, "# Fake report") {
 				t.Errorf("got %+v, want the fake's report without parse warning", rep)
 			}
-			if n := len(fake.Calls()); n != tt.wantCalls {
-				t.Errorf("CLI ran %d times, want %d", n, tt.wantCalls)
+			calls := fake.Calls()
+			if len(calls) != tt.wantCalls {
+				t.Fatalf("CLI ran %d times, want %d", len(calls), tt.wantCalls)
 			}
-			for i, c := range fake.Calls() {
-				if i > 0 && c.Stdin != fake.Calls()[0].Stdin {
-					t.Error("a retry changed the prompt; want the same prompt")
+			for _, c := range calls[1:] { // corrections, not reruns of the research
+				if !strings.Contains(c.Stdin, "You convert text into JSON") || !strings.Contains(c.Stdin, geminitest.InvalidAnswer) {
+					t.Errorf("call after the research is not a correction of its answer:\n%s", c.Stdin)
 				}
 			}
 		})
 	}
 }
 
-func TestSearchReturnsRawTextAfterRetries(t *testing.T) {
-	e, fake, logs := newEngine(t, "invalid", Settings{JSONMaxRetries: 2})
+func TestSearchReturnsRawTextAfterCorrections(t *testing.T) {
+	e, fake, logs := newEngine(t, "invalid", Settings{JSONMaxRetries: 2, CorrectionModel: "gemini-2.5-flash-lite"})
 	rep, err := e.Search(context.Background(), SearchRequest{Query: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.ParseWarning || rep.Report == "" || strings.HasPrefix(rep.Report, "{") {
-		t.Errorf("got %+v, want the raw prose with parse_warning", rep)
+	if !rep.ParseWarning || rep.Report != geminitest.InvalidAnswer || rep.Metadata.JSONCorrections != 2 {
+		t.Errorf("got %+v, want the raw research answer with parse_warning after 2 corrections", rep)
 	}
-	if n := len(fake.Calls()); n != 3 {
-		t.Errorf("CLI ran %d times, want 1 + JSON_MAX_RETRIES = 3", n)
+	calls := fake.Calls()
+	if len(calls) != 3 {
+		t.Fatalf("CLI ran %d times, want the research + JSON_MAX_RETRIES = 2 corrections", len(calls))
 	}
-	if !strings.Contains(logs.String(), "[WARN]") {
-		t.Errorf("no warning logged for the retries:\n%s", logs)
+	if slices.Contains(calls[0].Args, "gemini-2.5-flash-lite") || !slices.Contains(calls[1].Args, "gemini-2.5-flash-lite") {
+		t.Errorf("args %v / %v: want GEMINI_CORRECTION_MODEL on corrections only", calls[0].Args, calls[1].Args)
+	}
+	for _, want := range []string{"main search answer is not valid JSON", "JSON correction failed"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
 	}
 }
 

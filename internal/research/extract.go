@@ -6,10 +6,15 @@ import (
 	"strings"
 )
 
-// agentReport is the JSON object the research prompt asks the agent for.
+// agentReport is the JSON object the prompts ask the agent for. Verification holds a verify round's findings.
 type agentReport struct {
-	Success  *bool   `json:"success"`
-	Report   *string `json:"report"`
+	Success      *bool   `json:"success"`
+	Report       *string `json:"report"`
+	Verification struct {
+		ClaimsChecked   int      `json:"claims_checked"`
+		ClaimsCorrected int      `json:"claims_corrected"`
+		OpenGaps        []string `json:"open_gaps"`
+	} `json:"verification"`
 	Metadata struct {
 		SourcesVisited    []string `json:"sources_visited"`
 		SearchQueriesUsed []string `json:"search_queries_used"`

@@ -52,6 +52,12 @@ func runCLI(scenario string) int {
 		return 1
 	}
 	c.prompt, call.Stdin = string(stdin), string(stdin)
+	if scenario == ScenarioScript {
+		if scenario, err = c.scriptStep(); err != nil {
+			fmt.Fprintln(os.Stderr, "fake gemini:", err)
+			return 2
+		}
+	}
 	if scenario == ScenarioHang {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 		pid, err := startSleeper()
@@ -144,6 +150,24 @@ func (c *cli) play(scenario string) int {
 		return 2
 	}
 	return 0
+}
+
+// scriptStep picks this run's step of ScenarioScript from the prompts recorded so far, and applies its answer.
+func (c *cli) scriptStep() (string, error) {
+	var steps []Step
+	if err := json.Unmarshal([]byte(os.Getenv(EnvScript)), &steps); err != nil || len(steps) == 0 {
+		return "", fmt.Errorf("%s must be a non-empty JSON list of steps: %v", EnvScript, err)
+	}
+	dir := os.Getenv(EnvRecordDir)
+	runs := 0
+	if entries, err := os.ReadDir(dir); err == nil {
+		runs = countPrompts(dir, len(entries)+1)
+	}
+	step := steps[min(runs, len(steps)-1)]
+	if step.Answer != "" {
+		os.Setenv(EnvAnswer, step.Answer)
+	}
+	return step.Scenario, nil
 }
 
 // answer is the answer of the answering scenarios.

@@ -49,10 +49,30 @@ const (
 	EnvAnswer    = "FAKE_GEMINI_ANSWER"     // the answer text instead of DefaultAnswer
 	EnvModel     = "FAKE_GEMINI_MODEL"      // the model the init event reports
 	EnvDelay     = "FAKE_GEMINI_DELAY"      // the slow scenario's pause, a Go duration
+	EnvScript    = "FAKE_GEMINI_SCRIPT"     // ScenarioScript's steps, see Step
 )
+
+// Step is one run of ScenarioScript: the scenario to play and, optionally, its answer text.
+type Step struct {
+	Scenario string `json:"scenario"`
+	Answer   string `json:"answer,omitempty"`
+}
+
+// Script sets the steps ScenarioScript plays, one per prompt run in order; the last step repeats.
+func Script(t testing.TB, steps ...Step) {
+	t.Helper()
+	b, err := json.Marshal(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvScript, string(b))
+}
 
 // Scenarios.
 const (
+	// ScenarioScript plays a different step per prompt run, as set with Script: the first run plays the first
+	// step, and so on; runs past the end play the last step.
+	ScenarioScript = "script"
 	// ScenarioOK streams init, the user message, a google_web_search and a
 	// web_fetch tool call with their results, the answer in several assistant
 	// deltas and a successful result; exit 0.
@@ -100,7 +120,7 @@ const (
 var Scenarios = []string{
 	ScenarioOK, ScenarioProse, ScenarioInvalidThenValid, ScenarioInvalid, ScenarioHang,
 	ScenarioQuota, ScenarioAuth, ScenarioAuth401, ScenarioUntrusted, ScenarioEmpty,
-	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow,
+	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
 }
 
 // Version is what `--version` prints.

@@ -1,0 +1,86 @@
+package research
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
+)
+
+// Depths of a deep_search report.
+const (
+	DepthConcise  = "concise"
+	DepthDetailed = "detailed"
+)
+
+// defaultMaxRounds applies when Settings.MaxRounds is not set.
+const defaultMaxRounds = 3
+
+// DeepSearchRequest is one call of the deep_search tool.
+type DeepSearchRequest struct {
+	Topic    string
+	Depth    string // DepthConcise or DepthDetailed (the default)
+	Model    string // overrides Settings.Model for this call
+	Progress Progress
+}
+
+// DeepSearch researches a topic, then verifies the draft in further rounds: each checks the key claims against
+// sources, looks for newer or contradicting sources and for gaps, and returns the corrected report. It stops when
+// a round reports no open gaps or after MaxRounds. When a later round fails or times out, the last complete
+// round's report comes back marked partial.
+func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
+	start := e.now()
+	model := cmp.Or(req.Model, e.settings.Model)
+	depth := cmp.Or(req.Depth, DepthDetailed)
+	maxRounds := cmp.Or(e.settings.MaxRounds, defaultMaxRounds)
+	if e.settings.MaxIterations > 0 {
+		maxRounds = min(maxRounds, e.settings.MaxIterations)
+	}
+	stop := e.logProgress(req.Topic, start)
+	defer stop()
+
+	b := newBuilder(req.Topic, depth, start)
+	req.Progress.report(fmt.Sprintf("round 1/%d: researching", maxRounds))
+	rr, err := e.round(ctx, e.researchPrompt(req.Topic, depth, model, start), model, researchShape, req.Progress)
+	if err != nil {
+		return Report{}, e.failure(ctx, req.Topic, err)
+	}
+	if rr.parsed && !*rr.agent.Success {
+		return Report{}, agentGaveUp(rr.agent)
+	}
+	b.use(rr)
+
+	for round := 2; round <= maxRounds && !b.partial; round++ {
+		model = b.current.model // a fallback model, once needed, stays in use
+		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
+		prompt := prompts.Render(e.templates.verify, prompts.Values{
+			Topic: req.Topic, Depth: depth, Date: start.Format("2006-01-02"), MaxIterations: e.settings.MaxIterations,
+			Draft: b.text(), Round: round, MaxRounds: maxRounds,
+		})
+		vr, err := e.round(ctx, prompt, model, verifyShape, req.Progress)
+		var f *Failure
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return Report{}, ctx.Err()
+		case err != nil && errors.As(e.failure(ctx, req.Topic, err), &f):
+			b.cutShort(fmt.Sprintf("[Partial response: verification round %d failed (%s: %s). This is the report of round %d.]",
+				round, f.Code, f.Message, round-1))
+		case vr.partial():
+			b.add(vr)
+			b.cutShort(fmt.Sprintf("[Partial response, timed out after %ds in verification round %d. This is the report of round %d.]",
+				int(vr.timedOut.Seconds()), round, round-1))
+		case !vr.parsed || !*vr.agent.Success:
+			e.log.Warn("verification round gave no usable report; keeping the previous one", "round", round)
+			b.add(vr)
+			return b.report(e.now()), nil
+		default:
+			b.use(vr)
+			if len(vr.agent.Verification.OpenGaps) == 0 {
+				return b.report(e.now()), nil
+			}
+		}
+	}
+	return b.report(e.now()), nil
+}

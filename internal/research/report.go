@@ -1,0 +1,87 @@
+package research
+
+import (
+	"cmp"
+	"fmt"
+	"time"
+)
+
+// builder assembles a Report from the rounds of one request: the report text of the round that stands, and
+// metadata gathered over every round.
+type builder struct {
+	topic, depth string
+	start        time.Time
+	current      roundResult // the round whose report is returned
+	notice       string      // prefixed to the report when the request was cut short
+	partial      bool
+	rounds       int
+	sources      [][]string
+	queries      [][]string
+	meta         Metadata
+}
+
+func newBuilder(topic, depth string, start time.Time) *builder {
+	return &builder{topic: topic, depth: depth, start: start}
+}
+
+// add counts a round's sources, queries, steps and checks, whether or not its report is used.
+func (b *builder) add(rr roundResult) {
+	b.sources = append(b.sources, rr.res.URLs, rr.agent.Metadata.SourcesVisited)
+	b.queries = append(b.queries, rr.res.Queries, rr.agent.Metadata.SearchQueriesUsed)
+	b.meta.Iterations += max(rr.agent.Metadata.Iterations, len(rr.res.Queries)+len(rr.res.URLs), 1)
+	b.meta.ClaimsVerified += rr.agent.Verification.ClaimsChecked
+	b.meta.ClaimsCorrected += rr.agent.Verification.ClaimsCorrected
+	b.meta.JSONCorrections += rr.corrections
+	b.meta.OutputTruncated = b.meta.OutputTruncated || rr.res.Truncated
+	b.meta.FallbackFrom = cmp.Or(b.meta.FallbackFrom, rr.fallbackFrom)
+}
+
+// use adds rr and makes its report the one returned; a round cut off by the timeout makes the whole request
+// partial.
+func (b *builder) use(rr roundResult) {
+	b.add(rr)
+	b.current = rr
+	b.rounds++
+	if rr.partial() {
+		b.cutShort(fmt.Sprintf("[Partial response, timed out after %ds]", int(rr.timedOut.Seconds())))
+	}
+}
+
+// cutShort marks the report partial with a notice saying why.
+func (b *builder) cutShort(notice string) {
+	b.partial, b.notice = true, notice
+}
+
+// text is the current report: the agent's JSON report, else its raw answer.
+func (b *builder) text() string {
+	if b.current.parsed {
+		return *b.current.agent.Report
+	}
+	return b.current.res.Text
+}
+
+func (b *builder) report(now time.Time) Report {
+	cur := b.current
+	m := b.meta
+	m.DurationMS = now.Sub(b.start).Milliseconds()
+	m.Topic, m.Depth = b.topic, b.depth
+	m.Model = reportedModel(cur.model, cur.res.Model)
+	m.Timestamp = b.start.UTC().Format(time.RFC3339)
+	m.SourcesVisited = union(b.sources...)
+	m.SearchQueriesUsed = union(b.queries...)
+	if b.depth != "" {
+		m.Rounds = b.rounds
+	}
+
+	text := b.text()
+	if b.notice != "" {
+		text = b.notice + "\n\n" + text
+	}
+	if m.FallbackFrom != "" {
+		text += fmt.Sprintf("\n\n---\n*Researched with %s: %s ran out of quota.*", m.Model, m.FallbackFrom)
+	}
+	if m.OutputTruncated {
+		text += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
+	}
+	return Report{Success: true, Report: text, ParseWarning: !cur.parsed, Partial: b.partial, Metadata: m}
+}

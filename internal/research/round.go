@@ -1,0 +1,106 @@
+package research
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
+)
+
+// JSON shapes the correction prompt asks for, one per kind of round.
+const (
+	researchShape = `{
+  "success": true,
+  "report": "# Title\n\nThe report in Markdown...",
+  "metadata": {"sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
+}`
+	verifyShape = `{
+  "success": true,
+  "report": "# Title\n\nThe corrected report in Markdown...",
+  "verification": {"claims_checked": 5, "claims_corrected": 1, "corrections": ["..."], "new_findings": ["..."], "open_gaps": []},
+  "metadata": {"sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
+}`
+)
+
+// maxCorrectionInput bounds the invalid answer quoted in a correction prompt: the CLI reads at most 8 MiB of stdin,
+// and a correction of a huge answer would not fit a model's context anyway.
+const maxCorrectionInput = 1 << 20
+
+// roundResult is the outcome of one research or verification round.
+type roundResult struct {
+	res          gemini.Result // the research run: its text, sources and queries
+	agent        agentReport   // the parsed answer, when parsed
+	parsed       bool
+	corrections  int    // correction runs made
+	model        string // the model asked for after any fallback; "" lets the CLI choose
+	fallbackFrom string // the model that ran out of quota, when the fallback model took over
+	timedOut     time.Duration
+}
+
+// partial reports whether the round was cut off by the timeout.
+func (r roundResult) partial() bool { return r.timedOut > 0 }
+
+// round runs one prompt through the agent: the research run (with the fallback model when the quota runs out),
+// then, if its answer is not valid JSON, up to JSONMaxRetries correction runs that only restructure that answer.
+// A run that times out after producing some text ends the round as partial instead of failing it.
+func (e *Engine) round(ctx context.Context, prompt, model, shape string, progress Progress) (roundResult, error) {
+	rr := roundResult{model: model}
+	onEvent := func(ev gemini.Event) { progress.report(stageOf(ev)) }
+	res, err := e.run(ctx, gemini.Request{Prompt: prompt, Model: model, OnEvent: onEvent}, progress)
+	if fallback := e.settings.FallbackModel; gemini.ErrorCode(err) == gemini.CodeQuota && fallback != "" && fallback != model {
+		rr.fallbackFrom, rr.model = cmp.Or(model, "auto"), fallback
+		e.log.Warn("quota exhausted; retrying with the fallback model", "model", rr.fallbackFrom, "fallback", fallback)
+		progress.report(fmt.Sprintf("quota exhausted on %s: retrying with %s", rr.fallbackFrom, fallback))
+		res, err = e.run(ctx, gemini.Request{Prompt: prompt, Model: fallback, OnEvent: onEvent}, progress)
+	}
+	var ge *gemini.Error
+	if errors.As(err, &ge) && ge.Code == gemini.CodeTimeout && ctx.Err() == nil && ge.Partial.Text != "" {
+		rr.res, rr.timedOut = ge.Partial, max(ge.Partial.Duration.Round(time.Second), time.Second)
+		rr.agent, rr.parsed = extractReport(rr.res.Text)
+		e.log.Warn("research timed out; keeping its partial answer", "timeout", rr.timedOut, "chars", len(rr.res.Text))
+		return rr, nil
+	}
+	if err != nil {
+		e.log.Error("main search failed", "err", err)
+		return rr, err
+	}
+	rr.res = res
+	if rr.agent, rr.parsed = extractReport(res.Text); rr.parsed {
+		return rr, nil
+	}
+	for rr.corrections < e.settings.JSONMaxRetries && !rr.parsed {
+		rr.corrections++
+		e.log.Warn("main search answer is not valid JSON; running a JSON correction",
+			"attempt", rr.corrections, "of", e.settings.JSONMaxRetries)
+		progress.report(fmt.Sprintf("correcting the answer's JSON (%d/%d)", rr.corrections, e.settings.JSONMaxRetries))
+		rr.agent, rr.parsed, err = e.correct(ctx, res.Text, shape)
+		switch {
+		case ctx.Err() != nil:
+			return rr, ctx.Err()
+		case err != nil:
+			e.log.Warn("JSON correction failed", "attempt", rr.corrections, "err", err)
+		case !rr.parsed:
+			e.log.Warn("JSON correction failed: its answer is not valid JSON either", "attempt", rr.corrections)
+		}
+	}
+	return rr, nil
+}
+
+// correct runs the correction prompt on an answer that was not valid JSON. The answer goes into the prompt
+// itself, so the correction needs no tool call.
+func (e *Engine) correct(ctx context.Context, answer, shape string) (agentReport, bool, error) {
+	if len(answer) > maxCorrectionInput {
+		answer = answer[:maxCorrectionInput]
+	}
+	prompt := prompts.Render(e.templates.correction, prompts.Values{Output: answer, Schema: shape})
+	res, err := e.run(ctx, gemini.Request{Prompt: prompt, Model: e.settings.CorrectionModel}, nil)
+	if err != nil {
+		return agentReport{}, false, err
+	}
+	r, ok := extractReport(res.Text)
+	return r, ok, nil
+}
