@@ -1,0 +1,169 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Assignment sets one variable in a .env file; an empty Value removes it (an empty value counts as unset).
+type Assignment struct {
+	Name, Value string
+}
+
+// UpdateDotenv returns src with the assignments applied, keeping every other line as written: comments, blank
+// lines, unknown variables and even lines it cannot parse. A variable already set to the same value keeps its
+// line (and its quoting); a changed one is rewritten in place, keeping an "export " prefix; a new one is appended
+// in the order given. Duplicate lines of a changed variable (where the last one won) are dropped, so the file
+// keeps one. The result uses src's line ending.
+func UpdateDotenv(src []byte, assignments []Assignment) []byte {
+	eol := "\n"
+	if bytes.Contains(src, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	lines := splitLines(string(src))
+	where := map[string][]int{} // variable name → indexes of its lines
+	for i, line := range lines {
+		if key, _, ok, err := parseDotenvLine(line); err == nil && ok {
+			where[key] = append(where[key], i)
+		}
+	}
+	drop := map[int]bool{}
+	var appended []string
+	for _, a := range assignments {
+		at := where[a.Name]
+		if a.Value == "" {
+			for _, i := range at {
+				drop[i] = true
+			}
+			continue
+		}
+		if len(at) == 0 {
+			appended = append(appended, a.Name+"="+quoteDotenv(a.Value))
+			continue
+		}
+		for _, i := range at[:len(at)-1] {
+			drop[i] = true
+		}
+		last := at[len(at)-1]
+		if _, old, _, _ := parseDotenvLine(lines[last]); old == a.Value {
+			continue
+		}
+		prefix := ""
+		if strings.HasPrefix(strings.TrimSpace(lines[last]), "export") {
+			prefix = "export "
+		}
+		lines[last] = prefix + a.Name + "=" + quoteDotenv(a.Value) + lineEnding(lines[last])
+	}
+
+	var b strings.Builder
+	for i, line := range lines {
+		if !drop[i] {
+			b.WriteString(line)
+		}
+	}
+	if len(appended) > 0 {
+		if out := b.String(); out != "" && !strings.HasSuffix(out, "\n") {
+			b.WriteString(eol)
+		}
+		for _, line := range appended {
+			b.WriteString(line + eol)
+		}
+	}
+	return []byte(b.String())
+}
+
+// splitLines splits s after each "\n", keeping the line endings.
+func splitLines(s string) []string {
+	var lines []string
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
+// lineEnding returns line's own ending: "\r\n", "\n", or "" for a last line without one.
+func lineEnding(line string) string {
+	switch {
+	case strings.HasSuffix(line, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(line, "\n"):
+		return "\n"
+	}
+	return ""
+}
+
+// quoteDotenv writes value so that ParseDotenv reads it back unchanged: bare when that is safe, 'single quoted'
+// when it has no ' or line break, else "double quoted" with escapes.
+func quoteDotenv(value string) string {
+	if value != "" && !strings.ContainsAny(value, " \t\r\n#'\"\\=") {
+		return value
+	}
+	if !strings.ContainsAny(value, "'\r\n") {
+		return "'" + value + "'"
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+	return `"` + r.Replace(value) + `"`
+}
+
+// WriteDotenv replaces the file at path with data atomically: a temporary file in the same directory, synced,
+// mode 0600, renamed over path. Readers see the old or the new file, never half of one.
+func WriteDotenv(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".env-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckDotenv validates the contents of a .env file with the same rules as Load: it must parse, and every
+// variable Load reads must hold a valid value. Each bad value is an *InvalidError (use errors.As on each error
+// of the join); the process environment plays no part.
+func CheckDotenv(data []byte) error {
+	file, err := ParseDotenv(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	var c Config
+	var errs []error
+	for _, v := range variables {
+		value := strings.TrimSpace(file[v.Name])
+		if value == "" {
+			continue
+		}
+		if err := v.set(&c, value); err != nil {
+			shown := value
+			if v.Secret {
+				shown = redacted
+			}
+			errs = append(errs, &InvalidError{Var: v.Name, Value: shown, Reason: err.Error()})
+		}
+	}
+	return errors.Join(errs...)
+}
