@@ -1,0 +1,210 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jsonedit"
+)
+
+// The entries of settings.json the server owns and regenerates; everything else belongs to the user. They are
+// taken from the template, so it stays the one description of what the research agent gets:
+//
+//	general.maxAttempts
+//	tools.core: the Firecrawl tool names (mcp_firecrawl_...), added or removed as Firecrawl is on or off;
+//	            the rest of the list is the user's (a missing or malformed list is rebuilt from the template)
+//	mcpServers.firecrawl
+const firecrawlServer = "firecrawl"
+
+// Result is what Regenerate did.
+type Result struct {
+	Wrote  bool   // the file was (re)written
+	Data   []byte // the file's contents after the call
+	Backup string // where an unparseable file was moved before a fresh one replaced it; "" otherwise
+}
+
+// InvalidSettingsError reports a settings.json that is not a JSON object; Regenerate leaves such a file alone.
+type InvalidSettingsError struct {
+	Path string
+	Err  error // from Check: "<path>:<line>:<col>: invalid JSON: ..."
+}
+
+func (e *InvalidSettingsError) Error() string { return e.Err.Error() }
+func (e *InvalidSettingsError) Unwrap() error { return e.Err }
+
+// Regenerate brings the entries the server owns in dir's settings.json in line with o and keeps every other
+// entry as the user left it (key order included). A missing file is written from the template. It writes only
+// when something changed, so a file with comments keeps them until an owned entry has to change.
+//
+// A file that is not a JSON object is left alone with an *InvalidSettingsError, unless replaceInvalid is set:
+// then it is moved to settings.json.bak and a fresh one is written from the template.
+func Regenerate(dir string, o Options, replaceInvalid bool) (Result, error) {
+	path := SettingsPath(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Result{}, pathError("create", filepath.Dir(path), err)
+	}
+	want, err := Render(o)
+	if err != nil {
+		return Result{}, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := writeNew(path, want); err != nil {
+			return Result{}, pathError("write", path, err)
+		}
+		return Result{Wrote: true, Data: want}, nil
+	}
+	if err != nil {
+		return Result{}, pathError("read", path, err)
+	}
+
+	have, err := jsonedit.Parse(stripComments(data))
+	if err != nil {
+		invalid := &InvalidSettingsError{Path: path, Err: Check(dir)}
+		if invalid.Err == nil { // Check accepts what Parse refused (say, trailing data): report Parse's reason
+			invalid.Err = fmt.Errorf("%s: %w", path, err)
+		}
+		if !replaceInvalid {
+			return Result{Data: data}, invalid
+		}
+		backup := path + ".bak"
+		if err := os.Rename(path, backup); err != nil {
+			return Result{}, pathError("back up", path, err)
+		}
+		if err := writeNew(path, want); err != nil {
+			return Result{}, pathError("write", path, err)
+		}
+		return Result{Wrote: true, Data: want, Backup: backup}, nil
+	}
+
+	before, err := have.MarshalJSON()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := mergeOwned(&have, want); err != nil {
+		return Result{}, err
+	}
+	after, err := have.MarshalJSON()
+	if err != nil {
+		return Result{}, err
+	}
+	if bytes.Equal(before, after) {
+		return Result{Data: data}, nil
+	}
+	out, err := have.Format()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := writeNew(path, out); err != nil {
+		return Result{}, pathError("write", path, err)
+	}
+	return Result{Wrote: true, Data: out}, nil
+}
+
+// mergeOwned copies the owned entries of the rendered template into have.
+func mergeOwned(have *jsonedit.Object, rendered []byte) error {
+	want, err := jsonedit.Parse(rendered)
+	if err != nil {
+		return fmt.Errorf("rendered settings: %w", err)
+	}
+
+	wantGeneral, _ := want.Object("general")
+	general, ok := have.Object("general")
+	if !ok {
+		general = jsonedit.Object{}
+	}
+	if v, found := wantGeneral.Get("maxAttempts"); found {
+		general.Set("maxAttempts", v)
+	}
+	if err := setObject(have, "general", general); err != nil {
+		return err
+	}
+
+	wantTools, _ := want.Object("tools")
+	var wantCore []string
+	if v, found := wantTools.Get("core"); found {
+		if err := json.Unmarshal(v, &wantCore); err != nil {
+			return fmt.Errorf("rendered settings: tools.core: %w", err)
+		}
+	}
+	tools, ok := have.Object("tools")
+	if !ok {
+		tools = jsonedit.Object{}
+	}
+	var core []string
+	if v, found := tools.Get("core"); !found || json.Unmarshal(v, &core) != nil {
+		core = wantCore // no list, or not a list of names: without one the agent would get every tool
+	} else {
+		owned, err := firecrawlTools()
+		if err != nil {
+			return err
+		}
+		core = slices.DeleteFunc(core, func(name string) bool { return slices.Contains(owned, name) })
+		for _, name := range wantCore {
+			if slices.Contains(owned, name) {
+				core = append(core, name)
+			}
+		}
+	}
+	if err := tools.SetValue("core", core); err != nil {
+		return err
+	}
+	if err := setObject(have, "tools", tools); err != nil {
+		return err
+	}
+
+	wantServers, _ := want.Object("mcpServers")
+	firecrawl, on := wantServers.Get(firecrawlServer)
+	servers, ok := have.Object("mcpServers")
+	switch {
+	case on && ok:
+		servers.Set(firecrawlServer, firecrawl)
+		return setObject(have, "mcpServers", servers)
+	case on:
+		return setObject(have, "mcpServers", jsonedit.Object{{Key: firecrawlServer, Value: firecrawl}})
+	case ok && servers.Delete(firecrawlServer) && len(servers) == 0:
+		have.Delete("mcpServers")
+	case ok:
+		return setObject(have, "mcpServers", servers)
+	}
+	return nil
+}
+
+func setObject(o *jsonedit.Object, key string, v jsonedit.Object) error {
+	data, err := v.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	o.Set(key, data)
+	return nil
+}
+
+// firecrawlTools returns the tools.core names that only the Firecrawl template adds.
+func firecrawlTools() ([]string, error) {
+	core := func(o Options) ([]string, error) {
+		data, err := Render(o)
+		if err != nil {
+			return nil, err
+		}
+		var s struct {
+			Tools struct{ Core []string } `json:"tools"`
+		}
+		err = json.Unmarshal(data, &s)
+		return s.Tools.Core, err
+	}
+	with, err := core(Options{Firecrawl: true})
+	if err != nil {
+		return nil, err
+	}
+	without, err := core(Options{})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(with, func(name string) bool { return slices.Contains(without, name) }), nil
+}
