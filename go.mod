@@ -4,6 +4,7 @@ go 1.25.5
 
 require (
 	github.com/adrg/xdg v0.5.3
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 )

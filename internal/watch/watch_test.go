@@ -1,0 +1,144 @@
+package watch
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// start watches dir/name and returns a channel of its changes.
+func start(t *testing.T, dir, name string) (*Watcher, <-chan Change) {
+	t.Helper()
+	w, err := New(50*time.Millisecond, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := make(chan Change, 10)
+	if err := w.Add(filepath.Join(dir, name), func(c Change) { changes <- c }); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	return w, changes
+}
+
+func next(t *testing.T, changes <-chan Change) Change {
+	t.Helper()
+	select {
+	case c := <-changes:
+		return c
+	case <-time.After(5 * time.Second):
+		t.Fatal("no change reported within 5s")
+		return Change{}
+	}
+}
+
+func quiet(t *testing.T, changes <-chan Change) {
+	t.Helper()
+	select {
+	case c := <-changes:
+		t.Fatalf("unexpected change %+v (data %q)", c, c.Data)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWatch(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the event sequences below are the inotify ones")
+	}
+	tests := []struct {
+		name    string
+		initial string // "" for no file
+		change  func(t *testing.T, path string)
+		want    Change
+	}{
+		{"create", "", func(t *testing.T, path string) { write(t, path, "A=1\n") }, Change{Exists: true, Data: []byte("A=1\n")}},
+		{"write in place, twice in a row, reported once", "A=1\n", func(t *testing.T, path string) {
+			write(t, path, "A=2\n")
+			write(t, path, "A=3\n")
+		}, Change{Exists: true, Data: []byte("A=3\n")}},
+		{"atomic replace", "A=1\n", func(t *testing.T, path string) {
+			tmp := filepath.Join(filepath.Dir(path), ".tmp-123")
+			write(t, tmp, "A=2\n")
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		}, Change{Exists: true, Data: []byte("A=2\n")}},
+		{"vim-style save", "A=1\n", func(t *testing.T, path string) {
+			// vim with backupcopy=no: rename the file to a backup, write a new one, delete the backup.
+			if err := os.Rename(path, path+"~"); err != nil {
+				t.Fatal(err)
+			}
+			write(t, path, "A=2\n")
+			if err := os.Remove(path + "~"); err != nil {
+				t.Fatal(err)
+			}
+		}, Change{Exists: true, Data: []byte("A=2\n")}},
+		{"delete", "A=1\n", func(t *testing.T, path string) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}, Change{Exists: false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, ".env")
+			if tt.initial != "" {
+				write(t, path, tt.initial)
+			}
+			_, changes := start(t, dir, ".env")
+			tt.change(t, path)
+			got := next(t, changes)
+			if got.Path != path || got.Exists != tt.want.Exists || string(got.Data) != string(tt.want.Data) {
+				t.Errorf("got %+v (data %q), want exists=%v data %q", got, got.Data, tt.want.Exists, tt.want.Data)
+			}
+			quiet(t, changes)
+		})
+	}
+}
+
+func TestWatchSkipsOwnWritesAndOtherFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	write(t, path, "{}")
+	w, changes := start(t, dir, "settings.json")
+
+	w.Wrote(path, []byte(`{"a":1}`))
+	write(t, path, `{"a":1}`)
+	write(t, filepath.Join(dir, "other.json"), "x")
+	if err := os.Chtimes(path, time.Now(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	quiet(t, changes)
+
+	write(t, path, `{"a":2}`)
+	if got := next(t, changes); string(got.Data) != `{"a":2}` {
+		t.Errorf("got %q, want the user's write", got.Data)
+	}
+	w.Wrote(path, nil)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	quiet(t, changes)
+}
