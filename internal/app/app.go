@@ -49,7 +49,8 @@ func New(cfg config.Config, version string, logger *slog.Logger) (*App, error) {
 	if err := a.Reconfigure(cfg); err != nil {
 		return nil, err
 	}
-	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: version, Logger: logger, Activity: a.activity})
+	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: version, Logger: logger, Activity: a.activity,
+		ResponseLimit: func() int { return a.Config().MaxResponseChars }})
 	return a, nil
 }
 
@@ -86,9 +87,12 @@ func (a *App) Reconfigure(cfg config.Config) error {
 	a.queue.SetLimit(cfg.MaxConcurrent)
 	s.engine, err = research.New(inflightRunner{runner, &a.inflight}, research.Settings{
 		Model:               cfg.Model,
+		CorrectionModel:     cfg.CorrectionModel,
+		FallbackModel:       cfg.FallbackModel,
 		SystemPrompt:        cfg.SystemPrompt,
 		JSONMaxRetries:      cfg.JSONMaxRetries,
 		MaxIterations:       cfg.MaxIterations,
+		MaxRounds:           cfg.DeepSearchMaxRounds,
 		ProgressLogInterval: cfg.ProgressLogInterval,
 		Queue:               a.queue,
 		QueueTimeout:        cfg.QueueTimeout,
@@ -145,6 +149,10 @@ type engineOf struct{ a *App }
 
 func (e engineOf) Search(ctx context.Context, req research.SearchRequest) (research.Report, error) {
 	return e.a.state.Load().engine.Search(ctx, req)
+}
+
+func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
+	return e.a.state.Load().engine.DeepSearch(ctx, req)
 }
 
 // inflightRunner counts CLI runs in a WaitGroup.

@@ -74,10 +74,29 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			if isTaskCall(body) {
+				r = r.WithContext(withTaskSlot(r.Context()))
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// isTaskCall reports whether body is a tools/call that asks to run as an MCP task.
+func isTaskCall(body []byte) bool {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Task json.RawMessage `json:"task"`
+		} `json:"params"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" && len(msg.Params.Task) > 0 &&
+		string(msg.Params.Task) != "null"
+}
+
+// serverLifetimeKey holds, in every request's context, a context that ends when the server shuts down, for work
+// that outlives its request (MCP tasks).
+type serverLifetimeKey struct{}
 
 // allowedOrigin accepts browser origins on loopback and the server's own origin; anything else could be a web
 // page driving the user's browser against the local server.
@@ -115,7 +134,9 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+		BaseContext: func(net.Listener) context.Context {
+			return context.WithValue(reqCtx, serverLifetimeKey{}, reqCtx)
+		},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -2,6 +2,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,75 +24,55 @@ const Name = "gemini-search-mcp"
 // Engine is the research engine the tools call. *research.Engine implements it.
 type Engine interface {
 	Search(ctx context.Context, req research.SearchRequest) (research.Report, error)
+	DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error)
 }
 
-// MaxQueryLen bounds a query's length in characters.
+// MaxQueryLen bounds a query's or topic's length in characters.
 const MaxQueryLen = 10000
 
 // modelPattern keeps a model name from being read as a CLI flag.
 const modelPattern = `^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$`
 
-// resultSchema describes structuredContent for both outcomes: a report, or an error.
-const resultSchema = `{
-  "type": "object",
-  "properties": {
-    "success": {"type": "boolean", "description": "true when a report was produced"},
-    "report": {"type": "string", "description": "the research report in Markdown"},
-    "parse_warning": {"type": "boolean", "description": "true when the agent's answer was not valid JSON and report holds its raw text"},
-    "metadata": {
-      "type": "object",
-      "properties": {
-        "duration_ms": {"type": "integer"},
-        "topic": {"type": "string"},
-        "depth": {"type": "string"},
-        "model": {"type": "string"},
-        "timestamp": {"type": "string", "format": "date-time"},
-        "sources_visited": {"type": "array", "items": {"type": "string"}},
-        "search_queries_used": {"type": "array", "items": {"type": "string"}},
-        "iterations": {"type": "integer"},
-        "output_truncated": {"type": "boolean"}
-      }
-    },
-    "error": {
-      "type": "object",
-      "properties": {
-        "code": {"type": "string"},
-        "message": {"type": "string"},
-        "details": {"type": "string"}
-      },
-      "required": ["code", "message"]
-    }
-  },
-  "required": ["success"]
-}`
-
 // Options configure the MCP server.
 type Options struct {
-	Version  string
-	Logger   *slog.Logger       // nil discards
-	Activity *activity.Registry // records running calls and failures; nil records nothing
+	Version       string
+	Logger        *slog.Logger       // nil discards
+	Activity      *activity.Registry // records running calls and failures; nil records nothing
+	ResponseLimit func() int         // characters of a report returned in one piece; nil: 20,000
+	Heartbeat     time.Duration      // progress heartbeat; 0: 15 s
 }
 
 // New returns an MCP server with the research tools.
 func New(engine Engine, o Options) *server.MCPServer {
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.ResponseLimit == nil {
+		o.ResponseLimit = func() int { return defaultResponseChars }
+	}
+	t := &tools{engine: engine, opts: o, chunks: newChunkStore()}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
+		// Long deep searches can run as MCP Tasks, so a client's own request timeout does not waste the run.
+		server.WithTaskCapabilities(true, true, true),
+		server.WithTaskHooks(t.tasks.hooks()),
 		server.WithInstructions("Web research through a Gemini CLI agent with Google Search grounding and Firecrawl scraping. " +
-			"Use `search` for a question that needs current information from the web; it returns a Markdown report with sources. " +
-			"A search takes from several seconds to a few minutes."),
+			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
+			"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
+			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`."),
 	}
 	if o.Activity != nil {
 		opts = append(opts, server.WithToolHandlerMiddleware(recordActivity(o.Activity)))
 	}
 	s := server.NewMCPServer(Name, o.Version, opts...)
-	t := &tools{engine: engine, log: logger}
-	search := searchTool()
-	s.AddTool(search, validated(search, t.search))
+	for _, st := range []server.ServerTool{
+		{Tool: searchTool(), Handler: t.search},
+		{Tool: deepSearchTool(), Handler: t.deepSearch},
+		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
+	} {
+		s.AddTool(st.Tool, validated(st.Tool, st.Handler))
+	}
 	return s
 }
 
@@ -103,42 +84,163 @@ func searchTool() mcp.Tool {
 			"Use it for quick answers that need current information."),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxQueryLen),
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
-		mcp.WithString("model", mcp.Pattern(modelPattern),
-			mcp.Description("Gemini model for this call, e.g. gemini-2.5-pro. Default: the server's GEMINI_MODEL, else the CLI's choice.")),
+		modelArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(resultSchema)),
+		researchAnnotations(),
+	)
+}
+
+func deepSearchTool() mcp.Tool {
+	return mcp.NewTool("deep_search",
+		mcp.WithTitleAnnotation("Deep web research with verification"),
+		mcp.WithDescription("Researches a topic thoroughly: a first round researches it, then verification rounds check the "+
+			"draft's key claims against sources, look for newer or contradicting sources and for gaps, and correct the report. "+
+			"Returns a Markdown report with sources and how many claims were verified and corrected. Takes several minutes; "+
+			"supports MCP tasks and progress notifications."),
+		mcp.WithString("topic", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxQueryLen),
+			mcp.Description("The research question or topic. Be detailed: say what you need to know and why.")),
+		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
+			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
+		modelArgument(),
+		mcp.WithRawOutputSchema(json.RawMessage(resultSchema)),
+		mcp.WithTaskSupport(mcp.TaskSupportOptional),
+		researchAnnotations(),
+	)
+}
+
+func fetchChunkTool() mcp.Tool {
+	return mcp.NewTool("fetch_chunk",
+		mcp.WithTitleAnnotation("Fetch the rest of a long report"),
+		mcp.WithDescription("Returns one part of a report that was too long to send at once. The report's first part says "+
+			"its id and how many parts there are; parts are kept for 30 minutes."),
+		mcp.WithString("id", mcp.Required(), mcp.Pattern(`^[0-9a-f]{16}$`), mcp.Description("The report id given with its first part.")),
+		mcp.WithInteger("index", mcp.Required(), mcp.Min(1), mcp.Description("The part to fetch, from 2 to the number of parts.")),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
 	)
+}
+
+func modelArgument() mcp.ToolOption {
+	return mcp.WithString("model", mcp.Pattern(modelPattern),
+		mcp.Description("Gemini model for this call, e.g. gemini-2.5-pro. Default: the server's GEMINI_MODEL, else the CLI's choice."))
+}
+
+func researchAnnotations() mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		for _, o := range []mcp.ToolOption{
+			mcp.WithReadOnlyHintAnnotation(true),
+			mcp.WithDestructiveHintAnnotation(false),
+			mcp.WithIdempotentHintAnnotation(true),
+			mcp.WithOpenWorldHintAnnotation(true),
+		} {
+			o(t)
+		}
+	}
 }
 
 type tools struct {
 	engine Engine
-	log    *slog.Logger
+	opts   Options
+	chunks *chunkStore
+	joins  joiner
+	tasks  tasks
 }
 
 func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	start := time.Now()
 	query := strings.TrimSpace(req.GetString("query", ""))
-	if query == "" {
-		return errorResult(start, "", &research.Failure{Code: CodeInvalidArgument,
-			Message: "invalid arguments for search: query must contain text, not only white space"}), nil
-	}
 	model := req.GetString("model", "")
-	rep, err := t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model,
-		Progress: activity.TrackerFrom(ctx).Stage})
-	if err != nil {
-		return errorResult(start, model, err), nil
+	if query == "" {
+		return blankArgument("search", "query"), nil
 	}
-	return reportResult(rep), nil
+	return t.research(ctx, req, model, []string{"search", normalize(query), model},
+		func(ctx context.Context, p research.Progress) (research.Report, error) {
+			return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Progress: p})
+		}), nil
 }
 
-// CodeInvalidArgument and CodeCancelled are the error codes the MCP layer adds to the engine's.
+func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	topic := strings.TrimSpace(req.GetString("topic", ""))
+	depth := req.GetString("depth", research.DepthDetailed)
+	model := req.GetString("model", "")
+	if topic == "" {
+		return blankArgument("deep_search", "topic"), nil
+	}
+	return t.research(ctx, req, model, []string{"deep_search", normalize(topic), depth, model},
+		func(ctx context.Context, p research.Progress) (research.Report, error) {
+			return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model, Progress: p})
+		}), nil
+}
+
+// research runs one research call, joining an identical one already running (same key), with progress
+// reporting, and shapes its result.
+func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string, key []string,
+	run func(context.Context, research.Progress) (research.Report, error)) *mcp.CallToolResult {
+	start := time.Now()
+	if req.Params.Task != nil {
+		var release context.CancelFunc
+		ctx, release = t.tasks.detach(ctx)
+		defer release()
+	}
+	p := startProgress(ctx, req, cmp.Or(t.opts.Heartbeat, defaultHeartbeat))
+	defer p.stop()
+	k, _ := json.Marshal(key)
+	rep, joined, err := t.joins.do(ctx, string(k), p.report, run)
+	if joined {
+		t.opts.Logger.Info("joined an identical request already running", "tool", key[0])
+	}
+	if err != nil {
+		return errorResult(start, model, err)
+	}
+	return t.reportResult(rep)
+}
+
+func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id := req.GetString("id", "")
+	index := req.GetInt("index", 0)
+	text, count, err := t.chunks.get(id, index)
+	if err != nil {
+		code := CodeInvalidArgument
+		if errors.Is(err, errChunkNotFound) {
+			code = CodeChunkNotFound
+		}
+		return errorResultInfo(errorInfo{Code: code, Message: err.Error(),
+			Details: "Run the search again to get a new id."}), nil
+	}
+	return structured(chunkBody{Success: true, ID: id, Index: index, Count: count, Text: text}), nil
+}
+
+// normalize makes requests that differ only in case and spacing identical, for joining.
+func normalize(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// Error codes the MCP layer adds to the engine's.
 const (
 	CodeInvalidArgument = "INVALID_ARGUMENT"
 	CodeCancelled       = "CANCELLED"
+	CodeChunkNotFound   = "CHUNK_NOT_FOUND"
 )
+
+// reportBody is the structured content of a report; Chunks is set when the report comes in parts.
+type reportBody struct {
+	research.Report
+	Chunks *chunkRef `json:"chunks,omitempty"`
+}
+
+type chunkRef struct {
+	ID    string `json:"id"`
+	Count int    `json:"count"`
+}
+
+type chunkBody struct {
+	Success bool   `json:"success"`
+	ID      string `json:"id"`
+	Index   int    `json:"index"`
+	Count   int    `json:"count"`
+	Text    string `json:"text"`
+}
 
 // errorBody is the structured content of a failed call.
 type errorBody struct {
@@ -152,10 +254,25 @@ type errorInfo struct {
 	Details string `json:"details,omitempty"`
 }
 
-func reportResult(rep research.Report) *mcp.CallToolResult {
-	res := structured(rep)
-	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, false)
+// reportResult sends rep, in parts when it is longer than the response limit.
+func (t *tools) reportResult(rep research.Report) *mcp.CallToolResult {
+	body := reportBody{Report: rep}
+	if limit := t.opts.ResponseLimit(); len(rep.Report) > limit { // bytes ≥ characters: a cheap first check
+		if parts := split(rep.Report, limit); len(parts) > 1 {
+			id := t.chunks.put(parts)
+			body.Chunks = &chunkRef{ID: id, Count: len(parts)}
+			body.Report.Report = parts[0] + fmt.Sprintf("\n\n[Report continues: this is part 1 of %d. Call fetch_chunk with "+
+				"id %q and index 2 to %d for the rest; the parts are kept for 30 minutes.]", len(parts), id, len(parts))
+		}
+	}
+	res := structured(body)
+	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
 	return res
+}
+
+func blankArgument(tool, arg string) *mcp.CallToolResult {
+	return errorResultInfo(errorInfo{Code: CodeInvalidArgument,
+		Message: fmt.Sprintf("invalid arguments for %s: %s must contain text, not only white space", tool, arg)})
 }
 
 func errorResult(start time.Time, model string, err error) *mcp.CallToolResult {

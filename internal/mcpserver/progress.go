@@ -1,0 +1,92 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+)
+
+// defaultHeartbeat is how often a running call tells a client that asked for progress that it is still working.
+const defaultHeartbeat = 15 * time.Second
+
+// progress forwards a call's stages to the activity registry and, when the client sent a progressToken, to the
+// client as notifications/progress, with a heartbeat carrying the elapsed time in between.
+type progress struct {
+	ctx     context.Context
+	srv     *server.MCPServer
+	token   mcp.ProgressToken // nil: the client did not ask
+	tracker *activity.Tracker
+	start   time.Time
+	stopped chan struct{}
+
+	mu    sync.Mutex
+	count int
+	stage string
+	done  bool
+}
+
+func startProgress(ctx context.Context, req mcp.CallToolRequest, heartbeat time.Duration) *progress {
+	p := &progress{ctx: ctx, srv: server.ServerFromContext(ctx), tracker: activity.TrackerFrom(ctx),
+		start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
+	if req.Params.Meta != nil {
+		p.token = req.Params.Meta.ProgressToken
+	}
+	if p.token != nil && p.srv != nil {
+		go p.beat(heartbeat)
+	}
+	return p
+}
+
+// report is the research.Progress of a call.
+func (p *progress) report(stage string) {
+	p.tracker.Stage(stage)
+	p.mu.Lock()
+	p.stage = stage
+	p.mu.Unlock()
+	p.notify(stage)
+}
+
+func (p *progress) beat(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stopped:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			stage := p.stage
+			p.mu.Unlock()
+			p.notify(fmt.Sprintf("%s (elapsed %s)", stage, time.Since(p.start).Round(time.Second)))
+		}
+	}
+}
+
+func (p *progress) notify(message string) {
+	if p.token == nil || p.srv == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock() // keeps notifications in order, with increasing progress values
+	if p.done {
+		return
+	}
+	p.count++
+	_ = p.srv.SendNotificationToClient(p.ctx, "notifications/progress", map[string]any{
+		"progressToken": p.token, "progress": p.count, "message": message,
+	}) // best effort: a client that went away gets its result cancelled anyway
+}
+
+// stop ends the heartbeat; nothing is sent after it returns.
+func (p *progress) stop() {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+	close(p.stopped)
+}
