@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build run test lint bench clean
+.PHONY: help build run test lint bench clean e2e
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -20,6 +20,16 @@ run: build ## Build and serve MCP over HTTP on 127.0.0.1:3000 (MCP_SERVER_HOST/M
 
 test: ## Run all tests with the race detector
 	$(GO) test -race -count=1 ./...
+
+# End-to-end tests: the real Gemini CLI, firecrawl-mcp and MCP clients (pinned in e2e/package.json, installed
+# into E2E_CACHE) against a mock Gemini API and a fake Firecrawl API on 127.0.0.1.
+E2E_CACHE   ?= .cache/e2e
+E2E_TIMEOUT ?= 20m
+
+e2e: build ## Run the end-to-end tests with the real Gemini CLI, firecrawl-mcp and MCP clients, offline
+	./e2e/install.sh $(E2E_CACHE)
+	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
+		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) .
 
 lint: ## Check formatting (gofmt) and run go vet, also for Windows
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

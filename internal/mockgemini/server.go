@@ -73,7 +73,7 @@ type Request struct {
 	SystemInstruction string            `json:"system_instruction,omitempty"`
 	Prompt            string            `json:"prompt,omitempty"`             // the text parts of every user turn, joined by blank lines
 	ToolTurns         int               `json:"tool_turns"`                   // user turns that carry tool results
-	FunctionResponses []FunctionResult  `json:"function_responses,omitempty"` // tool results in the last turn
+	FunctionResponses []FunctionResult  `json:"function_responses,omitempty"` // every tool result so far, in order
 	ResponseSchema    json.RawMessage   `json:"response_schema,omitempty"`
 	Header            map[string]string `json:"header"` // without the API key or any credential
 	APIKey            bool              `json:"api_key"`
@@ -329,18 +329,16 @@ func parseRequest(hr *http.Request, body []byte) (Request, apiRequest) {
 		req.SystemInstruction = a.SystemInstruction.text()
 	}
 	req.Prompt = a.text()
-	for i, c := range a.Contents {
-		var results []FunctionResult
+	for _, c := range a.Contents {
+		turn := false
 		for _, p := range c.Parts {
 			if p.FunctionResponse != nil {
-				results = append(results, *p.FunctionResponse)
+				req.FunctionResponses = append(req.FunctionResponses, *p.FunctionResponse)
+				turn = true
 			}
 		}
-		if len(results) > 0 {
+		if turn {
 			req.ToolTurns++
-			if i == len(a.Contents)-1 {
-				req.FunctionResponses = results
-			}
 		}
 	}
 	req.ResponseSchema = a.GenerationConfig.ResponseJSONSchema

@@ -1,0 +1,66 @@
+// An MCP client on the official TypeScript SDK, driven by the e2e tests.
+//
+//   node sdk-client.mjs '<request JSON>'
+//
+// The request: {"transport": "http", "url": "http://127.0.0.1:PORT/mcp"}
+//          or  {"transport": "stdio", "command": "/path/to/gemini-search-mcp", "args": []}
+// plus "tool" (default "search"), "arguments" ({"query": ...}), and "cancelOnStdin": true to abort
+// the call when a line arrives on stdin (the SDK then sends notifications/cancelled) and to keep the session
+// open until stdin closes.
+// In stdio mode the server gets this process's environment.
+//
+// Prints one JSON line on stdout: {"server", "tools", "result"} or {"server", "tools", "cancelled", "error"}.
+// The e2e tests copy this file next to a node_modules link to the pinned packages, so that the imports
+// below resolve from the project cache without a network.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createInterface } from "node:readline";
+
+const req = JSON.parse(process.argv[2] ?? "{}");
+
+let transport;
+if (req.transport === "http") {
+  transport = new StreamableHTTPClientTransport(new URL(req.url));
+} else if (req.transport === "stdio") {
+  transport = new StdioClientTransport({
+    command: req.command,
+    args: req.args ?? [],
+    env: { ...process.env },
+    stderr: "inherit",
+  });
+} else {
+  console.error(`unknown transport ${JSON.stringify(req.transport)}`);
+  process.exit(2);
+}
+
+const client = new Client({ name: "e2e-sdk-client", version: "1.0.0" });
+await client.connect(transport);
+const out = { server: client.getServerVersion(), tools: (await client.listTools()).tools.map((t) => t.name) };
+
+const abort = new AbortController();
+let stdinClosed = Promise.resolve();
+if (req.cancelOnStdin) {
+  const lines = createInterface({ input: process.stdin });
+  lines.once("line", () => abort.abort("cancelled by the e2e test"));
+  stdinClosed = new Promise((resolve) => lines.once("close", resolve));
+}
+
+try {
+  out.result = await client.callTool(
+    { name: req.tool ?? "search", arguments: req.arguments ?? {} },
+    CallToolResultSchema,
+    { signal: abort.signal, timeout: 10 * 60 * 1000 },
+  );
+} catch (err) {
+  out.cancelled = abort.signal.aborted;
+  out.error = String(err?.message ?? err);
+}
+process.stdout.write(JSON.stringify(out) + "\n");
+// With cancelOnStdin the session stays open until stdin closes, so that the test sees what the cancellation
+// alone does, before any disconnect.
+await stdinClosed;
+await client.close();
+process.exit(0);

@@ -1,0 +1,6 @@
+// Package e2e holds the end-to-end tests, behind the build tag e2e: real MCP clients (the MCP Inspector CLI and
+// a script on the official TypeScript SDK) drive bin/gemini-search-mcp, which runs the real Gemini CLI against a
+// mock Gemini API (internal/mockgemini) and, through it, the real firecrawl-mcp against a fake Firecrawl API
+// (internal/fakefirecrawl), all on 127.0.0.1. Run them with `make e2e`, which installs the pinned npm packages of
+// package.json into .cache/e2e first.
+package e2e

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the npm packages pinned in e2e/package.json and e2e/package-lock.json (the real Gemini CLI,
+# firecrawl-mcp, the MCP TypeScript SDK and the MCP Inspector) into the project cache, by default
+# .cache/e2e. A cache whose node_modules was installed from the same package.json and lock is reused
+# without running npm.
+set -euo pipefail
+
+cache=${1:-.cache/e2e}
+here=$(cd "$(dirname "$0")" && pwd)
+
+for tool in node npm; do
+  command -v "$tool" >/dev/null || { echo "e2e: $tool not found: install Node.js 20 or later" >&2; exit 1; }
+done
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -lt 20 ]; then
+  echo "e2e: Node.js $(node --version) is too old: the Gemini CLI needs 20 or later" >&2
+  exit 1
+fi
+
+want=$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)
+stamp="$cache/.installed"
+if [ -d "$cache/node_modules" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+  echo "e2e: pinned npm packages already in $cache"
+  exit 0
+fi
+
+mkdir -p "$cache"
+rm -f "$stamp"
+cp "$here/package.json" "$here/package-lock.json" "$cache/"
+start=$SECONDS
+# npm ci installs exactly the lock; install scripts are not needed (the CLI's optional native modules,
+# keytar and node-pty, are for interactive use).
+(cd "$cache" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+echo "$want" > "$stamp"
+echo "e2e: installed the pinned npm packages into $cache in $((SECONDS - start))s"

@@ -1,0 +1,525 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/fakefirecrawl"
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+)
+
+const (
+	question    = "What is new in Go 1.26?"
+	searchQuery = "go 1.26 release notes"
+)
+
+// goSources are the sources of the grounded search answer.
+var goSources = []mg.Source{
+	{URI: "https://go.dev/doc/go1.26", Title: "go.dev"},
+	{URI: "https://go.dev/blog/go1.26", Title: "go.dev blog"},
+}
+
+var (
+	plainTools     = []string{"google_web_search", "web_fetch"}
+	firecrawlTools = []string{"google_web_search", "web_fetch",
+		"mcp_firecrawl_firecrawl_scrape", "mcp_firecrawl_firecrawl_search", "mcp_firecrawl_firecrawl_map"}
+	forbiddenTools = []string{"run_shell_command", "write_file", "replace"}
+)
+
+// agent scripts the research agent in the mock: one tool call per turn, then the fenced JSON report the
+// research prompt asks for, written from the tool results the CLI sent back. So whatever reaches the agent
+// through the CLI (grounded sources, scraped text, tool errors) reaches the report.
+func agent(calls ...mg.FunctionCall) mg.Responder {
+	return func(r *mg.Request) mg.Reply {
+		if r.ToolTurns < len(calls) {
+			return mg.Reply{Calls: []mg.FunctionCall{calls[r.ToolTurns]}}
+		}
+		return reportFrom(r, calls)
+	}
+}
+
+var urlPattern = regexp.MustCompile(`https?://[^\s)"'\\\]<>]+`)
+
+func reportFrom(r *mg.Request, calls []mg.FunctionCall) mg.Reply {
+	var findings []string
+	var sources, queries []string
+	for _, fr := range r.FunctionResponses {
+		out := fr.Output()
+		findings = append(findings, fmt.Sprintf("### %s\n%s", fr.Name, out))
+		for _, u := range urlPattern.FindAllString(out, -1) {
+			if !slices.Contains(sources, u) {
+				sources = append(sources, u)
+			}
+		}
+	}
+	for _, c := range calls {
+		if q, ok := c.Args["query"].(string); ok {
+			queries = append(queries, q)
+		}
+	}
+	var report strings.Builder
+	report.WriteString("# Go 1.26\n\nAnswer from the mock research agent.\n\n## Findings\n")
+	report.WriteString(strings.Join(findings, "\n\n"))
+	report.WriteString("\n\n## Sources\n")
+	for i, u := range sources {
+		fmt.Fprintf(&report, "%d. %s\n", i+1, u)
+	}
+	body, _ := json.MarshalIndent(map[string]any{
+		"success": true,
+		"report":  report.String(),
+		"metadata": map[string]any{
+			"sources_visited": sources, "search_queries_used": queries, "iterations": len(calls),
+		},
+	}, "", "  ")
+	return mg.Text("```json\n" + string(body) + "\n```")
+}
+
+func searchCall(query string) mg.FunctionCall {
+	return mg.FunctionCall{Name: "google_web_search", Args: map[string]any{"query": query}}
+}
+
+func scrapeCall(url string) mg.FunctionCall {
+	return mg.FunctionCall{Name: "mcp_firecrawl_firecrawl_scrape", Args: map[string]any{"url": url}}
+}
+
+// groundedScript sets the mock up for a search that is answered from Google Search grounding.
+func groundedScript(s *scenario) {
+	s.mock.Handle(mg.KindSearch, mg.Always(mg.Grounded("Go 1.26 was released in February 2026 with new language features.", goSources...)))
+	s.mock.Handle(mg.KindChat, agent(searchCall(searchQuery)))
+}
+
+// checkGroundedReport checks a successful search whose report carries the grounded answer's sources.
+func checkGroundedReport(t *testing.T, client string, res *toolResult) {
+	t.Helper()
+	if res == nil {
+		t.Fatalf("%s: no result", client)
+	}
+	b := res.body(t)
+	if res.IsError || !b.Success {
+		t.Fatalf("%s: search failed: %+v", client, b)
+	}
+	for _, src := range goSources {
+		if !strings.Contains(b.Report, src.URI) || !slices.Contains(b.Metadata.SourcesVisited, src.URI) {
+			t.Errorf("%s: the grounded source %s is missing from the report or sources_visited:\n%s\nsources_visited=%q",
+				client, src.URI, b.Report, b.Metadata.SourcesVisited)
+		}
+	}
+	if !slices.Contains(b.Metadata.SearchQueriesUsed, searchQuery) {
+		t.Errorf("%s: search_queries_used %q lacks the agent's query %q", client, b.Metadata.SearchQueriesUsed, searchQuery)
+	}
+}
+
+// checkRanWithWorkspace checks, from the mock's log, that each CLI run used our research prompt and our
+// workspace settings: the agent was offered exactly wantTools.
+func checkRanWithWorkspace(t *testing.T, s *scenario, wantTools []string, runs int) {
+	t.Helper()
+	chats := s.mock.RequestsOf(mg.KindChat)
+	var starts int
+	for _, r := range chats {
+		if r.ToolTurns == 0 {
+			starts++
+		}
+		if got := sorted(r.Tools); !slices.Equal(got, sorted(wantTools)) {
+			t.Errorf("request %d offered the tools %q, want exactly %q (tools.core of the workspace settings)", r.Seq, got, sorted(wantTools))
+		}
+		if !strings.Contains(r.Prompt, "You are an autonomous research agent") || !strings.Contains(r.Prompt, "<topic>\n"+question+"\n</topic>") {
+			t.Errorf("request %d: the prompt is not our research prompt for %q:\n%.600s", r.Seq, question, r.Prompt)
+		}
+		if ua := r.Header["User-Agent"]; !strings.Contains(ua, "GeminiCLI") || !strings.Contains(ua, "/0.61.0/") {
+			t.Errorf("request %d: User-Agent %q, want the Gemini CLI 0.61.0", r.Seq, ua)
+		}
+		if !r.APIKey {
+			t.Errorf("request %d carried no API key", r.Seq)
+		}
+	}
+	if starts != runs {
+		t.Errorf("the mock saw %d CLI runs (conversations), want %d", starts, runs)
+	}
+	for _, r := range s.mock.RequestsOf(mg.KindSearch) {
+		if r.Prompt != searchQuery {
+			t.Errorf("google_web_search request %d searched %q, want %q", r.Seq, r.Prompt, searchQuery)
+		}
+	}
+	checkNeverOffered(t, s)
+}
+
+// checkNeverOffered checks that no request ever offered a shell or file-writing tool.
+func checkNeverOffered(t *testing.T, s *scenario) {
+	t.Helper()
+	for _, r := range s.mock.Requests() {
+		for _, bad := range forbiddenTools {
+			if slices.Contains(r.Tools, bad) {
+				t.Errorf("request %d (%s) offered %s to the model", r.Seq, r.Kind, bad)
+			}
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func hasTool(tools []string, name string) bool { return slices.Contains(tools, name) }
+
+// 1. HTTP: the MCP Inspector CLI and the SDK client list the tools and search.
+func TestHTTPInspectorAndSDK(t *testing.T) {
+	s := newScenario(t, "1 http inspector+sdk")
+	groundedScript(s)
+	srv := s.startHTTP()
+
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	s.inspector(srv.url, &list, "--method", "tools/list")
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if !hasTool(names, "search") {
+		t.Fatalf("inspector tools/list: got %q, want search among them", names)
+	}
+	var res toolResult
+	s.inspector(srv.url, &res, "--method", "tools/call", "--tool-name", "search", "--tool-arg", "query="+question)
+	checkGroundedReport(t, "inspector", &res)
+
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
+	if out.Server.Name != "gemini-search-mcp" || !hasTool(out.Tools, "search") {
+		t.Errorf("sdk: server %q with tools %q, want gemini-search-mcp with search", out.Server.Name, out.Tools)
+	}
+	checkGroundedReport(t, "sdk", out.Result)
+
+	checkRanWithWorkspace(t, s, plainTools, 2)
+	if len(s.mock.RequestsOf(mg.KindRouter)) == 0 {
+		t.Error("no router request: with GEMINI_MODEL unset the CLI should pick the model itself (auto)")
+	}
+}
+
+// 2. stdio: the SDK client spawns the server.
+func TestStdioSDK(t *testing.T) {
+	s := newScenario(t, "2 stdio sdk")
+	groundedScript(s)
+	out := s.sdk(sdkRequest{Transport: "stdio", Command: serverBin, Arguments: map[string]any{"query": question}}, s.env())
+	if out.Server.Name != "gemini-search-mcp" || !hasTool(out.Tools, "search") {
+		t.Errorf("server %q with tools %q, want gemini-search-mcp with search", out.Server.Name, out.Tools)
+	}
+	checkGroundedReport(t, "sdk stdio", out.Result)
+	checkRanWithWorkspace(t, s, plainTools, 1)
+	if _, err := os.Stat(filepath.Join(s.config, ".gemini", "settings.json")); err != nil {
+		t.Errorf("the research workspace was not created in the config dir: %v", err)
+	}
+}
+
+// 3. The tools offered to the model, without and with Firecrawl.
+func TestToolsOffered(t *testing.T) {
+	s := newScenario(t, "3 tools offered")
+	groundedScript(s)
+	s.withFirecrawl("")
+
+	plain := s.startHTTP()
+	out := s.sdk(sdkRequest{Transport: "http", URL: plain.url, Arguments: map[string]any{"query": question}}, nil)
+	checkGroundedReport(t, "without firecrawl", out.Result)
+	checkRanWithWorkspace(t, s, plainTools, 1)
+	seen := len(s.mock.Requests())
+
+	withFC := s.startHTTP("GEMINI_SEARCH_CONFIG_DIR="+filepath.Join(s.root, "config-firecrawl"), "FIRECRAWL_API_URL="+s.firecrawlURL)
+	out = s.sdk(sdkRequest{Transport: "http", URL: withFC.url, Arguments: map[string]any{"query": question}}, nil)
+	checkGroundedReport(t, "with firecrawl", out.Result)
+	for _, r := range s.mock.Requests()[seen:] {
+		if r.Kind == mg.KindChat && !slices.Equal(sorted(r.Tools), sorted(firecrawlTools)) {
+			t.Errorf("with Firecrawl, request %d offered %q, want exactly %q", r.Seq, sorted(r.Tools), sorted(firecrawlTools))
+		}
+	}
+	checkNeverOffered(t, s)
+}
+
+// 4. Firecrawl: the agent scrapes a page through firecrawl-mcp; the key lives only in the config dir's .env.
+func TestFirecrawlScrape(t *testing.T) {
+	s := newScenario(t, "4 firecrawl scrape")
+	key := "fc-e2e-" + s.runID
+	const page, marker = "https://docs.example.com/go-1.26", "Scraped by the fake Firecrawl: generic type aliases 7f3a"
+	s.withFirecrawl(key)
+	s.firecrawl.AddPage(page, fakefirecrawl.Page{Title: "Go 1.26 docs", Markdown: "# Go 1.26\n\n" + marker + "\n"})
+	s.mock.Handle(mg.KindChat, agent(scrapeCall(page)))
+	if err := os.MkdirAll(s.config, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(s.config, ".env"), "FIRECRAWL_API_KEY="+key+"\nFIRECRAWL_API_URL="+s.firecrawlURL+"\n")
+	srv := s.startHTTP()
+
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
+	if out.Result == nil {
+		t.Fatalf("no result: %s", out.Error)
+	}
+	b := out.Result.body(t)
+	if out.Result.IsError || !b.Success {
+		t.Fatalf("search failed: %+v", b)
+	}
+	var scrapes int
+	for _, r := range s.firecrawl.Requests() {
+		if r.Path != "/v2/scrape" {
+			continue
+		}
+		scrapes++
+		if r.Key != key || r.Status != 200 || !strings.Contains(string(r.Body), page) {
+			t.Errorf("scrape request: key %q status %d body %s, want the configured key and %s", r.Key, r.Status, r.Body, page)
+		}
+	}
+	if scrapes != 1 {
+		t.Errorf("the fake Firecrawl got %d scrape requests, want 1: %+v", scrapes, s.firecrawl.Requests())
+	}
+	if !strings.Contains(b.Report, marker) {
+		t.Errorf("the scraped text %q did not reach the report:\n%s", marker, b.Report)
+	}
+	if !slices.Contains(b.Metadata.SourcesVisited, page) {
+		t.Errorf("sources_visited %q lacks the scraped page %s", b.Metadata.SourcesVisited, page)
+	}
+	checkNeverOffered(t, s)
+
+	err := filepath.WalkDir(s.config, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path == filepath.Join(s.config, ".env") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), key) {
+			t.Errorf("the Firecrawl key is written in %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	settings, _ := os.ReadFile(filepath.Join(s.config, ".gemini", "settings.json"))
+	if !strings.Contains(string(settings), "${FIRECRAWL_API_KEY}") {
+		t.Errorf("settings.json does not refer to ${FIRECRAWL_API_KEY}:\n%s", settings)
+	}
+	if strings.Contains(srvLog(s), key) {
+		t.Error("the Firecrawl key reached the server log")
+	}
+}
+
+// 5. Firecrawl configured but unreachable: the search still succeeds with Google Search, and a warning is
+// logged.
+func TestFirecrawlDown(t *testing.T) {
+	s := newScenario(t, "5 firecrawl down")
+	s.mock.Handle(mg.KindSearch, mg.Always(mg.Grounded("Go 1.26 was released in February 2026.", goSources...)))
+	s.mock.Handle(mg.KindChat, agent(scrapeCall("https://docs.example.com/go-1.26"), searchCall(searchQuery)))
+	srv := s.startHTTP("FIRECRAWL_API_URL=http://"+closedPort(t), "FIRECRAWL_API_KEY=fc-e2e-unused")
+
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
+	checkGroundedReport(t, "sdk", out.Result)
+
+	// What the CLI told the agent about the failed scrape.
+	var scrapeErr string
+	for _, r := range s.mock.RequestsOf(mg.KindChat) {
+		for _, fr := range r.FunctionResponses {
+			if fr.Name == "mcp_firecrawl_firecrawl_scrape" {
+				scrapeErr = string(fr.Response)
+			}
+		}
+	}
+	if !strings.Contains(scrapeErr, "ECONNREFUSED") {
+		t.Errorf("the agent was not told that Firecrawl refused the connection; the scrape's result: %s", scrapeErr)
+	}
+	// The Gemini CLI reports the failure as a tool_result event {"status":"error","error":{"type":
+	// "mcp_tool_error","message":"… ECONNREFUSED …"}} on stdout and "Error executing tool
+	// mcp_firecrawl_firecrawl_scrape: …" on stderr; the server should turn that into a warning.
+	if !firecrawlWarning.MatchString(srvLog(s)) {
+		t.Errorf("PRODUCT: no warning about the failed Firecrawl tool in the server log (want a WARN line naming "+
+			"firecrawl). The runner ignores the CLI's tool_result events and drops its stderr on success. "+
+			"Server log:\n%s", srvLog(s))
+	}
+}
+
+var firecrawlWarning = regexp.MustCompile(`(?im)^.*\[WARN\].*firecrawl.*$`)
+
+// 6. API errors: a daily quota 429 gives QUOTA_ERROR within 15 s; a 401 gives AUTH_ERROR.
+func TestQuotaAndAuth(t *testing.T) {
+	s := newScenario(t, "6 quota and auth")
+	srv := s.startHTTP()
+
+	for _, tt := range []struct {
+		name  string
+		reply mg.Reply
+		code  string
+		msg   string
+		limit time.Duration
+	}{
+		{"daily quota", mg.QuotaDaily(), "QUOTA_ERROR", "daily", 15 * time.Second},
+		{"401", mg.Unauthenticated(), "AUTH_ERROR", "401", 15 * time.Second},
+	} {
+		s.mock.Handle(mg.KindChat, mg.Always(tt.reply))
+		s.mock.Handle(mg.KindRouter, mg.Always(tt.reply))
+		began := time.Now()
+		var res toolResult
+		s.inspector(srv.url, &res, "--method", "tools/call", "--tool-name", "search", "--tool-arg", "query="+question)
+		took := time.Since(began)
+		b := res.body(t)
+		if !res.IsError || b.Error.Code != tt.code || !strings.Contains(b.Error.Message, tt.msg) {
+			t.Errorf("%s: got isError=%v %+v, want %s mentioning %q", tt.name, res.IsError, b.Error, tt.code, tt.msg)
+		}
+		if took > tt.limit {
+			t.Errorf("%s: the error took %v, want it within %v", tt.name, took.Round(time.Millisecond), tt.limit)
+		}
+		s.note("%s %s in %.1fs", tt.name, b.Error.Code, took.Seconds())
+	}
+}
+
+// 7. The API hangs: CLI_TIMEOUT at the configured timeout, and no process of the run is left.
+func TestTimeout(t *testing.T) {
+	s := newScenario(t, "7 timeout")
+	const timeout = 8 * time.Second
+	s.withFirecrawl("") // so that the CLI also starts firecrawl-mcp (npx → node), which must go too
+	s.mock.Handle(mg.KindChat, mg.Always(mg.Hang()))
+	srv := s.startHTTP(fmt.Sprintf("GEMINI_SEARCH_TIMEOUT=%d", timeout.Milliseconds()), "FIRECRAWL_API_URL="+s.firecrawlURL)
+	serverPID := srv.cmd.Process.Pid
+
+	began := time.Now()
+	client := s.startSDK(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
+	if !waitFor(30*time.Second, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > 0 }) {
+		t.Fatal("the CLI never reached the mock")
+	}
+	during := s.others(serverPID)
+	if !anyCmd(during, "gemini") || !anyCmd(during, "firecrawl-mcp") {
+		t.Errorf("while the API hangs, want the CLI and firecrawl-mcp running; the run's processes:\n%s", list(during))
+	}
+	out := client.wait(t, timeout+60*time.Second)
+	took := time.Since(began)
+	if out.Result == nil {
+		t.Fatalf("no result: %s", out.Error)
+	}
+	b := out.Result.body(t)
+	if !out.Result.IsError || b.Error.Code != "CLI_TIMEOUT" {
+		t.Errorf("got %+v, want CLI_TIMEOUT", b)
+	}
+	if took < timeout || took > timeout+8*time.Second {
+		t.Errorf("CLI_TIMEOUT after %v, want it at the configured %v (plus the 5s kill grace at most)", took.Round(time.Millisecond), timeout)
+	}
+	s.note("CLI_TIMEOUT after %.1fs", took.Seconds())
+	var left []proc
+	waitFor(2*time.Second, func() bool { left = s.others(serverPID); return len(left) == 0 })
+	if len(left) > 0 {
+		t.Errorf("processes of the run outlived the timeout:\n%s", list(left))
+	}
+}
+
+// 8. The client cancels mid-search: the CLI's process group is gone within 6 s.
+func TestCancel(t *testing.T) {
+	s := newScenario(t, "8 client cancels")
+	s.withFirecrawl("")
+	s.mock.Handle(mg.KindChat, mg.Always(mg.Hang()))
+	srv := s.startHTTP("GEMINI_SEARCH_TIMEOUT=120000", "FIRECRAWL_API_URL="+s.firecrawlURL)
+	serverPID := srv.cmd.Process.Pid
+
+	client := s.startSDK(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}, CancelOnStdin: true}, nil)
+	if !waitFor(30*time.Second, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > 0 }) {
+		t.Fatal("the CLI never reached the mock")
+	}
+	during := s.others(serverPID)
+	pgid := 0
+	for _, p := range during {
+		if strings.Contains(p.cmdline, "gemini") {
+			pgid = p.pgid
+		}
+	}
+	if pgid == 0 || !anyCmd(during, "firecrawl-mcp") {
+		t.Fatalf("want the CLI and firecrawl-mcp running; the run's processes:\n%s", list(during))
+	}
+	var group []proc
+	for _, p := range during {
+		if p.pgid == pgid {
+			group = append(group, p)
+		}
+	}
+
+	began := time.Now()
+	if _, err := client.stdin.Write([]byte("cancel\n")); err != nil {
+		t.Fatal(err)
+	}
+	gone := waitFor(6*time.Second, func() bool { return len(groupMembers(pgid)) == 0 })
+	took := time.Since(began)
+	if !gone {
+		t.Errorf("the CLI's process group %d still has members 6s after the client cancelled:\n%s\n(it had:\n%s)",
+			pgid, list(groupMembers(pgid)), list(group))
+	}
+	if gone {
+		s.note("group of %d processes gone %.2fs after notifications/cancelled", len(group), took.Seconds())
+	}
+	client.stdin.Close() // only now does the client end its session
+	out := client.wait(t, 30*time.Second)
+	if !out.Cancelled {
+		t.Errorf("the client's call was not cancelled: %+v", out)
+	}
+	if left := s.others(serverPID); len(left) > 0 {
+		t.Errorf("processes of the run outlived the cancel:\n%s", list(left))
+	}
+}
+
+// groupMembers lists the live processes of a process group, whatever their environment.
+func groupMembers(pgid int) []proc {
+	entries, _ := os.ReadDir("/proc")
+	var out []proc
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 || i+2 >= len(stat) {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+2:]))
+		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" || fields[2] != fmt.Sprint(pgid) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		var pid int
+		fmt.Sscan(e.Name(), &pid)
+		out = append(out, proc{pid: pid, pgid: pgid, cmdline: strings.ReplaceAll(string(cmdline), "\x00", " ")})
+	}
+	return out
+}
+
+func anyCmd(ps []proc, substr string) bool {
+	return slices.ContainsFunc(ps, func(p proc) bool { return strings.Contains(p.cmdline, substr) })
+}
+
+func list(ps []proc) string {
+	if len(ps) == 0 {
+		return "  (none)"
+	}
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "  %s\n", p)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// srvLog returns everything the scenario's servers logged.
+func srvLog(s *scenario) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for _, l := range s.logs {
+		if l.name == "server" {
+			b.WriteString(l.String())
+		}
+	}
+	return b.String()
+}
