@@ -1,0 +1,160 @@
+package clients
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var server = Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gsm/gemini-search-mcp"}
+
+func TestPaths(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		p        Platform
+		want     []string
+		wantKeys []string
+	}{
+		{"linux", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "/home/me/.config"},
+			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json"},
+			[]string{"mcpServers", "mcpServers", "servers"}},
+		{"linux relative XDG is ignored", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "cfg"},
+			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json"}, nil},
+		{"darwin", Platform{GOOS: "darwin", Home: "/Users/me"},
+			[]string{"/Users/me/.cursor/mcp.json", "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+				"/Users/me/Library/Application Support/Code/User/mcp.json"}, nil},
+		{"windows", Platform{GOOS: "windows", Home: "/c/me", AppData: "/c/me/AppData/Roaming"},
+			[]string{"/c/me/.cursor/mcp.json", "/c/me/AppData/Roaming/Claude/claude_desktop_config.json", "/c/me/AppData/Roaming/Code/User/mcp.json"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got, keys []string
+			for _, c := range All(tt.p, server) {
+				got = append(got, filepath.ToSlash(c.Path))
+				keys = append(keys, c.ServersKey)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if tt.wantKeys != nil && !reflect.DeepEqual(keys, tt.wantKeys) {
+				t.Errorf("keys %q, want %q", keys, tt.wantKeys)
+			}
+		})
+	}
+}
+
+func TestSnippet(t *testing.T) {
+	t.Parallel()
+	p := Platform{GOOS: "linux", Home: "/home/me"}
+	tests := []struct {
+		client Client
+		want   string
+	}{
+		{Cursor(p, server), `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`},
+		{Cursor(p, Server{URL: server.URL, AuthToken: "tok"}), `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp","headers":{"Authorization":"Bearer tok"}}}}`},
+		{ClaudeDesktop(p, server), `{"mcpServers":{"gemini-search":{"command":"/opt/gsm/gemini-search-mcp","args":[]}}}`},
+		{ClaudeDesktop(p, Server{StdioCommand: "/x", ConfigDir: "/cfg"}), `{"mcpServers":{"gemini-search":{"command":"/x","args":[],"env":{"GEMINI_SEARCH_CONFIG_DIR":"/cfg"}}}}`},
+		{VSCode(p, server), `{"servers":{"gemini-search":{"type":"http","url":"http://127.0.0.1:3000/mcp"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.client.Name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tt.client.Snippet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := compact(t, []byte(got)); c != tt.want {
+				t.Errorf("got %s, want %s", c, tt.want)
+			}
+		})
+	}
+}
+
+func compact(t *testing.T, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestConnect(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
+	tests := []struct {
+		name       string
+		existing   string // "" for no file
+		want       string // compact JSON of the result
+		wantBackup bool
+		wantErr    string
+	}{
+		{name: "new file", want: `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`},
+		{name: "other servers and keys untouched, order kept",
+			existing:   "{\n  \"zeta\": 1,\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\", \"args\": [\"--a\"]},\n    \"gemini-search\": {\"url\": \"http://old/mcp\"}\n  }\n}\n",
+			want:       `{"zeta":1,"mcpServers":{"other":{"command":"x","args":["--a"]},"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`,
+			wantBackup: true},
+		{name: "no servers key yet", existing: `{"theme":"dark"}`,
+			want: `{"theme":"dark","mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`, wantBackup: true},
+		{name: "already connected: nothing written", existing: `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`,
+			want: `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`},
+		{name: "not JSON: refused", existing: "{ // comment\n}", wantErr: "not a JSON object"},
+		{name: "servers not an object: refused", existing: `{"mcpServers":[]}`, wantErr: "is not an object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			c := Cursor(Platform{GOOS: "linux", Home: home}, server)
+			if tt.existing != "" {
+				if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(c.Path, []byte(tt.existing), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			backup, err := c.Connect(now)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want an error with %q", err, tt.wantErr)
+				}
+				if data, _ := os.ReadFile(c.Path); string(data) != tt.existing {
+					t.Errorf("file changed to %q", data)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(c.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := compact(t, data); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+			if (backup != "") != tt.wantBackup {
+				t.Fatalf("backup %q, want one: %v", backup, tt.wantBackup)
+			}
+			if backup != "" {
+				if want := c.Path + ".20261122-010203.bak"; backup != want {
+					t.Errorf("backup at %s, want %s", backup, want)
+				}
+				if old, _ := os.ReadFile(backup); string(old) != tt.existing {
+					t.Errorf("backup holds %q, want the old file", old)
+				}
+				if fi, _ := os.Stat(c.Path); fi.Mode().Perm() != 0o600 {
+					t.Errorf("mode %v, want the old file's 0600", fi.Mode().Perm())
+				}
+			}
+		})
+	}
+}
