@@ -57,3 +57,15 @@ func FuzzExtractReport(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkExtractReport measures extraction from a large answer: 1 MiB of prose before a fenced report.
+func BenchmarkExtractReport(b *testing.B) {
+	text := strings.Repeat("Some prose the agent wrote before its answer. ", 1<<20/46) +
+		"```json\n{\"success\": true, \"report\": \"# R\\n\\nBody.\", \"metadata\": {\"iterations\": 3}}\n```"
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, ok := extractReport(text); !ok {
+			b.Fatal("no report")
+		}
+	}
+}
