@@ -1,0 +1,83 @@
+package app
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHTTPServerLifecycle(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hello") })
+	s := NewHTTPServer(h, busy.Addr().String(), slog.New(slog.DiscardHandler))
+	if st := s.Status(); st.State != ServerStopped {
+		t.Fatalf("new server state %v, want stopped", st.State)
+	}
+
+	changed := s.Changed()
+	if err := s.Start(); err == nil {
+		t.Fatal("Start on a busy port succeeded")
+	}
+	st := s.Status()
+	if st.State != ServerFailed || !strings.Contains(st.Err.Error(), "already in use") {
+		t.Fatalf("got %v %v, want failed: already in use", st.State, st.Err)
+	}
+	select {
+	case <-changed:
+	default:
+		t.Error("Changed not closed after a failed start")
+	}
+
+	s.SetAddr("127.0.0.1:0")
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	st = s.Status()
+	if st.State != ServerRunning || st.Err != nil || strings.HasSuffix(st.Addr, ":0") {
+		t.Fatalf("got %+v, want running on a real port", st)
+	}
+	if err := s.Start(); err != nil {
+		t.Errorf("second Start: %v", err)
+	}
+	get := func() error {
+		c := http.Client{Timeout: 2 * time.Second}
+		resp, err := c.Get("http://" + st.Addr + "/")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := get(); err != nil {
+		t.Fatalf("GET while running: %v", err)
+	}
+	if got, want := st.URL(), "http://"+st.Addr+"/mcp"; got != want {
+		t.Errorf("URL %s, want %s", got, want)
+	}
+
+	s.Stop()
+	if st := s.Status(); st.State != ServerStopped {
+		t.Errorf("after Stop: %v, want stopped", st.State)
+	}
+	if err := get(); err == nil {
+		t.Error("GET after Stop succeeded")
+	}
+	s.Stop() // twice is fine
+
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Status(); st.State != ServerRunning {
+		t.Errorf("after Restart: %v, want running", st.State)
+	}
+	s.Stop()
+}
