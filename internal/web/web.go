@@ -1,0 +1,386 @@
+// Package web serves the tray's pages next to /mcp: /settings, where people edit the Firecrawl keys and the
+// other common settings (saved to the config dir's .env), and /status, the live view of running searches and
+// recent errors for people without a tray.
+//
+// Both pages need the per-launch token: the tray opens /settings?token=..., which sets an HttpOnly,
+// SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers 403. A POST also
+// needs the form's CSRF token and an Origin of this very server.
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
+)
+
+//go:embed pages/*.html
+var pagesFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"elapsed": Elapsed,
+	"clock":   func(t time.Time) string { return t.Local().Format("15:04:05") },
+}).ParseFS(pagesFS, "pages/*.html"))
+
+// Backend is what the pages need from the running app.
+type Backend interface {
+	Config() config.Config
+	Activity() activity.Snapshot
+	ServerStatus() string // the status line: "Running on http://127.0.0.1:3000/mcp", "Stopped", or why it is down
+	// SaveDotenv writes data to the config dir's .env and applies it. moved is the new base URL
+	// (http://host:port) when the server is about to move there, else "".
+	SaveDotenv(data []byte) (moved string, err error)
+}
+
+// Handler serves /settings and /status.
+type Handler struct {
+	b     Backend
+	token string
+	csrf  string
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// CookieName is the session cookie.
+const CookieName = "gemini_search_session"
+
+// NewToken returns a random token for one launch.
+func NewToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// New returns the pages for b, guarded by token.
+func New(b Backend, token string, logger *slog.Logger) *Handler {
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write([]byte("csrf"))
+	return &Handler{b: b, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
+}
+
+// URL returns the address that opens page ("/settings" or "/status") on base (http://host:port) with the token.
+func (h *Handler) URL(base, page string) string {
+	return base + page + "?token=" + h.token
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if !h.hostAllowed(r.Host) {
+		http.Error(w, "Forbidden: unknown host", http.StatusForbidden)
+		return
+	}
+	if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
+		if !equal(tok, h.token) {
+			h.forbidden(w, "the link's token is not this launch's (it changes each time the tray starts)")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: h.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q := r.URL.Query()
+		q.Del("token")
+		target := r.URL.Path
+		if len(q) > 0 {
+			target += "?" + q.Encode()
+		}
+		http.Redirect(w, r, target, http.StatusSeeOther)
+		return
+	}
+	if c, err := r.Cookie(CookieName); err != nil || !equal(c.Value, h.token) {
+		h.forbidden(w, "open this page from the tray menu (Settings…), or with the link in the log")
+		return
+	}
+	switch {
+	case r.URL.Path == "/settings" && r.Method == http.MethodGet:
+		h.getSettings(w, r)
+	case r.URL.Path == "/settings" && r.Method == http.MethodPost:
+		if reason := h.checkPost(r); reason != "" {
+			h.log.Warn("refused a settings change", "reason", reason, "origin", r.Header.Get("Origin"))
+			h.forbidden(w, reason)
+			return
+		}
+		h.postSettings(w, r)
+	case r.URL.Path == "/status" && r.Method == http.MethodGet:
+		h.getStatus(w)
+	default:
+		http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// hostAllowed refuses DNS-rebinding requests: the Host must be loopback or the configured host.
+func (h *Handler) hostAllowed(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	return mcpserver.IsLoopbackHost(host) || strings.EqualFold(host, h.b.Config().Host)
+}
+
+// checkPost returns why a POST is refused, or "".
+func (h *Handler) checkPost(r *http.Request) string {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return "the request has no Origin header"
+	}
+	if u, err := url.Parse(origin); err != nil || u.Scheme != "http" || !strings.EqualFold(u.Host, r.Host) {
+		return "the request comes from another site (" + origin + ")"
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		return "the request comes from another site (Sec-Fetch-Site: " + site + ")"
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return "the form could not be read"
+	}
+	if !equal(r.PostForm.Get("csrf"), h.csrf) {
+		return "the form's CSRF token is missing or stale; reload the page"
+	}
+	return ""
+}
+
+func (h *Handler) forbidden(w http.ResponseWriter, reason string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	h.render(w, "forbidden.html", map[string]string{"Reason": reason})
+}
+
+func (h *Handler) render(w http.ResponseWriter, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+		h.log.Error("render page", "page", name, "err", err)
+	}
+}
+
+// Elapsed formats d as mm:ss (minutes keep counting past 59).
+func Elapsed(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d / time.Second)
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+type statusPage struct {
+	Server   string
+	Running  []runView
+	Failures []activity.Failure
+}
+
+type runView struct {
+	activity.Run
+	Elapsed string
+}
+
+func (h *Handler) getStatus(w http.ResponseWriter) {
+	snap := h.b.Activity()
+	p := statusPage{Server: h.b.ServerStatus(), Failures: snap.Failures}
+	for _, run := range snap.Running {
+		p.Running = append(p.Running, runView{Run: run, Elapsed: Elapsed(h.now().Sub(run.Started))})
+	}
+	h.render(w, "status.html", p)
+}
+
+// field is one setting on the page.
+type field struct {
+	Name, Label, Help, Type string
+	Value                   string // from the .env file; never the API key
+	Default                 string
+	Error                   string
+	Overridden              bool   // set in the process environment, which wins over .env
+	Effective               string // the value in force when Overridden (masked for secrets)
+}
+
+// fields lists the page's settings in order.
+var fields = []struct{ name, label, help, typ string }{
+	{"FIRECRAWL_API_KEY", "Firecrawl API key", "From firecrawl.dev. Leave empty to keep the current key.", "password"},
+	{"FIRECRAWL_API_URL", "Firecrawl API URL", "A self-hosted Firecrawl, e.g. https://firecrawl.example.com. Empty: the cloud API.", "url"},
+	{"GEMINI_MODEL", "Gemini model", "Model for research, e.g. gemini-2.5-pro. Empty: the Gemini CLI chooses.", "text"},
+	{"GEMINI_CORRECTION_MODEL", "Correction model", "Model that repairs an answer that was not valid JSON.", "text"},
+	{"GEMINI_FALLBACK_MODEL", "Fallback model", "Model to retry with when the quota runs out; none turns it off.", "text"},
+	{"GEMINI_SEARCH_TIMEOUT", "Search timeout (ms)", "Longest time one research run may take, 1000 to 1800000.", "number"},
+	{"GEMINI_MAX_CONCURRENT", "Max concurrent runs", "Gemini CLI processes at once, 1 to 32; more searches wait.", "number"},
+	{"MCP_SERVER_PORT", "Port", "Port of the MCP server and of these pages; clients must use the new URL.", "number"},
+}
+
+const keyField = "FIRECRAWL_API_KEY"
+
+type settingsPage struct {
+	Fields     []field
+	CSRF       string
+	KeyMasked  string // ••••abcd of the key in .env
+	Saved      bool
+	Moved      string // the new address after a port change
+	Error      string
+	Server     string
+	DotenvPath string
+}
+
+// readDotenv returns the .env file's contents and variables; a missing file is empty.
+func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
+	path := config.EnvPath(h.b.Config().Dir)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	vars, err := config.ParseDotenv(strings.NewReader(string(data)))
+	if err != nil {
+		return data, map[string]string{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, vars, nil
+}
+
+func (h *Handler) page(values map[string]string) settingsPage {
+	cfg := h.b.Config()
+	defaults := map[string]string{}
+	for _, v := range config.EnvVars() {
+		defaults[v.Name] = v.Default
+	}
+	p := settingsPage{CSRF: h.csrf, Server: h.b.ServerStatus(), DotenvPath: config.EnvPath(cfg.Dir)}
+	for _, f := range fields {
+		fl := field{Name: f.name, Label: f.label, Help: f.help, Type: f.typ, Value: values[f.name], Default: defaults[f.name],
+			Overridden: cfg.Overridden[f.name]}
+		if fl.Overridden {
+			fl.Effective = effective(cfg, f.name)
+		}
+		if f.name == keyField {
+			p.KeyMasked = config.Secret(values[keyField]).Last4()
+			fl.Value = ""
+		}
+		p.Fields = append(p.Fields, fl)
+	}
+	return p
+}
+
+// effective is the value in force for name, as people may see it.
+func effective(cfg config.Config, name string) string {
+	switch name {
+	case "FIRECRAWL_API_KEY":
+		return cfg.FirecrawlAPIKey.Last4()
+	case "FIRECRAWL_API_URL":
+		return cfg.FirecrawlAPIURL
+	case "GEMINI_MODEL":
+		return cfg.Model
+	case "GEMINI_CORRECTION_MODEL":
+		return cfg.CorrectionModel
+	case "GEMINI_FALLBACK_MODEL":
+		return cfg.FallbackModel
+	case "GEMINI_SEARCH_TIMEOUT":
+		return fmt.Sprint(cfg.SearchTimeout.Milliseconds())
+	case "GEMINI_MAX_CONCURRENT":
+		return fmt.Sprint(cfg.MaxConcurrent)
+	case "MCP_SERVER_PORT":
+		return fmt.Sprint(cfg.Port)
+	}
+	return ""
+}
+
+func (h *Handler) getSettings(w http.ResponseWriter, r *http.Request) {
+	_, values, err := h.readDotenv()
+	p := h.page(values)
+	p.Saved = r.URL.Query().Get("saved") == "1"
+	if err != nil {
+		p.Error = err.Error()
+	}
+	h.render(w, "settings.html", p)
+}
+
+func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
+	old, _, err := h.readDotenv()
+	if err != nil && old == nil {
+		p := h.page(map[string]string{})
+		p.Error = err.Error()
+		w.WriteHeader(http.StatusInternalServerError)
+		h.render(w, "settings.html", p)
+		return
+	}
+	submitted := map[string]string{}
+	var changes []config.Assignment
+	for _, f := range fields {
+		v := strings.TrimSpace(r.PostForm.Get(f.name))
+		submitted[f.name] = v
+		if f.name == keyField {
+			switch {
+			case r.PostForm.Get("clear_key") == "on":
+				v = ""
+			case v == "":
+				continue // keep the current key: the page never shows it
+			}
+		}
+		changes = append(changes, config.Assignment{Name: f.name, Value: v})
+	}
+	data := config.UpdateDotenv(old, changes)
+
+	p := h.page(submitted)
+	if err := config.CheckDotenv(data); err != nil {
+		byName := map[string]*field{}
+		for i := range p.Fields {
+			byName[p.Fields[i].Name] = &p.Fields[i]
+		}
+		var other []string
+		for _, e := range unjoin(err) {
+			var inv *config.InvalidError
+			if errors.As(e, &inv) && byName[inv.Var] != nil {
+				byName[inv.Var].Error = inv.Reason
+				continue
+			}
+			other = append(other, e.Error())
+		}
+		p.Error = "Nothing was saved: fix the values marked below."
+		if len(other) > 0 {
+			p.Error = "Nothing was saved: " + strings.Join(other, "; ")
+		}
+		if byName[keyField].Error != "" {
+			byName[keyField].Error += " (enter the key again)"
+		}
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		h.render(w, "settings.html", p)
+		return
+	}
+	moved, err := h.b.SaveDotenv(data)
+	if err != nil {
+		h.log.Error("save settings", "err", err)
+		p.Error = "Nothing was saved: " + err.Error()
+		w.WriteHeader(http.StatusInternalServerError)
+		h.render(w, "settings.html", p)
+		return
+	}
+	h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
+	if moved != "" {
+		_, values, _ := h.readDotenv()
+		p = h.page(values)
+		p.Saved, p.Moved = true, moved+"/settings"
+		h.render(w, "settings.html", p)
+		return
+	}
+	http.Redirect(w, r, "/settings?saved=1", http.StatusSeeOther)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,215 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+)
+
+const fullKey = "fc-0123456789abcdefWXYZ"
+
+type fakeBackend struct {
+	cfg   config.Config
+	snap  activity.Snapshot
+	saved []byte
+}
+
+func (f *fakeBackend) Config() config.Config       { return f.cfg }
+func (f *fakeBackend) Activity() activity.Snapshot { return f.snap }
+func (f *fakeBackend) ServerStatus() string        { return "Running on http://127.0.0.1:3000/mcp" }
+func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
+	f.saved = data
+	return "", config.WriteDotenv(config.EnvPath(f.cfg.Dir), data)
+}
+
+func setup(t *testing.T) (*fakeBackend, *httptest.Server, *Handler) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("# mine\nFIRECRAWL_API_KEY="+fullKey+"\nOTHER=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &fakeBackend{cfg: config.Config{Dir: dir, Host: "127.0.0.1", Overridden: map[string]bool{"GEMINI_MODEL": true}, Model: "env-model"}}
+	h := New(b, "secret-token", slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return b, srv, h
+}
+
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func do(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func get(t *testing.T, u string, cookie bool) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	if cookie {
+		req.AddCookie(&http.Cookie{Name: CookieName, Value: "secret-token"})
+	}
+	return do(t, req)
+}
+
+func post(t *testing.T, srv *httptest.Server, origin string, form url.Values) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/settings", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	req.AddCookie(&http.Cookie{Name: CookieName, Value: "secret-token"})
+	return do(t, req)
+}
+
+func TestAccess(t *testing.T) {
+	t.Parallel()
+	_, srv, h := setup(t)
+	for _, page := range []string{"/settings", "/status"} {
+		if code, _ := get(t, srv.URL+page, false); code != http.StatusForbidden {
+			t.Errorf("%s without cookie: %d, want 403", page, code)
+		}
+		if code, _ := get(t, srv.URL+page+"?token=wrong", false); code != http.StatusForbidden {
+			t.Errorf("%s with a wrong token: %d, want 403", page, code)
+		}
+		if code, _ := get(t, srv.URL+page, true); code != http.StatusOK {
+			t.Errorf("%s with cookie: %d, want 200", page, code)
+		}
+	}
+	resp, err := noRedirect.Get(h.URL(srv.URL, "/settings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/settings" {
+		t.Errorf("token link: %d to %q, want 303 to /settings", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	c := resp.Cookies()
+	if len(c) != 1 || c[0].Value != "secret-token" || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode {
+		t.Errorf("cookie %+v, want the token, HttpOnly, SameSite=Strict", c)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/settings", nil)
+	req.Host = "evil.example:3000"
+	req.AddCookie(&http.Cookie{Name: CookieName, Value: "secret-token"})
+	if code, _ := do(t, req); code != http.StatusForbidden {
+		t.Errorf("foreign Host: %d, want 403", code)
+	}
+}
+
+func TestSettingsPage(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := setup(t)
+	code, body := get(t, srv.URL+"/settings", true)
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	if strings.Contains(body, fullKey) || strings.Contains(body, "0123456789") {
+		t.Error("the page shows the API key")
+	}
+	if !strings.Contains(body, "••••WXYZ") {
+		t.Error("the page does not show the key's last 4 characters")
+	}
+	if !strings.Contains(body, `id="overridden-GEMINI_MODEL"`) || !strings.Contains(body, "env-model") {
+		t.Error("the page does not say GEMINI_MODEL is overridden by the environment")
+	}
+}
+
+func TestSave(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setup(t)
+	valid := url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {""}, "GEMINI_MODEL": {"gemini-2.5-pro"}, "MCP_SERVER_PORT": {"3100"},
+		"GEMINI_SEARCH_TIMEOUT": {""}, "GEMINI_MAX_CONCURRENT": {"4"}}
+
+	tests := []struct {
+		name     string
+		origin   string
+		form     url.Values
+		wantCode int
+		wantBody string
+	}{
+		{"no origin", "", valid, http.StatusForbidden, "no Origin"},
+		{"cross-origin", "https://evil.example", valid, http.StatusForbidden, "another site"},
+		{"bad csrf", srv.URL, url.Values{"csrf": {"nope"}, "GEMINI_MODEL": {"x"}}, http.StatusForbidden, "CSRF"},
+		{"invalid values", srv.URL, url.Values{"csrf": {h.csrf}, "MCP_SERVER_PORT": {"99999"}, "GEMINI_MAX_CONCURRENT": {"lots"},
+			"FIRECRAWL_API_KEY": {"has space"}}, http.StatusUnprocessableEntity, `id="error-MCP_SERVER_PORT"`},
+	}
+	for _, tt := range tests {
+		code, body := post(t, srv, tt.origin, tt.form)
+		if code != tt.wantCode || !strings.Contains(body, tt.wantBody) {
+			t.Errorf("%s: %d, want %d with %q; body:\n%s", tt.name, code, tt.wantCode, tt.wantBody, body)
+		}
+		if b.saved != nil {
+			t.Fatalf("%s: saved %q, want nothing saved", tt.name, b.saved)
+		}
+		if strings.Contains(body, "has space") {
+			t.Errorf("%s: the rejected key is echoed back", tt.name)
+		}
+	}
+
+	code, _ := post(t, srv, srv.URL, valid)
+	if code != http.StatusSeeOther {
+		t.Fatalf("valid save: %d, want 303", code)
+	}
+	want := "# mine\nFIRECRAWL_API_KEY=" + fullKey + "\nOTHER=1\nGEMINI_MODEL=gemini-2.5-pro\nGEMINI_MAX_CONCURRENT=4\nMCP_SERVER_PORT=3100\n"
+	if string(b.saved) != want {
+		t.Errorf("saved %q, want %q", b.saved, want)
+	}
+
+	form := url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {"fc-new-key-1234"}}
+	if code, _ := post(t, srv, srv.URL, form); code != http.StatusSeeOther {
+		t.Fatalf("key change: %d", code)
+	}
+	if !strings.Contains(string(b.saved), "FIRECRAWL_API_KEY=fc-new-key-1234\n") {
+		t.Errorf("saved %q, want the new key", b.saved)
+	}
+	form = url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {""}, "clear_key": {"on"}}
+	if code, _ := post(t, srv, srv.URL, form); code != http.StatusSeeOther {
+		t.Fatalf("key removal: %d", code)
+	}
+	if strings.Contains(string(b.saved), "FIRECRAWL_API_KEY") {
+		t.Errorf("saved %q, want the key gone", b.saved)
+	}
+}
+
+func TestStatusPage(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setup(t)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	h.now = func() time.Time { return now }
+	b.snap = activity.Snapshot{
+		Running:  []activity.Run{{Tool: "search", Query: "rust <2024> edition", Stage: "searching", Started: now.Add(-83 * time.Second)}},
+		Failures: []activity.Failure{{Time: now, Tool: "search", Code: "QUOTA_ERROR", Message: "quota used up"}},
+	}
+	_, body := get(t, srv.URL+"/status", true)
+	for _, want := range []string{"Running searches (1)", "rust &lt;2024&gt; edition", "01:23", "searching", "Last errors (1)", "QUOTA_ERROR", "quota used up"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("status page lacks %q", want)
+		}
+	}
+}
+
+func TestElapsed(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{0: "00:00", 59 * time.Second: "00:59", 61 * time.Second: "01:01", 75 * time.Minute: "75:00", -time.Second: "00:00"} {
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %s, want %s", d, got, want)
+		}
+	}
+}
