@@ -22,14 +22,15 @@ test: ## Run all tests with the race detector
 	$(GO) test -race -count=1 ./...
 
 # End-to-end tests: the real Gemini CLI, firecrawl-mcp and MCP clients (pinned in e2e/package.json, installed
-# into E2E_CACHE) against a mock Gemini API and a fake Firecrawl API on 127.0.0.1.
+# into E2E_CACHE) against a mock Gemini API and a fake Firecrawl API on 127.0.0.1. go test runs without a package
+# argument, so that it shows the suite's output (one line per scenario) on success too.
 E2E_CACHE   ?= .cache/e2e
 E2E_TIMEOUT ?= 20m
 
 e2e: build ## Run the end-to-end tests with the real Gemini CLI, firecrawl-mcp and MCP clients, offline
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
-		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) .
+		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT)
 
 lint: ## Check formatting (gofmt) and run go vet, also for Windows
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

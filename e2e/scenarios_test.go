@@ -141,6 +141,9 @@ func checkRanWithWorkspace(t *testing.T, s *scenario, wantTools []string, runs i
 		if !r.APIKey {
 			t.Errorf("request %d carried no API key", r.Seq)
 		}
+		if r.ToolTurns == 0 && !strings.Contains(r.Prompt, s.config) {
+			t.Errorf("request %d: the CLI's session context does not name the config dir %s as its working directory", r.Seq, s.config)
+		}
 	}
 	if starts != runs {
 		t.Errorf("the mock saw %d CLI runs (conversations), want %d", starts, runs)
@@ -289,8 +292,10 @@ func TestFirecrawlScrape(t *testing.T) {
 	}
 	checkNeverOffered(t, s)
 
-	err := filepath.WalkDir(s.config, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path == filepath.Join(s.config, ".env") {
+	// The config dir, and for good measure the CLI's HOME and TMPDIR: the whole scenario folder (WalkDir does
+	// not follow the node_modules link).
+	err := filepath.WalkDir(s.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || path == filepath.Join(s.config, ".env") {
 			return err
 		}
 		data, err := os.ReadFile(path)
@@ -349,7 +354,8 @@ func TestFirecrawlDown(t *testing.T) {
 
 var firecrawlWarning = regexp.MustCompile(`(?im)^.*\[WARN\].*firecrawl.*$`)
 
-// 6. API errors: a daily quota 429 gives QUOTA_ERROR within 15 s; a 401 gives AUTH_ERROR.
+// 6. API errors: a daily quota 429 gives QUOTA_ERROR within 15 s; a 401 (and a 403) gives AUTH_ERROR; an empty
+// answer gives EMPTY_RESPONSE.
 func TestQuotaAndAuth(t *testing.T) {
 	s := newScenario(t, "6 quota and auth")
 	srv := s.startHTTP()
@@ -363,9 +369,16 @@ func TestQuotaAndAuth(t *testing.T) {
 	}{
 		{"daily quota", mg.QuotaDaily(), "QUOTA_ERROR", "daily", 15 * time.Second},
 		{"401", mg.Unauthenticated(), "AUTH_ERROR", "401", 15 * time.Second},
+		{"403", mg.PermissionDenied(), "AUTH_ERROR", "403", 15 * time.Second},
+		{"empty answer", mg.Empty(), "EMPTY_RESPONSE", "empty", 30 * time.Second},
 	} {
 		s.mock.Handle(mg.KindChat, mg.Always(tt.reply))
-		s.mock.Handle(mg.KindRouter, mg.Always(tt.reply))
+		router := tt.reply
+		if tt.reply.Empty {
+			router = mg.JSON(map[string]any{"complexity_reasoning": "simple", "complexity_score": 10})
+		}
+		s.mock.Handle(mg.KindRouter, mg.Always(router))
+		seen := len(s.mock.Requests())
 		began := time.Now()
 		var res toolResult
 		s.inspector(srv.url, &res, "--method", "tools/call", "--tool-name", "search", "--tool-arg", "query="+question)
@@ -378,6 +391,16 @@ func TestQuotaAndAuth(t *testing.T) {
 			t.Errorf("%s: the error took %v, want it within %v", tt.name, took.Round(time.Millisecond), tt.limit)
 		}
 		s.note("%s %s in %.1fs", tt.name, b.Error.Code, took.Seconds())
+		if tt.code == "QUOTA_ERROR" {
+			// With GEMINI_MODEL unset the CLI picks the model; after the quota error the server runs the CLI again
+			// with GEMINI_FALLBACK_MODEL (default gemini-2.5-flash), which runs out of quota too.
+			fallback := slices.ContainsFunc(s.mock.Requests()[seen:], func(r mg.Request) bool {
+				return r.Kind == mg.KindChat && r.Model == "gemini-2.5-flash"
+			})
+			if !fallback {
+				t.Errorf("%s: no request with the fallback model gemini-2.5-flash after the quota error", tt.name)
+			}
+		}
 	}
 }
 
@@ -396,7 +419,7 @@ func TestTimeout(t *testing.T) {
 		t.Fatal("the CLI never reached the mock")
 	}
 	during := s.others(serverPID)
-	if !anyCmd(during, "gemini") || !anyCmd(during, "firecrawl-mcp") {
+	if !slices.ContainsFunc(during, isCLI) || !anyCmd(during, "firecrawl-mcp") {
 		t.Errorf("while the API hangs, want the CLI and firecrawl-mcp running; the run's processes:\n%s", list(during))
 	}
 	out := client.wait(t, timeout+60*time.Second)
@@ -419,56 +442,69 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// 8. The client cancels mid-search: the CLI's process group is gone within 6 s.
+// 8. The client cancels mid-search, over HTTP and over stdio: the CLI's process group is gone within 6 s.
 func TestCancel(t *testing.T) {
 	s := newScenario(t, "8 client cancels")
-	s.withFirecrawl("")
+	s.withFirecrawl("") // so that the CLI's group also holds firecrawl-mcp (npx → sh → node)
 	s.mock.Handle(mg.KindChat, mg.Always(mg.Hang()))
-	srv := s.startHTTP("GEMINI_SEARCH_TIMEOUT=120000", "FIRECRAWL_API_URL="+s.firecrawlURL)
-	serverPID := srv.cmd.Process.Pid
+	extra := []string{"GEMINI_SEARCH_TIMEOUT=120000", "FIRECRAWL_API_URL=" + s.firecrawlURL}
 
-	client := s.startSDK(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}, CancelOnStdin: true}, nil)
-	if !waitFor(30*time.Second, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > 0 }) {
-		t.Fatal("the CLI never reached the mock")
+	srv := s.startHTTP(extra...)
+	http := sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}, CancelOnStdin: true}
+	s.cancelMidSearch(http, nil, srv.cmd.Process.Pid)
+
+	stdio := sdkRequest{Transport: "stdio", Command: serverBin, Arguments: map[string]any{"query": question}, CancelOnStdin: true}
+	s.cancelMidSearch(stdio, s.env(append(extra, "GEMINI_SEARCH_CONFIG_DIR="+filepath.Join(s.root, "config-stdio"))...), srv.cmd.Process.Pid)
+}
+
+// cancelMidSearch starts a search that hangs in the API, cancels it from the client once the CLI runs, and
+// checks that the CLI's process group is gone within 6 s, while the client's session is still open.
+func (s *scenario) cancelMidSearch(req sdkRequest, env []string, keep ...int) {
+	t := s.t
+	t.Helper()
+	chats := len(s.mock.RequestsOf(mg.KindChat))
+	client := s.startSDK(req, env)
+	keep = append(keep, client.cmd.Process.Pid)
+	if !waitFor(30*time.Second, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > chats }) {
+		t.Fatalf("%s: the CLI never reached the mock", req.Transport)
 	}
-	during := s.others(serverPID)
-	pgid := 0
-	for _, p := range during {
-		if strings.Contains(p.cmdline, "gemini") {
-			pgid = p.pgid
+	var cli *proc
+	during := s.others(keep...)
+	for i, p := range during {
+		if isCLI(p) {
+			cli = &during[i]
 		}
 	}
-	if pgid == 0 || !anyCmd(during, "firecrawl-mcp") {
-		t.Fatalf("want the CLI and firecrawl-mcp running; the run's processes:\n%s", list(during))
+	if cli == nil || !anyCmd(during, "firecrawl-mcp") {
+		t.Fatalf("%s: want the CLI and firecrawl-mcp running; the run's processes:\n%s", req.Transport, list(during))
 	}
-	var group []proc
-	for _, p := range during {
-		if p.pgid == pgid {
-			group = append(group, p)
-		}
-	}
+	group := groupMembers(cli.pgid)
 
 	began := time.Now()
 	if _, err := client.stdin.Write([]byte("cancel\n")); err != nil {
 		t.Fatal(err)
 	}
-	gone := waitFor(6*time.Second, func() bool { return len(groupMembers(pgid)) == 0 })
+	gone := waitFor(6*time.Second, func() bool { return len(groupMembers(cli.pgid)) == 0 })
 	took := time.Since(began)
 	if !gone {
-		t.Errorf("the CLI's process group %d still has members 6s after the client cancelled:\n%s\n(it had:\n%s)",
-			pgid, list(groupMembers(pgid)), list(group))
-	}
-	if gone {
-		s.note("group of %d processes gone %.2fs after notifications/cancelled", len(group), took.Seconds())
+		t.Errorf("%s: the CLI's process group %d still has members 6s after the client cancelled:\n%s\n(it had:\n%s)",
+			req.Transport, cli.pgid, list(groupMembers(cli.pgid)), list(group))
+	} else {
+		s.note("%s: group of %d gone in %.2fs", req.Transport, len(group), took.Seconds())
 	}
 	client.stdin.Close() // only now does the client end its session
 	out := client.wait(t, 30*time.Second)
 	if !out.Cancelled {
-		t.Errorf("the client's call was not cancelled: %+v", out)
+		t.Errorf("%s: the client's call was not cancelled: %+v", req.Transport, out)
 	}
-	if left := s.others(serverPID); len(left) > 0 {
-		t.Errorf("processes of the run outlived the cancel:\n%s", list(left))
+	if left := s.others(keep...); req.Transport == "http" && len(left) > 0 {
+		t.Errorf("%s: processes of the run outlived the cancel:\n%s", req.Transport, list(left))
 	}
+}
+
+// isCLI reports whether p is the Gemini CLI itself (not our server, whose name also holds "gemini").
+func isCLI(p proc) bool {
+	return strings.Contains(p.cmdline, "node_modules/.bin/gemini ") || strings.Contains(p.cmdline, "@google/gemini-cli")
 }
 
 // groupMembers lists the live processes of a process group, whatever their environment.
