@@ -3,8 +3,10 @@ module github.com/gemini-search-mcp/gemini-search-mcp
 go 1.25.5
 
 require (
+	fyne.io/systray v1.12.2
 	github.com/adrg/xdg v0.5.3
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/godbus/dbus/v5 v5.1.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	golang.org/x/sys v0.26.0

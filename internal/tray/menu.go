@@ -1,0 +1,358 @@
+// Package tray is the system tray icon and its menu. It holds no research logic: it shows what a Controller
+// reports (server status, running searches, recent errors) and turns clicks into Controller calls and desktop
+// actions (open the settings page, connect MCP clients, start at login).
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"fyne.io/systray"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
+)
+
+// Controller is what the menu needs from the app.
+type Controller interface {
+	Status() ServerStatus
+	Activity() activity.Snapshot
+	Changed() <-chan struct{} // closed at the next change of Status or Activity
+	StartServer() error
+	StopServer()
+	RestartServer() error
+	ClearErrors()
+	SettingsURL() (string, error) // the settings page, with this launch's token
+	StatusURL() (string, error)   // the status page, with this launch's token
+	Clients() []clients.Client    // the MCP client entries for the server as it is configured now
+	Report(what string, err error) // show a failed menu action among the last errors
+}
+
+// Options configures the menu.
+type Options struct {
+	Controller Controller
+	Autostart  desktop.Autostart // nil hides "Start at login"
+	ConfigDir  string
+	LogFile    string
+	Open       func(target string) error // opens a URL, folder or file
+	Copy       func(text string) error   // puts text on the clipboard
+	Quit       func()                    // asked to quit; the caller stops everything and ends Run
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// flashTime is how long an item shows the outcome of its click ("✓ Copied").
+const flashTime = 3 * time.Second
+
+// Menu owns the tray menu: its items, what they show, and the goroutines that serve their clicks.
+type Menu struct {
+	o   Options
+	ctl Controller
+
+	mu    sync.Mutex
+	shown View                         // what the items show now
+	base  map[*systray.MenuItem]string // the labels that flashes return to
+	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
+
+	status, runs, errs, clear *systray.MenuItem
+	runSlots, errSlots        []*systray.MenuItem
+	noRuns, noErrs            *systray.MenuItem
+	start, stop, restart      *systray.MenuItem
+	autostart                 *systray.MenuItem
+}
+
+func newMenu(o Options) *Menu {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Menu{o: o, ctl: o.Controller, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{}}
+}
+
+// build adds every item, starts one goroutine per clickable item and shows the first view. It must not block:
+// systray serves the menu only once onReady has returned.
+func (m *Menu) build(ctx context.Context) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	systray.SetTooltip("Gemini Search MCP")
+	if runtime.GOOS != "darwin" { // on macOS the title is text next to the icon
+		systray.SetTitle("Gemini Search MCP")
+	}
+
+	m.status = systray.AddMenuItem("…", "Where the MCP server is listening")
+	m.status.Disable()
+	m.runs = systray.AddMenuItem("Running searches (0)", "The searches in progress; click one for the status page")
+	m.noRuns = m.runs.AddSubMenuItem(LabelNoRuns, "")
+	m.noRuns.Disable()
+	for range MaxRunLines + 1 {
+		slot := m.runs.AddSubMenuItem("", "Open the status page")
+		slot.Hide()
+		m.runSlots = append(m.runSlots, slot)
+		m.on(ctx, slot, m.openStatus)
+	}
+	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures; click one for the status page")
+	m.noErrs = m.errs.AddSubMenuItem(LabelNoErrors, "")
+	m.noErrs.Disable()
+	for range activity.MaxFailures {
+		slot := m.errs.AddSubMenuItem("", "Open the status page")
+		slot.Hide()
+		m.errSlots = append(m.errSlots, slot)
+		m.on(ctx, slot, m.openStatus)
+	}
+	m.errs.AddSeparator()
+	m.clear = m.errs.AddSubMenuItem(LabelClear, "Forget the recorded errors")
+	m.on(ctx, m.clear, func() { m.ctl.ClearErrors() })
+	systray.AddSeparator()
+
+	m.start = systray.AddMenuItem(LabelStart, "Start the MCP server")
+	m.on(ctx, m.start, func() { m.report("start the server", m.ctl.StartServer()) })
+	m.stop = systray.AddMenuItem(LabelStop, "Stop the MCP server; running searches are cancelled")
+	m.on(ctx, m.stop, m.ctl.StopServer)
+	m.restart = systray.AddMenuItem(LabelRestart, "Restart the MCP server; running searches are cancelled")
+	m.on(ctx, m.restart, func() { m.report("restart the server", m.ctl.RestartServer()) })
+	systray.AddSeparator()
+
+	for i, c := range m.ctl.Clients() {
+		copyItem := systray.AddMenuItem("Copy "+c.Name+" config", "Copy the "+c.Name+" configuration for this server")
+		m.base[copyItem] = "Copy " + c.Name + " config"
+		m.on(ctx, copyItem, func() { m.copyConfig(copyItem, i) })
+		connect := systray.AddMenuItem("Connect to "+c.Name, "Add this server to "+c.Path+" (the old file is backed up)")
+		m.base[connect] = "Connect to " + c.Name
+		m.on(ctx, connect, func() { m.connect(connect, i) })
+	}
+	systray.AddSeparator()
+
+	settings := systray.AddMenuItem(LabelSettings, "Edit the Firecrawl keys and other settings in the browser")
+	m.on(ctx, settings, func() { m.openURL("open the settings page", m.ctl.SettingsURL) })
+	statusPage := systray.AddMenuItem(LabelStatusPage, "Running searches and recent errors in the browser")
+	m.on(ctx, statusPage, m.openStatus)
+	folder := systray.AddMenuItem(LabelConfigFolder, m.o.ConfigDir)
+	m.on(ctx, folder, func() { m.report("open the config folder", m.o.Open(m.o.ConfigDir)) })
+	logFile := systray.AddMenuItem(LabelLogFile, m.o.LogFile)
+	if m.o.LogFile == "" {
+		logFile.Disable()
+	}
+	m.on(ctx, logFile, func() { m.report("open the log file", m.o.Open(m.o.LogFile)) })
+	if m.o.Autostart != nil {
+		on, err := m.o.Autostart.Enabled()
+		m.report("read the start at login setting", err)
+		m.autostart = systray.AddMenuItemCheckbox(LabelAutostart, "Start the tray when you log in", on)
+		m.on(ctx, m.autostart, m.toggleAutostart)
+	}
+	systray.AddSeparator()
+	quit := systray.AddMenuItem(LabelQuit, "Stop the server and quit")
+	m.on(ctx, quit, m.o.Quit)
+
+	m.applyLocked(Render(m.ctl.Status(), m.ctl.Activity(), m.o.Now()))
+}
+
+// on serves item's clicks for as long as ctx lives: one goroutine always receiving, since systray drops a click
+// nobody is waiting for; the work runs on its own goroutine so the next click is never missed.
+func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, ok := <-item.ClickedCh:
+				if !ok {
+					return
+				}
+				go do()
+			}
+		}
+	}()
+}
+
+// loop redraws the menu on every change, and every second while searches run (their elapsed times move).
+func (m *Menu) loop(ctx context.Context) {
+	for {
+		changed := m.ctl.Changed()
+		v := Render(m.ctl.Status(), m.ctl.Activity(), m.o.Now())
+		m.mu.Lock()
+		m.applyLocked(v)
+		m.mu.Unlock()
+		var tick <-chan time.Time
+		if len(v.Runs) > 0 {
+			tick = time.After(time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-tick:
+		}
+	}
+}
+
+// applyLocked updates the items whose look differs from v; systray signals each change over D-Bus, so
+// unchanged items are left alone.
+func (m *Menu) applyLocked(v View) {
+	old := m.shown
+	first := old.Status == ""
+	if first || v.Icon != old.Icon {
+		format := "png"
+		if runtime.GOOS == "windows" {
+			format = "ico"
+		}
+		if icon, err := assets.Icon(v.Icon, format); err == nil {
+			systray.SetIcon(icon)
+		}
+	}
+	if first || v.Tooltip != old.Tooltip {
+		systray.SetTooltip(v.Tooltip)
+	}
+	setTitle(m.status, first, old.Status, v.Status)
+	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
+	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
+	setEnabled(m.start, first, old.Start, v.Start)
+	setEnabled(m.stop, first, old.Stop, v.Stop)
+	setEnabled(m.restart, first, old.Restart, v.Restart)
+	setEnabled(m.clear, first, len(old.Errors) > 0, len(v.Errors) > 0)
+	setVisible(m.noRuns, first, len(old.Runs) == 0, len(v.Runs) == 0)
+	setVisible(m.noErrs, first, len(old.Errors) == 0, len(v.Errors) == 0)
+	applySlots(m.runSlots, old.Runs, v.Runs)
+	applySlots(m.errSlots, old.Errors, v.Errors)
+	m.shown = v
+}
+
+func setTitle(item *systray.MenuItem, force bool, old, now string) {
+	if force || old != now {
+		item.SetTitle(now)
+	}
+}
+
+func setEnabled(item *systray.MenuItem, force, old, now bool) {
+	if !force && old == now {
+		return
+	}
+	if now {
+		item.Enable()
+	} else {
+		item.Disable()
+	}
+}
+
+func setVisible(item *systray.MenuItem, force, old, now bool) {
+	if !force && old == now {
+		return
+	}
+	if now {
+		item.Show()
+	} else {
+		item.Hide()
+	}
+}
+
+func applySlots(slots []*systray.MenuItem, old, now []string) {
+	for i, slot := range slots {
+		wasShown, shown := i < len(old), i < len(now)
+		if shown && (!wasShown || old[i] != now[i]) {
+			slot.SetTitle(now[i])
+		}
+		if shown != wasShown {
+			if shown {
+				slot.Show()
+			} else {
+				slot.Hide()
+			}
+		}
+	}
+}
+
+// flash shows label on item for flashTime, then its usual label again.
+func (m *Menu) flash(item *systray.MenuItem, label string) {
+	m.mu.Lock()
+	m.gen[item]++
+	gen := m.gen[item]
+	item.SetTitle(label)
+	m.mu.Unlock()
+	time.AfterFunc(flashTime, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.gen[item] == gen {
+			item.SetTitle(m.base[item])
+		}
+	})
+}
+
+// report shows a failed action among the last errors.
+func (m *Menu) report(what string, err error) {
+	if err == nil {
+		return
+	}
+	m.o.Logger.Warn("menu action failed", "action", what, "err", err)
+	m.ctl.Report(what, err)
+}
+
+func (m *Menu) openURL(what string, url func() (string, error)) {
+	u, err := url()
+	if err == nil {
+		err = m.o.Open(u)
+	}
+	m.report(what, err)
+}
+
+func (m *Menu) openStatus() { m.openURL("open the status page", m.ctl.StatusURL) }
+
+func (m *Menu) client(i int) (clients.Client, error) {
+	all := m.ctl.Clients()
+	if i >= len(all) {
+		return clients.Client{}, errors.New("no such client")
+	}
+	return all[i], nil
+}
+
+func (m *Menu) copyConfig(item *systray.MenuItem, i int) {
+	c, err := m.client(i)
+	if err != nil {
+		m.report("copy a client config", err)
+		return
+	}
+	snippet, err := c.Snippet()
+	if err == nil {
+		err = m.o.Copy(snippet)
+	}
+	if err != nil {
+		m.report("copy the "+c.Name+" config", err)
+		return
+	}
+	m.flash(item, "✓ Copied "+c.Name+" config")
+}
+
+func (m *Menu) connect(item *systray.MenuItem, i int) {
+	c, err := m.client(i)
+	if err == nil {
+		var backup string
+		if backup, err = c.Connect(m.o.Now()); err == nil {
+			m.o.Logger.Info("connected an MCP client", "client", c.Name, "file", c.Path, "backup", backup)
+			m.flash(item, fmt.Sprintf("✓ Connected to %s (restart it)", c.Name))
+			return
+		}
+	}
+	m.report("connect to "+c.Name, err)
+}
+
+func (m *Menu) toggleAutostart() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	on := !m.autostart.Checked()
+	if err := m.o.Autostart.SetEnabled(on); err != nil {
+		go m.report("change start at login", err)
+		return
+	}
+	if on {
+		m.autostart.Check()
+	} else {
+		m.autostart.Uncheck()
+	}
+}

@@ -1,0 +1,128 @@
+package tray
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+)
+
+// ServerStatus is how the MCP server is doing, as the menu shows it.
+type ServerStatus struct {
+	Running bool
+	URL     string // the MCP endpoint when running
+	Down    string // why it is down when it failed; "" when it was stopped on request
+}
+
+// Menu labels that do not change.
+const (
+	LabelStart        = "Start server"
+	LabelStop         = "Stop server"
+	LabelRestart      = "Restart"
+	LabelClear        = "Clear"
+	LabelSettings     = "Settings…"
+	LabelStatusPage   = "Open status page"
+	LabelConfigFolder = "Open config folder"
+	LabelLogFile      = "Open log file"
+	LabelAutostart    = "Start at login"
+	LabelQuit         = "Quit"
+	LabelNoRuns       = "No searches running"
+	LabelNoErrors     = "No errors"
+)
+
+// MaxRunLines is how many running searches the menu lists; more are summed up in one line.
+const MaxRunLines = 10
+
+// View is everything the menu shows at one moment; Render computes it, Menu applies it.
+type View struct {
+	Icon                 string // an assets state
+	Status               string
+	Tooltip              string
+	Start, Stop, Restart bool // enabled
+	RunsTitle            string
+	Runs                 []string // at most MaxRunLines+1
+	ErrorsTitle          string
+	Errors               []string
+}
+
+// Render computes the menu for a server status and an activity snapshot at now.
+func Render(st ServerStatus, snap activity.Snapshot, now time.Time) View {
+	v := View{
+		Start:       !st.Running,
+		Stop:        st.Running,
+		Restart:     st.Running,
+		RunsTitle:   fmt.Sprintf("Running searches (%d)", len(snap.Running)),
+		ErrorsTitle: fmt.Sprintf("Last errors (%d)", len(snap.Failures)),
+	}
+	switch {
+	case st.Running:
+		v.Status = "Running on " + st.URL
+	case st.Down != "":
+		v.Status = "Not running: " + st.Down
+	default:
+		v.Status = "Stopped"
+	}
+	for i, run := range snap.Running {
+		if i == MaxRunLines {
+			v.Runs = append(v.Runs, fmt.Sprintf("… and %d more", len(snap.Running)-MaxRunLines))
+			break
+		}
+		v.Runs = append(v.Runs, RunLine(run, now))
+	}
+	for _, f := range snap.Failures {
+		v.Errors = append(v.Errors, ErrorLine(f))
+	}
+	switch {
+	case !st.Running && st.Down != "":
+		v.Icon = assets.Error
+	case !st.Running:
+		v.Icon = assets.Stopped
+	case len(snap.Running) > 0:
+		v.Icon = assets.Researching
+	case len(snap.Failures) > 0:
+		v.Icon = assets.Error
+	default:
+		v.Icon = assets.Idle
+	}
+	v.Tooltip = "Gemini Search MCP: " + v.Status
+	if n := len(snap.Running); n > 0 {
+		v.Tooltip += fmt.Sprintf(" (%d researching)", n)
+	}
+	return v
+}
+
+// RunLine is one running search: tool, short query, elapsed mm:ss and stage.
+func RunLine(r activity.Run, now time.Time) string {
+	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 40), Elapsed(now.Sub(r.Started)))
+	if r.Stage != "" {
+		line += " · " + Shorten(r.Stage, 40)
+	}
+	return line
+}
+
+// ErrorLine is one recent failure: time, tool, code and message.
+func ErrorLine(f activity.Failure) string {
+	return fmt.Sprintf("%s %s %s: %s", f.Time.Local().Format("15:04:05"), f.Tool, f.Code, Shorten(f.Message, 80))
+}
+
+// Elapsed formats d as mm:ss; minutes keep counting past 59.
+func Elapsed(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d / time.Second)
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// Shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}

@@ -1,0 +1,75 @@
+package tray
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+)
+
+func TestRender(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
+	running := ServerStatus{Running: true, URL: "http://127.0.0.1:3000/mcp"}
+	run := activity.Run{Tool: "search", Query: "what changed in\nthe Rust 2024 edition and why does it matter", Stage: "searching: rust", Started: now.Add(-83 * time.Second)}
+	fail := activity.Failure{Time: now, Tool: "search", Code: "QUOTA_ERROR", Message: "daily quota used up"}
+	tests := []struct {
+		name string
+		st   ServerStatus
+		snap activity.Snapshot
+		want View
+	}{
+		{"stopped", ServerStatus{}, activity.Snapshot{}, View{Icon: assets.Stopped, Status: "Stopped", Start: true,
+			RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
+		{"port in use", ServerStatus{Down: "port 3000 is already in use by another program"}, activity.Snapshot{},
+			View{Icon: assets.Error, Status: "Not running: port 3000 is already in use by another program", Start: true,
+				RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
+		{"idle", running, activity.Snapshot{}, View{Icon: assets.Idle, Status: "Running on http://127.0.0.1:3000/mcp",
+			Stop: true, Restart: true, RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
+		{"researching", running, activity.Snapshot{Running: []activity.Run{run}}, View{Icon: assets.Researching,
+			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (1)",
+			Runs:        []string{`search · "what changed in the Rust 2024 edition a…" · 01:23 · searching: rust`},
+			ErrorsTitle: "Last errors (0)"}},
+		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, View{Icon: assets.Error,
+			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
+			ErrorsTitle: "Last errors (1)", Errors: []string{"10:00:00 search QUOTA_ERROR: daily quota used up"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Render(tt.st, tt.snap, now)
+			got.Tooltip = ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderManyRuns(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	var snap activity.Snapshot
+	for range MaxRunLines + 3 {
+		snap.Running = append(snap.Running, activity.Run{Tool: "search", Query: "q", Started: now})
+	}
+	v := Render(ServerStatus{Running: true}, snap, now)
+	if len(v.Runs) != MaxRunLines+1 || v.Runs[MaxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
+		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
+	}
+	if !strings.Contains(v.Tooltip, "13 researching") {
+		t.Errorf("tooltip %q", v.Tooltip)
+	}
+}
+
+func TestShorten(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"short": "short", "  a \n b ": "a b", "abcdefghijk": "abcdefghi…", "ééééééééééé": "ééééééééé…"} {
+		if got := Shorten(in, 10); got != want {
+			t.Errorf("Shorten(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
