@@ -29,9 +29,9 @@ type Controller interface {
 	StopServer()
 	RestartServer() error
 	ClearErrors()
-	SettingsURL() (string, error) // the settings page, with this launch's token
-	StatusURL() (string, error)   // the status page, with this launch's token
-	Clients() []clients.Client    // the MCP client entries for the server as it is configured now
+	SettingsURL() (string, error)  // the settings page, with this launch's token
+	StatusURL() (string, error)    // the status page, with this launch's token
+	Clients() []clients.Client     // the MCP client entries for the server as it is configured now
 	Report(what string, err error) // show a failed menu action among the last errors
 }
 

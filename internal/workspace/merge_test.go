@@ -67,7 +67,7 @@ func TestRegenerate(t *testing.T) {
 				}
 			}},
 		{name: "turning Firecrawl off removes only its entries",
-			existing: `{"tools":{"core":["web_fetch","mcp_firecrawl_firecrawl_map","mcp_other_x"]},"mcpServers":{"firecrawl":{"command":"old"}}}`,
+			existing:  `{"tools":{"core":["web_fetch","mcp_firecrawl_firecrawl_map","mcp_other_x"]},"mcpServers":{"firecrawl":{"command":"old"}}}`,
 			wantWrote: true, check: func(t *testing.T, got map[string]any) {
 				if _, ok := got["mcpServers"]; ok {
 					t.Errorf("mcpServers = %v, want it gone once empty", got["mcpServers"])
