@@ -404,6 +404,33 @@ func TestQuotaAndAuth(t *testing.T) {
 	}
 }
 
+// 6b. A per-minute 429 is retried, but only general.maxAttempts (3) times as the workspace settings say, not
+// the CLI's default 10 (about 4 minutes), then QUOTA_ERROR.
+func TestPerMinuteQuota(t *testing.T) {
+	s := newScenario(t, "6b per-minute quota")
+	s.mock.Handle(mg.KindChat, mg.Always(mg.QuotaPerMinute("1s")))
+	srv := s.startHTTP("GEMINI_MODEL=gemini-2.5-flash", "GEMINI_FALLBACK_MODEL=none")
+	began := time.Now()
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
+	took := time.Since(began)
+	if out.Result == nil {
+		t.Fatalf("no result: %s", out.Error)
+	}
+	if b := out.Result.body(t); !out.Result.IsError || b.Error.Code != "QUOTA_ERROR" {
+		t.Errorf("got %+v, want QUOTA_ERROR", b)
+	}
+	chats := s.mock.RequestsOf(mg.KindChat)
+	if len(chats) != 3 {
+		t.Errorf("the CLI made %d attempts, want 3 (general.maxAttempts of the workspace settings)", len(chats))
+	}
+	for _, r := range chats {
+		if r.Model != "gemini-2.5-flash" {
+			t.Errorf("request %d asked for %q, want GEMINI_MODEL gemini-2.5-flash", r.Seq, r.Model)
+		}
+	}
+	s.note("%d attempts, QUOTA_ERROR in %.1fs", len(chats), took.Seconds())
+}
+
 // 7. The API hangs: CLI_TIMEOUT at the configured timeout, and no process of the run is left.
 func TestTimeout(t *testing.T) {
 	s := newScenario(t, "7 timeout")
