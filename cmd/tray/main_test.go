@@ -1,0 +1,509 @@
+package main
+
+// These tests build the tray binary and run it as a person would: with a private D-Bus session bus, driving its
+// menu the way a desktop's tray host does (internal/tray/traytest), with the test binary standing in for the
+// Gemini CLI (GEMINI_CLI_PATH). Tests that need dbus-daemon skip when it is not installed.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray/traytest"
+)
+
+var (
+	binPath string
+	bus     *traytest.Bus // nil when dbus-daemon is missing
+	busErr  error
+)
+
+func TestMain(m *testing.M) {
+	geminitest.Main()
+	dir, err := os.MkdirTemp("", "gemini-search-tray-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "gemini-search-tray")
+	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the tray: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	bus, busErr = traytest.StartBus()
+	code := m.Run()
+	if bus != nil {
+		bus.Close()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func needBus(t *testing.T) {
+	t.Helper()
+	if bus == nil {
+		t.Skipf("no private D-Bus session bus: %v", busErr)
+	}
+}
+
+// syncBuffer collects a process's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// trayProc is a running tray binary.
+type trayProc struct {
+	cmd       *exec.Cmd
+	stderr    *syncBuffer
+	home      string // its HOME
+	configDir string // its GEMINI_SEARCH_CONFIG_DIR
+	xdgConfig string // its XDG_CONFIG_HOME
+	menu      *traytest.Menu
+	exited    chan error
+}
+
+type trayOptions struct {
+	fake     *geminitest.Fake
+	args     []string // default: --port 0
+	dotenv   string   // written to the config dir's .env before the start
+	env      []string
+	headless bool
+}
+
+func startTray(t *testing.T, o trayOptions) *trayProc {
+	t.Helper()
+	root := t.TempDir()
+	p := &trayProc{home: filepath.Join(root, "home"), configDir: filepath.Join(root, "config"),
+		xdgConfig: filepath.Join(root, "xdg-config"), stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	for _, d := range []string{p.home, p.configDir, p.xdgConfig} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.dotenv != "" {
+		if err := os.WriteFile(filepath.Join(p.configDir, ".env"), []byte(o.dotenv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := o.args
+	if args == nil {
+		args = []string{"--port", "0"}
+	}
+	if o.headless {
+		args = append(args, "--headless")
+	}
+	env := append(traytest.Environ(),
+		"HOME="+p.home,
+		"XDG_CONFIG_HOME="+p.xdgConfig,
+		"XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"GEMINI_SEARCH_CONFIG_DIR="+p.configDir,
+		"PROGRESS_LOG_INTERVAL=60000",
+		"GEMINI_QUEUE_TIMEOUT=0",
+	)
+	if !o.headless && bus != nil {
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus.Address)
+	}
+	if o.fake != nil {
+		env = append(env, "GEMINI_CLI_PATH="+o.fake.Path)
+	}
+	p.cmd = exec.Command(binPath, args...)
+	p.cmd.Env = append(env, o.env...)
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if p.menu != nil {
+			p.menu.Close()
+		}
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-p.exited:
+			case <-time.After(15 * time.Second):
+				p.cmd.Process.Kill()
+				<-p.exited
+				t.Errorf("the tray did not stop within 15s of SIGINT")
+			}
+		}
+		if t.Failed() {
+			t.Logf("tray stderr:\n%s", p.stderr.String())
+		}
+	})
+	if !o.headless {
+		menu, err := traytest.Connect(bus.Address, p.cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.menu = menu
+		p.waitMenu(t, "the menu to appear", func(root traytest.Item) bool { _, ok := root.Find("Quit"); return ok })
+	}
+	return p
+}
+
+// waitMenu polls the menu until cond holds, and returns that menu.
+func (p *trayProc) waitMenu(t *testing.T, what string, cond func(root traytest.Item) bool) traytest.Item {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var last traytest.Item
+	var lastErr error
+	for time.Now().Before(deadline) {
+		root, err := p.menu.Layout()
+		if err == nil && cond(root) {
+			return root
+		}
+		last, lastErr = root, err
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s; last menu (err %v):\n%s", what, lastErr, last)
+	return traytest.Item{}
+}
+
+func (p *trayProc) item(t *testing.T, root traytest.Item, label string) traytest.Item {
+	t.Helper()
+	it, ok := root.Find(label)
+	if !ok {
+		t.Fatalf("no item %q in the menu:\n%s", label, root)
+	}
+	return it
+}
+
+func (p *trayProc) click(t *testing.T, label string) {
+	t.Helper()
+	root, err := p.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := p.item(t, root, label)
+	if !it.Enabled {
+		t.Fatalf("%q is disabled:\n%s", label, root)
+	}
+	if err := p.menu.Click(it.ID); err != nil {
+		t.Fatalf("click %q: %v", label, err)
+	}
+}
+
+var runningRE = regexp.MustCompile(`^Running on (http://127\.0\.0\.1:\d+)/mcp$`)
+
+// waitRunning waits for the status line to say the server runs and returns its base URL.
+func (p *trayProc) waitRunning(t *testing.T) (string, traytest.Item) {
+	t.Helper()
+	root := p.waitMenu(t, "Running on …", func(root traytest.Item) bool {
+		return len(root.Children) > 0 && runningRE.MatchString(root.Children[0].Label)
+	})
+	return runningRE.FindStringSubmatch(root.Children[0].Label)[1], root
+}
+
+func wantEnabled(t *testing.T, root traytest.Item, want map[string]bool) {
+	t.Helper()
+	for label, enabled := range want {
+		it, ok := root.Find(label)
+		if !ok {
+			t.Errorf("no item %q", label)
+			continue
+		}
+		if it.Enabled != enabled {
+			t.Errorf("%q enabled = %v, want %v; menu:\n%s", label, it.Enabled, enabled, root)
+		}
+	}
+}
+
+func healthy(base string) bool {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(base + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func searchAsync(t *testing.T, base, query string) <-chan *mcp.CallToolResult {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "tray-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "search"
+		req.Params.Arguments = map[string]any{"query": query}
+		res, _ := c.CallTool(ctx, req)
+		done <- res
+	}()
+	return done
+}
+
+func TestMenuStartStop(t *testing.T) {
+	needBus(t)
+	p := startTray(t, trayOptions{})
+	base, root := p.waitRunning(t)
+	wantEnabled(t, root, map[string]bool{
+		"Running on": false, "Start server": false, "Stop server": true, "Restart": true,
+		"Running searches (0)": true, "Last errors (0)": true, "Clear": false, "Settings…": true, "Quit": true,
+		"Copy Cursor config": true, "Connect to Cursor": true, "Connect to Claude Desktop": true, "Connect to VS Code": true,
+		"Open config folder": true, "Open log file": true,
+	})
+	if it := p.item(t, root, "Start at login"); !it.Checkmark || it.Checked {
+		t.Errorf("Start at login: checkmark=%v checked=%v, want an unchecked check box", it.Checkmark, it.Checked)
+	}
+	if !healthy(base) {
+		t.Fatalf("%s/healthz does not answer while the menu says running", base)
+	}
+
+	p.click(t, "Stop server")
+	root = p.waitMenu(t, "Stopped", func(root traytest.Item) bool { return root.Children[0].Label == "Stopped" })
+	wantEnabled(t, root, map[string]bool{"Start server": true, "Stop server": false, "Restart": false})
+	if healthy(base) {
+		t.Errorf("%s/healthz still answers after Stop server", base)
+	}
+
+	p.click(t, "Start server")
+	base, root = p.waitRunning(t)
+	wantEnabled(t, root, map[string]bool{"Start server": false, "Stop server": true, "Restart": true})
+	if !healthy(base) {
+		t.Errorf("%s/healthz does not answer after Start server", base)
+	}
+
+	p.click(t, "Restart") // with --port 0 the restarted server listens on another port
+	old := base
+	root = p.waitMenu(t, "the restarted server", func(root traytest.Item) bool {
+		m := runningRE.FindStringSubmatch(root.Children[0].Label)
+		return m != nil && m[1] != old
+	})
+	base = runningRE.FindStringSubmatch(root.Children[0].Label)[1]
+	if healthy(old) {
+		t.Errorf("%s/healthz still answers after Restart", old)
+	}
+	if !healthy(base) {
+		t.Errorf("%s/healthz does not answer after Restart", base)
+	}
+}
+
+func TestMenuShowsRunningSearch(t *testing.T) {
+	needBus(t)
+	fake := geminitest.New(t, geminitest.ScenarioSlow)
+	t.Setenv(geminitest.EnvDelay, "3s")
+	p := startTray(t, trayOptions{fake: fake})
+	base, _ := p.waitRunning(t)
+
+	done := searchAsync(t, base, "tray test query")
+	lineRE := regexp.MustCompile(`^search · "tray test query" · (\d\d:\d\d)`)
+	elapsedOf := func(root traytest.Item) string {
+		runs, ok := root.Find("Running searches (1)")
+		if !ok {
+			return ""
+		}
+		for _, c := range runs.Children {
+			if m := lineRE.FindStringSubmatch(c.Label); c.Visible && m != nil {
+				return m[1]
+			}
+		}
+		return ""
+	}
+	root := p.waitMenu(t, "the running search", func(root traytest.Item) bool { return elapsedOf(root) != "" })
+	first := elapsedOf(root)
+	if no, _ := root.Find("No searches running"); no.Visible {
+		t.Errorf("\"No searches running\" is shown next to a running search")
+	}
+	p.waitMenu(t, "the elapsed time to move on from "+first, func(root traytest.Item) bool {
+		e := elapsedOf(root)
+		return e != "" && e > first
+	})
+
+	select {
+	case res := <-done:
+		if res == nil || res.IsError {
+			t.Fatalf("search failed: %+v", res)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the search did not finish")
+	}
+	root = p.waitMenu(t, "no running search", func(root traytest.Item) bool {
+		_, ok := root.Find("Running searches (0)")
+		return ok
+	})
+	if no := p.item(t, root, "No searches running"); !no.Visible {
+		t.Error("\"No searches running\" is not shown once the search is done")
+	}
+	if _, ok := root.Find(`search · "tray test query"`); ok {
+		if it, _ := root.Find(`search · "tray test query"`); it.Visible {
+			t.Errorf("the finished search is still listed:\n%s", root)
+		}
+	}
+}
+
+func TestMenuShowsFailure(t *testing.T) {
+	needBus(t)
+	fake := geminitest.New(t, geminitest.ScenarioAuth)
+	p := startTray(t, trayOptions{fake: fake})
+	base, _ := p.waitRunning(t)
+
+	res := <-searchAsync(t, base, "will fail")
+	if res == nil || !res.IsError {
+		t.Fatalf("search result %+v, want an error", res)
+	}
+	root := p.waitMenu(t, "Last errors (1)", func(root traytest.Item) bool { _, ok := root.Find("Last errors (1)"); return ok })
+	errs := p.item(t, root, "Last errors (1)")
+	var lines []string
+	for _, c := range errs.Children {
+		if c.Visible && strings.Contains(c.Label, "AUTH_ERROR") {
+			lines = append(lines, c.Label)
+		}
+	}
+	if len(lines) != 1 || !regexp.MustCompile(`^\d\d:\d\d:\d\d search AUTH_ERROR: `).MatchString(lines[0]) {
+		t.Errorf("error lines %q, want one \"hh:mm:ss search AUTH_ERROR: …\"; menu:\n%s", lines, root)
+	}
+	wantEnabled(t, root, map[string]bool{"Clear": true})
+
+	p.click(t, "Clear")
+	root = p.waitMenu(t, "Last errors (0)", func(root traytest.Item) bool { _, ok := root.Find("Last errors (0)"); return ok })
+	wantEnabled(t, root, map[string]bool{"Clear": false})
+}
+
+func TestQuitEndsEverything(t *testing.T) {
+	needBus(t)
+	fake := geminitest.New(t, geminitest.ScenarioHang)
+	p := startTray(t, trayOptions{fake: fake})
+	base, _ := p.waitRunning(t)
+	done := searchAsync(t, base, "hangs forever")
+	p.waitMenu(t, "the hanging search", func(root traytest.Item) bool { _, ok := root.Find("Running searches (1)"); return ok })
+	deadline := time.Now().Add(10 * time.Second)
+	for len(fake.LivePIDs()) < 2 && time.Now().Before(deadline) { // the fake CLI and its grandchild
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	p.click(t, "Quit")
+	select {
+	case err := <-p.exited:
+		p.exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("the tray exited with %v, want 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the tray did not quit within 20s")
+	}
+	if live := fake.LivePIDs(); len(live) > 0 {
+		t.Errorf("processes still running after Quit: %v", live)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Error("the client's search call did not end when the tray quit")
+	}
+}
+
+func TestPortInUseThenChangedInDotenv(t *testing.T) {
+	needBus(t)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, busyPort, _ := net.SplitHostPort(busy.Addr().String())
+	p := startTray(t, trayOptions{args: []string{}, dotenv: "# chosen by hand\nMCP_SERVER_PORT=" + busyPort + "\n"})
+
+	root := p.waitMenu(t, "the port-in-use status", func(root traytest.Item) bool {
+		return strings.HasPrefix(root.Children[0].Label, "Not running: port "+busyPort+" is already in use")
+	})
+	wantEnabled(t, root, map[string]bool{"Start server": true, "Stop server": false, "Restart": false, "Settings…": true})
+
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, freePort, _ := net.SplitHostPort(free.Addr().String())
+	free.Close()
+	if err := os.WriteFile(filepath.Join(p.configDir, ".env"), []byte("# chosen by hand\nMCP_SERVER_PORT="+freePort+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := p.waitRunning(t)
+	if want := "http://127.0.0.1:" + freePort; base != want {
+		t.Errorf("running on %s, want %s", base, want)
+	}
+}
+
+func TestConnectClientAndStartAtLogin(t *testing.T) {
+	needBus(t)
+	p := startTray(t, trayOptions{})
+	base, _ := p.waitRunning(t)
+
+	cursor := filepath.Join(p.home, ".cursor", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(cursor), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cursor, []byte(`{"mcpServers":{"other":{"command":"other-server"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.click(t, "Connect to Cursor")
+	p.waitMenu(t, "the connect confirmation", func(root traytest.Item) bool { _, ok := root.Find("✓ Connected to Cursor"); return ok })
+	data, err := os.ReadFile(cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"other"`, `"other-server"`, `"gemini-search"`, `"url": "` + base + `/mcp"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %s:\n%s", cursor, want, data)
+		}
+	}
+	if backups, _ := filepath.Glob(cursor + ".*.bak"); len(backups) != 1 {
+		t.Errorf("backups %v, want one", backups)
+	}
+
+	desktopFile := filepath.Join(p.xdgConfig, "autostart", "gemini-search-tray.desktop")
+	p.click(t, "Start at login")
+	p.waitMenu(t, "Start at login checked", func(root traytest.Item) bool { it, ok := root.Find("Start at login"); return ok && it.Checked })
+	data, err = os.ReadFile(desktopFile)
+	if err != nil || !strings.Contains(string(data), "Exec="+binPath) {
+		t.Errorf("%s: %q (%v), want an Exec line for %s", desktopFile, data, err, binPath)
+	}
+	p.click(t, "Start at login")
+	p.waitMenu(t, "Start at login unchecked", func(root traytest.Item) bool { it, ok := root.Find("Start at login"); return ok && !it.Checked })
+	if _, err := os.Stat(desktopFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still there after unchecking (%v)", desktopFile, err)
+	}
+}
