@@ -1,0 +1,178 @@
+package main
+
+// The tray watches the config dir: these tests edit .env and .gemini/settings.json as a person or an editor
+// would, and check what the running (headless) tray made of it.
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var pageURLRE = regexp.MustCompile(`settings="(http://[^"]+)/settings\?token=([0-9a-f]+)"`)
+
+// pages waits for the headless tray to log its pages and returns their base URL and the token.
+func (p *trayProc) pages(t *testing.T) (base, token string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := pageURLRE.FindStringSubmatch(p.stderr.String()); m != nil {
+			return m[1], m[2]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the tray logged no settings URL:\n%s", p.stderr.String())
+	return "", ""
+}
+
+// statusPage returns the /status page's HTML.
+func statusPage(t *testing.T, base, token string) string {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := http.Client{Jar: jar, Timeout: 5 * time.Second}
+	resp, err := c.Get(base + "/status?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/status: %d\n%s", resp.StatusCode, body)
+	}
+	return string(body)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+type settingsFile struct {
+	General struct {
+		MaxAttempts int `json:"maxAttempts"`
+	} `json:"general"`
+	Tools struct {
+		Core []string `json:"core"`
+	} `json:"tools"`
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	UI         map[string]any             `json:"ui"`
+}
+
+func readSettings(path string) (settingsFile, error) {
+	var s settingsFile
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &s)
+	}
+	return s, err
+}
+
+func hasFirecrawl(path string) bool {
+	s, err := readSettings(path)
+	return err == nil && s.MCPServers["firecrawl"] != nil && slices.Contains(s.Tools.Core, "mcp_firecrawl_firecrawl_scrape")
+}
+
+func TestWatchDotenv(t *testing.T) {
+	p := startTray(t, trayOptions{headless: true})
+	p.pages(t)
+	settings := filepath.Join(p.configDir, ".gemini", "settings.json")
+	dotenv := filepath.Join(p.configDir, ".env")
+	if hasFirecrawl(settings) {
+		t.Fatal("Firecrawl is on before any key was set")
+	}
+
+	// A user's own entry must survive every regeneration.
+	if err := os.WriteFile(settings, []byte(`{"ui":{"theme":"mine"},"general":{"maxAttempts":3},"tools":{"core":["google_web_search","web_fetch"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+
+	// Atomic replace, as the settings page and many editors do.
+	tmp := filepath.Join(p.configDir, ".env.tmp")
+	if err := os.WriteFile(tmp, []byte("# keys\nFIRECRAWL_API_KEY=fc-watch-test-1234\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dotenv); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "Firecrawl in settings.json after .env got a key", func() bool { return hasFirecrawl(settings) })
+	if s, _ := readSettings(settings); s.UI["theme"] != "mine" {
+		t.Errorf("the user's ui.theme was lost: %+v", s)
+	}
+
+	// vim-style save: rename away, write anew, remove the backup.
+	if err := os.Rename(dotenv, dotenv+"~"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dotenv, []byte("# keys\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dotenv + "~")
+	waitFor(t, "Firecrawl gone from settings.json after the key was removed", func() bool {
+		s, err := readSettings(settings)
+		return err == nil && s.MCPServers["firecrawl"] == nil && !slices.Contains(s.Tools.Core, "mcp_firecrawl_firecrawl_scrape")
+	})
+	if s, _ := readSettings(settings); s.UI["theme"] != "mine" {
+		t.Errorf("the user's ui.theme was lost: %+v", s)
+	}
+}
+
+func TestWatchSettingsJSON(t *testing.T) {
+	p := startTray(t, trayOptions{headless: true})
+	base, token := p.pages(t)
+	settings := filepath.Join(p.configDir, ".gemini", "settings.json")
+
+	// Deleted: written again.
+	if err := os.Remove(settings); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "settings.json to be written again", func() bool { _, err := readSettings(settings); return err == nil })
+
+	// Edited, owned entry removed: put back, the user's edit kept.
+	if err := os.WriteFile(settings, []byte(`{"ui":{"theme":"mine"},"tools":{"core":["google_web_search"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "general.maxAttempts to come back", func() bool {
+		s, err := readSettings(settings)
+		return err == nil && s.General.MaxAttempts == 3 && s.UI["theme"] == "mine" && slices.Equal(s.Tools.Core, []string{"google_web_search"})
+	})
+
+	// Invalid JSON: left alone, shown among the last errors.
+	broken := "{\n  \"ui\": {\"theme\": \"mine\",}\n"
+	if err := os.WriteFile(settings, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the invalid settings.json among the last errors", func() bool {
+		return strings.Contains(statusPage(t, base, token), "SETTINGS_ERROR")
+	})
+	if page := statusPage(t, base, token); !strings.Contains(page, "settings.json:2:") {
+		t.Errorf("the error does not say where the JSON is broken:\n%s", page)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if data, _ := os.ReadFile(settings); string(data) != broken {
+		t.Fatalf("the invalid settings.json was overwritten: %q", data)
+	}
+
+	// A later regeneration (the config changed) replaces it and keeps a .bak.
+	if err := os.WriteFile(filepath.Join(p.configDir, ".env"), []byte("FIRECRAWL_API_URL=http://127.0.0.1:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "settings.json replaced with Firecrawl", func() bool { return hasFirecrawl(settings) })
+	if data, err := os.ReadFile(settings + ".bak"); err != nil || string(data) != broken {
+		t.Errorf("settings.json.bak holds %q (%v), want the broken file", data, err)
+	}
+}
