@@ -7,16 +7,27 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build run test lint bench clean e2e
+.PHONY: help build run test lint bench clean e2e run-tray screenshot
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## Build bin/gemini-search-mcp
+build: ## Build bin/gemini-search-mcp and bin/gemini-search-tray
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp ./cmd/gemini-search-mcp
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-tray ./cmd/tray
 
 run: build ## Build and serve MCP over HTTP on 127.0.0.1:3000 (MCP_SERVER_HOST/MCP_SERVER_PORT override)
 	./$(BIN)/gemini-search-mcp --http
+
+run-tray: build ## Build and start the tray app (MCP at 127.0.0.1:3000, settings page from its menu)
+	./$(BIN)/gemini-search-tray
+
+# The open tray menu under Xvfb with an SNI host, a fake search running; needs dbus, xvfb, xdotool, imagemagick and
+# haskell-gtk-sni-tray-utils (see .ci/apt-packages).
+SCREENSHOT ?= .cache/tray-menu.png
+
+screenshot: ## Screenshot the open tray menu into .cache/tray-menu.png (Xvfb, gtk-sni-tray-standalone)
+	SCREENSHOT_OUT=$(abspath $(SCREENSHOT)) $(GO) test -count=1 -run '^TestScreenshot$$' -v ./cmd/tray
 
 test: ## Run all tests with the race detector
 	$(GO) test -race -count=1 ./...
