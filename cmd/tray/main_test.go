@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray/traytest"
 )
@@ -95,7 +96,8 @@ type trayOptions struct {
 	args     []string // default: --port 0
 	dotenv   string   // written to the config dir's .env before the start
 	env      []string
-	headless bool
+	headless bool // --headless
+	noBus    bool // no --headless, but no session bus either
 }
 
 func startTray(t *testing.T, o trayOptions) *trayProc {
@@ -128,7 +130,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 		"PROGRESS_LOG_INTERVAL=60000",
 		"GEMINI_QUEUE_TIMEOUT=0",
 	)
-	if !o.headless && bus != nil {
+	if !o.headless && !o.noBus && bus != nil {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus.Address)
 	}
 	if o.fake != nil {
@@ -161,7 +163,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 			t.Logf("tray stderr:\n%s", p.stderr.String())
 		}
 	})
-	if !o.headless {
+	if !o.headless && !o.noBus {
 		menu, err := traytest.Connect(bus.Address, p.cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
@@ -223,6 +225,30 @@ func (p *trayProc) waitRunning(t *testing.T) (string, traytest.Item) {
 		return len(root.Children) > 0 && runningRE.MatchString(root.Children[0].Label)
 	})
 	return runningRE.FindStringSubmatch(root.Children[0].Label)[1], root
+}
+
+// waitIcon waits for the tray icon to show state (an assets state).
+func (p *trayProc) waitIcon(t *testing.T, state string) {
+	t.Helper()
+	data, err := assets.Icon(state, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := traytest.PixmapOf(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got, err := p.menu.Icon()
+		if err == nil && got.W == want.W && got.H == want.H && bytes.Equal(got.Pix, want.Pix) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the icon never showed %q (last error %v)", state, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func wantEnabled(t *testing.T, root traytest.Item, want map[string]bool) {
@@ -294,6 +320,7 @@ func TestMenuStartStop(t *testing.T) {
 	if !healthy(base) {
 		t.Fatalf("%s/healthz does not answer while the menu says running", base)
 	}
+	p.waitIcon(t, assets.Idle)
 
 	p.click(t, "Stop server")
 	root = p.waitMenu(t, "Stopped", func(root traytest.Item) bool { return root.Children[0].Label == "Stopped" })
@@ -301,6 +328,7 @@ func TestMenuStartStop(t *testing.T) {
 	if healthy(base) {
 		t.Errorf("%s/healthz still answers after Stop server", base)
 	}
+	p.waitIcon(t, assets.Stopped)
 
 	p.click(t, "Start server")
 	base, root = p.waitRunning(t)
@@ -350,6 +378,7 @@ func TestMenuShowsRunningSearch(t *testing.T) {
 	if no, _ := root.Find("No searches running"); no.Visible {
 		t.Errorf("\"No searches running\" is shown next to a running search")
 	}
+	p.waitIcon(t, assets.Researching)
 	p.waitMenu(t, "the elapsed time to move on from "+first, func(root traytest.Item) bool {
 		e := elapsedOf(root)
 		return e != "" && e > first
@@ -367,6 +396,7 @@ func TestMenuShowsRunningSearch(t *testing.T) {
 		_, ok := root.Find("Running searches (0)")
 		return ok
 	})
+	p.waitIcon(t, assets.Idle)
 	if no := p.item(t, root, "No searches running"); !no.Visible {
 		t.Error("\"No searches running\" is not shown once the search is done")
 	}
@@ -399,10 +429,12 @@ func TestMenuShowsFailure(t *testing.T) {
 		t.Errorf("error lines %q, want one \"hh:mm:ss search AUTH_ERROR: …\"; menu:\n%s", lines, root)
 	}
 	wantEnabled(t, root, map[string]bool{"Clear": true})
+	p.waitIcon(t, assets.Error)
 
 	p.click(t, "Clear")
 	root = p.waitMenu(t, "Last errors (0)", func(root traytest.Item) bool { _, ok := root.Find("Last errors (0)"); return ok })
 	wantEnabled(t, root, map[string]bool{"Clear": false})
+	p.waitIcon(t, assets.Idle)
 }
 
 func TestQuitEndsEverything(t *testing.T) {
@@ -451,6 +483,16 @@ func TestPortInUseThenChangedInDotenv(t *testing.T) {
 		return strings.HasPrefix(root.Children[0].Label, "Not running: port "+busyPort+" is already in use")
 	})
 	wantEnabled(t, root, map[string]bool{"Start server": true, "Stop server": false, "Restart": false, "Settings…": true})
+	p.waitIcon(t, assets.Error)
+
+	// The pages stay reachable on a port of their own, so the port can be changed in Settings.
+	pagesBase, token := p.pages(t)
+	if pagesBase == "http://127.0.0.1:"+busyPort {
+		t.Errorf("the settings page is said to be on the busy port")
+	}
+	if page := statusPage(t, pagesBase, token); !strings.Contains(page, "already in use") {
+		t.Errorf("the status page does not say why the server is down:\n%s", page)
+	}
 
 	free, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -176,3 +176,34 @@ func TestWatchSettingsJSON(t *testing.T) {
 		t.Errorf("settings.json.bak holds %q (%v), want the broken file", data, err)
 	}
 }
+
+func TestNoDesktopSession(t *testing.T) {
+	// No --headless, but no session bus either (nor one godbus could find or launch): the tray keeps serving
+	// without an icon, says where its pages are, and quits cleanly on SIGINT.
+	p := startTray(t, trayOptions{noBus: true, env: []string{"XDG_RUNTIME_DIR="}})
+	base, token := p.pages(t)
+	if !strings.Contains(p.stderr.String(), "no tray icon") {
+		t.Errorf("the log does not say there is no tray icon:\n%s", p.stderr.String())
+	}
+	if page := statusPage(t, base, token); !strings.Contains(page, "Running on "+base+"/mcp") {
+		t.Errorf("status page:\n%s", page)
+	}
+	resp, err := http.Get(base + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-p.exited:
+		p.exited <- err
+		if err != nil {
+			t.Errorf("exit: %v, want 0", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no exit within 15s of SIGINT")
+	}
+	if strings.Contains(p.stderr.String(), "panic") {
+		t.Errorf("panic in the log:\n%s", p.stderr.String())
+	}
+}

@@ -129,7 +129,7 @@ func (h *trayHost) forward(ctx context.Context, changed func() <-chan struct{}) 
 // envChanged applies an edited .env; the server restarts only when its address changed.
 func (h *trayHost) envChanged(watch.Change) {
 	h.log.Info("the .env file changed: applying it")
-	if h.apply() {
+	if h.apply() && h.server.Status().State != ServerStopped { // a server stopped from the menu stays stopped
 		_ = h.server.Restart()
 	}
 }
@@ -292,10 +292,10 @@ func (h *trayHost) SaveDotenv(data []byte) (moved string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if !h.apply() {
+	if !h.apply() || h.server.Status().State == ServerStopped { // a server stopped from the menu stays stopped
 		return "", nil
 	}
-	// The page is being served by the server that has to move: restart it once this request is answered.
+	// The page may be served by the very server that has to move: restart it once this request is answered.
 	go func() { _ = h.server.Restart() }()
 	return "http://" + h.app.Config().Addr(), nil
 }

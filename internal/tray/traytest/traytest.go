@@ -4,6 +4,8 @@ package traytest
 
 import (
 	"bufio"
+	"bytes"
+	"image/png"
 	"errors"
 	"fmt"
 	"os"
@@ -180,6 +182,46 @@ func convert(id int32, props map[string]dbus.Variant, children []dbus.Variant) (
 		it.Children = append(it.Children, child)
 	}
 	return it, nil
+}
+
+// Icon returns the tray icon's pixels as the StatusNotifierItem publishes them: ARGB32, big-endian.
+func (m *Menu) Icon() (Pixmap, error) {
+	var v dbus.Variant
+	item := m.conn.Object(m.obj.Destination(), "/StatusNotifierItem")
+	if err := item.Call("org.freedesktop.DBus.Properties.Get", 0, "org.kde.StatusNotifierItem", "IconPixmap").Store(&v); err != nil {
+		return Pixmap{}, fmt.Errorf("get IconPixmap: %w", err)
+	}
+	var pixmaps []Pixmap
+	if err := dbus.Store([]any{v.Value()}, &pixmaps); err != nil {
+		return Pixmap{}, fmt.Errorf("decode IconPixmap: %w", err)
+	}
+	if len(pixmaps) == 0 {
+		return Pixmap{}, errors.New("no IconPixmap")
+	}
+	return pixmaps[0], nil
+}
+
+// Pixmap is one icon image of a StatusNotifierItem.
+type Pixmap struct {
+	W, H int32
+	Pix  []byte
+}
+
+// PixmapOf converts a PNG to the pixels a StatusNotifierItem publishes for it.
+func PixmapOf(pngData []byte) (Pixmap, error) {
+	img, err := png.Decode(bytes.NewReader(pngData))
+	if err != nil {
+		return Pixmap{}, err
+	}
+	b := img.Bounds()
+	p := Pixmap{W: int32(b.Dx()), H: int32(b.Dy())}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			p.Pix = append(p.Pix, byte(a), byte(r), byte(g), byte(bl))
+		}
+	}
+	return p, nil
 }
 
 // Click clicks the item.
