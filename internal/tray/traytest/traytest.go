@@ -5,9 +5,9 @@ package traytest
 import (
 	"bufio"
 	"bytes"
-	"image/png"
 	"errors"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"strings"
