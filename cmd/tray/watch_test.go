@@ -6,8 +6,10 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,4 +208,58 @@ func TestNoDesktopSession(t *testing.T) {
 	if strings.Contains(p.stderr.String(), "panic") {
 		t.Errorf("panic in the log:\n%s", p.stderr.String())
 	}
+}
+
+func TestSettingsPortChange(t *testing.T) {
+	p := startTray(t, trayOptions{headless: true, args: []string{}, dotenv: "MCP_SERVER_PORT=" + freePort(t) + "\n"})
+	base, token := p.pages(t)
+	jar, _ := cookiejar.New(nil)
+	c := http.Client{Jar: jar, Timeout: 10 * time.Second}
+	resp, err := c.Get(base + "/settings?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindSubmatch(page)
+	if csrf == nil {
+		t.Fatalf("no CSRF token in:\n%s", page)
+	}
+
+	newPort := freePort(t)
+	form := url.Values{"csrf": {string(csrf[1])}, "MCP_SERVER_PORT": {newPort}}
+	req, _ := http.NewRequest(http.MethodPost, base+"/settings", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	resp, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	newBase := "http://127.0.0.1:" + newPort
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), newBase+"/settings") {
+		t.Fatalf("save: %d, want a page pointing at %s:\n%s", resp.StatusCode, newBase, page)
+	}
+	waitFor(t, "the server on the new port", func() bool { return healthy(newBase) })
+	if healthy(base) {
+		t.Errorf("the old address %s still answers", base)
+	}
+	// The cookie is per host, not per port: the pages work at the new address without a new link.
+	resp, err = c.Get(newBase + "/settings")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("settings at the new address: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
 }
