@@ -146,7 +146,8 @@ func quotaMessage(said string) string {
 	switch {
 	case strings.Contains(s, "daily quota") || strings.Contains(s, "per day"):
 		return "The Gemini API daily quota for this model is exhausted (429)."
-	case strings.Contains(s, "per minute") || strings.Contains(s, "perminute"):
+	case strings.Contains(s, "per minute") || strings.Contains(s, "perminute") || strings.Contains(s, "retrydelay") ||
+		strings.Contains(s, "please retry in"):
 		return "The Gemini API per-minute rate limit for this model was exceeded (429)."
 	default:
 		return "The Gemini API quota or rate limit was exceeded (429 RESOURCE_EXHAUSTED)."

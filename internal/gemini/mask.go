@@ -67,13 +67,17 @@ func (m masker) mask(s string) string {
 	return s
 }
 
-// noisePrefixes start stderr lines the CLI prints on every run.
+// noisePrefixes start stderr lines that say nothing about a failure: what the CLI prints on every run, Node stack
+// frames (with paths inside the CLI's bundle), and the CLI's pointer to an error report in the run's private temp
+// folder, which is deleted with the run.
 var noisePrefixes = []string{
 	"Warning: 256-color",
 	"Ripgrep is not available",
 	"[STARTUP]",
 	"Loaded cached credentials",
 	"YOLO mode",
+	"at ",
+	"Full report available at",
 }
 
 // relevantLines returns stderr's lines without blank lines and the CLI's

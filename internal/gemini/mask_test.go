@@ -45,10 +45,11 @@ func TestRelevantLines(t *testing.T) {
 		"YOLO mode is enabled.\n" +
 		"\n  \r\n" +
 		"Attempt 1 failed with status 429.\r\n" +
-		"    at f (x.js:1:2)\n" +
+		"    at f (file:///home/u/.npm/gemini-cli/bundle/chunk.js:1:2)\n" +
+		"Full report available at: /tmp/gemini-run-1/gemini-client-error-x.json\n" +
 		"last line without newline"
 	got := relevantLines(stderr)
-	want := []string{"Attempt 1 failed with status 429.", "    at f (x.js:1:2)", "last line without newline"}
+	want := []string{"Attempt 1 failed with status 429.", "last line without newline"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}

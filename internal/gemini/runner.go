@@ -71,13 +71,14 @@ type Request struct {
 
 // Result is what a run produced.
 type Result struct {
-	Text      string   // the answer: the assistant's stream-json messages joined, else stdout; trimmed
-	Model     string   // from the init event; "" if unknown
-	Queries   []string // search queries the CLI ran, deduplicated, in order
-	URLs      []string // URLs the CLI fetched or named in tool calls, deduplicated, in order
-	Truncated bool     // answer text was dropped to stay within MaxOutput
-	Streamed  bool     // the CLI wrote stream-json
-	Duration  time.Duration
+	Text       string      // the answer: the assistant's stream-json messages joined, else stdout; trimmed
+	Model      string      // the model that did the work: from the result's stats, else the init event; "" if unknown
+	Queries    []string    // search queries the CLI ran, deduplicated, in order
+	URLs       []string    // URLs the CLI fetched or named in tool calls, deduplicated, in order
+	ToolErrors []ToolError // tool calls that failed; the agent went on without them
+	Truncated  bool        // answer text was dropped to stay within MaxOutput
+	Streamed   bool        // the CLI wrote stream-json
+	Duration   time.Duration
 }
 
 // Run starts the CLI with req's prompt on stdin and waits for it to finish,
@@ -98,12 +99,24 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	r.cfg.Logger.Debug("gemini run start", "command", r.mask.mask(r.cfg.Command.Path),
 		"args", r.maskAll(args), "dir", r.cfg.Dir, "prompt_bytes", len(req.Prompt))
 
-	stdout := newCollector(r.cfg.MaxOutput, req.OnEvent)
+	stdout := newCollector(r.cfg.MaxOutput, func(ev Event) {
+		if ev.Kind == EventFailed {
+			ev.Error = r.mask.mask(ev.Error)
+			// A failed tool (Firecrawl unreachable, say) does not fail the run, but the user should know.
+			r.cfg.Logger.Warn("research tool failed; the agent goes on without it", "tool", ev.Tool, "error", ev.Error)
+		}
+		if req.OnEvent != nil {
+			req.OnEvent(ev)
+		}
+	})
 	stderr := &tailBuffer{max: maxStderr}
 	exit, err := r.execute(runCtx, args, strings.NewReader(req.Prompt), stdout, stderr)
 	stdout.Close()
 	res := stdout.result()
 	res.Duration = time.Since(start)
+	for i := range res.ToolErrors {
+		res.ToolErrors[i].Message = r.mask.mask(res.ToolErrors[i].Message)
+	}
 	r.cfg.Logger.Debug("gemini run end", "exit_code", exit.code, "exit", exit.desc, "duration", res.Duration,
 		"streamed", res.Streamed, "stdout_bytes", stdout.total, "answer_bytes", len(res.Text), "truncated", res.Truncated)
 

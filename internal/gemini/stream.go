@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -15,15 +16,27 @@ const (
 	EventSearch EventKind = "search" // google_web_search, *firecrawl_search
 	EventFetch  EventKind = "fetch"  // web_fetch, *firecrawl_scrape, *firecrawl_map
 	EventTool   EventKind = "tool"   // any other tool
+	EventFailed EventKind = "failed" // a tool call that returned an error (tool_result with status "error")
 )
 
-// Event is one tool call the CLI made, read from a stream-json tool_use event.
+// Event is one tool call the CLI made (a stream-json tool_use event), or the failure of one (EventFailed, from a
+// tool_result event).
 type Event struct {
 	Kind  EventKind
 	Tool  string // the CLI's tool name, e.g. "google_web_search", "mcp_firecrawl_firecrawl_scrape"
 	Query string // parameters.query, if any
 	URL   string // the first URL the call names, if any
+	Error string // EventFailed: the tool's error message
 }
+
+// ToolError is a tool call that failed during a run; the agent was told and went on without it.
+type ToolError struct {
+	Tool    string
+	Message string
+}
+
+// maxToolErrors bounds the tool failures kept in a Result.
+const maxToolErrors = 10
 
 func toolKind(name string) EventKind {
 	switch {
@@ -44,6 +57,8 @@ type streamEvent struct {
 	Role       string `json:"role"`      // message
 	Content    string `json:"content"`   // message
 	ToolName   string `json:"tool_name"` // tool_use
+	ToolID     string `json:"tool_id"`   // tool_use, tool_result
+	Output     string `json:"output"`    // tool_result
 	Parameters struct {
 		Query  string   `json:"query"`
 		URL    string   `json:"url"`
@@ -55,7 +70,12 @@ type streamEvent struct {
 	Message  string `json:"message"`  // error
 	Error    *struct {
 		Message string `json:"message"`
-	} `json:"error"` // result
+	} `json:"error"` // result, tool_result
+	Stats struct {
+		Models map[string]struct {
+			TotalTokens int `json:"total_tokens"`
+		} `json:"models"`
+	} `json:"stats"` // result
 }
 
 // urlPattern finds the URLs a web_fetch prompt embeds.
@@ -90,6 +110,9 @@ type collector struct {
 	truncated bool
 
 	model       string
+	mainModel   string            // from the result's stats: the model that used the most tokens
+	toolNames   map[string]string // tool_id → tool_name, to name failed tools
+	toolErrors  []ToolError
 	queries     []string
 	urls        []string
 	seen        map[string]bool
@@ -100,7 +123,7 @@ type collector struct {
 }
 
 func newCollector(maxOutput int, onEvent func(Event)) *collector {
-	return &collector{maxOutput: maxOutput, onEvent: onEvent, seen: make(map[string]bool)}
+	return &collector{maxOutput: maxOutput, onEvent: onEvent, seen: make(map[string]bool), toolNames: make(map[string]string)}
 }
 
 func (c *collector) lineLimit() int { return c.maxOutput + 64<<10 }
@@ -200,7 +223,12 @@ func (c *collector) handleEvent(ev streamEvent) {
 			c.appendText(ev.Content)
 		}
 	case "tool_use":
+		c.toolNames[ev.ToolID] = ev.ToolName
 		c.toolUse(ev)
+	case "tool_result":
+		if ev.Status == "error" {
+			c.toolFailed(ev)
+		}
 	case "error":
 		msg := ev.Message
 		if ev.Severity != "" && ev.Severity != "error" {
@@ -216,6 +244,27 @@ func (c *collector) handleEvent(ev streamEvent) {
 		if ev.Error != nil {
 			c.resultError = ev.Error.Message
 		}
+		most := -1
+		for name, m := range ev.Stats.Models {
+			if m.TotalTokens > most || m.TotalTokens == most && name < c.mainModel {
+				c.mainModel, most = name, m.TotalTokens
+			}
+		}
+	}
+}
+
+func (c *collector) toolFailed(ev streamEvent) {
+	tool := cmp.Or(c.toolNames[ev.ToolID], ev.ToolID)
+	msg := ev.Output
+	if ev.Error != nil && ev.Error.Message != "" {
+		msg = ev.Error.Message
+	}
+	msg = truncateString(strings.Join(strings.Fields(msg), " "), 500)
+	if len(c.toolErrors) < maxToolErrors {
+		c.toolErrors = append(c.toolErrors, ToolError{Tool: tool, Message: msg})
+	}
+	if c.onEvent != nil {
+		c.onEvent(Event{Kind: EventFailed, Tool: tool, Error: msg})
 	}
 }
 
@@ -272,11 +321,12 @@ func (c *collector) result() Result {
 		text = string(c.plain)
 	}
 	return Result{
-		Text:      strings.TrimSpace(text),
-		Model:     c.model,
-		Queries:   c.queries,
-		URLs:      c.urls,
-		Truncated: c.truncated,
-		Streamed:  c.streamed(),
+		Text:       strings.TrimSpace(text),
+		Model:      cmp.Or(c.mainModel, c.model),
+		ToolErrors: c.toolErrors,
+		Queries:    c.queries,
+		URLs:       c.urls,
+		Truncated:  c.truncated,
+		Streamed:   c.streamed(),
 	}
 }

@@ -244,3 +244,34 @@ func TestCollectorGiantLine(t *testing.T) {
 		}
 	})
 }
+
+func TestCollectorToolFailures(t *testing.T) {
+	t.Parallel()
+	// As the real CLI 0.61.0 reports a Firecrawl scrape against an unreachable Firecrawl API.
+	stream := `{"type":"tool_use","tool_name":"mcp_firecrawl_firecrawl_scrape","tool_id":"mcp_firecrawl_firecrawl_scrape__1","parameters":{"url":"https://js.example"}}
+{"type":"tool_result","tool_id":"mcp_firecrawl_firecrawl_scrape__1","status":"error","output":"Error: MCP tool 'firecrawl_scrape' reported an error.","error":{"type":"mcp_tool_error","message":"Tool 'firecrawl_scrape' execution failed: connect ECONNREFUSED 127.0.0.1:9"}}
+{"type":"tool_result","tool_id":"other","status":"success","output":"fine"}
+`
+	var events []Event
+	c := newCollector(1<<20, func(e Event) { events = append(events, e) })
+	feed(c, stream, 0)
+	want := ToolError{Tool: "mcp_firecrawl_firecrawl_scrape", Message: "Tool 'firecrawl_scrape' execution failed: connect ECONNREFUSED 127.0.0.1:9"}
+	if got := c.result().ToolErrors; len(got) != 1 || got[0] != want {
+		t.Errorf("tool errors = %+v, want [%+v]", got, want)
+	}
+	if len(events) != 2 || events[1] != (Event{Kind: EventFailed, Tool: want.Tool, Error: want.Message}) {
+		t.Errorf("events = %+v, want the call and its failure", events)
+	}
+}
+
+func TestCollectorModelFromStats(t *testing.T) {
+	t.Parallel()
+	stream := `{"type":"init","model":"auto"}
+{"type":"result","status":"success","stats":{"models":{"gemini-2.5-flash-lite":{"total_tokens":40},"gemini-3.8-flash":{"total_tokens":900}}}}
+`
+	c := newCollector(1<<20, nil)
+	feed(c, stream, 0)
+	if got := c.result().Model; got != "gemini-3.8-flash" {
+		t.Errorf("model = %q, want the one that used the most tokens, not the router's or init's", got)
+	}
+}

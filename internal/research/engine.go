@@ -92,6 +92,8 @@ func stageOf(ev gemini.Event) string {
 		return "searching: " + shorten(ev.Query)
 	case ev.Kind == gemini.EventFetch && ev.URL != "":
 		return "reading: " + ev.URL
+	case ev.Kind == gemini.EventFailed:
+		return "tool failed, going on without it: " + ev.Tool
 	}
 	return "using " + ev.Tool
 }
