@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -164,16 +163,27 @@ func (s *HTTPServer) Restart() error {
 	return s.start()
 }
 
-// listenError says why addr cannot be used, in words for the status line.
+// ListenError is a failure to listen, with the reason in words for the status line.
+type ListenError struct {
+	Addr   string
+	Reason string // "port 3000 is already in use by another program"
+	Err    error
+}
+
+func (e *ListenError) Error() string { return e.Reason + ": " + e.Err.Error() }
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// listenError says why addr cannot be used.
 func listenError(addr string, err error) error {
 	_, port, _ := net.SplitHostPort(addr)
+	reason := "cannot listen on " + addr
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return fmt.Errorf("port %s is already in use by another program: %w", port, err)
+		reason = "port " + port + " is already in use by another program"
 	case errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("not allowed to listen on port %s: %w", port, err)
+		reason = "not allowed to listen on port " + port
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return fmt.Errorf("address %s is not on this machine: %w", addr, err)
+		reason = "address " + addr + " is not on this machine"
 	}
-	return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	return &ListenError{Addr: addr, Reason: reason, Err: err}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -31,6 +32,10 @@ func TestHTTPServerLifecycle(t *testing.T) {
 	st := s.Status()
 	if st.State != ServerFailed || !strings.Contains(st.Err.Error(), "already in use") {
 		t.Fatalf("got %v %v, want failed: already in use", st.State, st.Err)
+	}
+	var le *ListenError
+	if _, port, _ := net.SplitHostPort(busy.Addr().String()); !errors.As(st.Err, &le) || le.Reason != "port "+port+" is already in use by another program" {
+		t.Errorf("got %v, want a *ListenError saying port %s is in use", st.Err, port)
 	}
 	select {
 	case <-changed:

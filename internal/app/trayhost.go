@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ type trayHost struct {
 	app      *App
 	env      config.Env
 	override func(*config.Config) // command-line flags, applied to every loaded config
-	log      logger
+	log      *slog.Logger
 
 	server   *HTTPServer
 	mcp      atomic.Pointer[http.Handler] // the app's /mcp handler, rebuilt when the config changes
@@ -43,12 +44,6 @@ type trayHost struct {
 	applyMu  sync.Mutex // one configuration change at a time
 	pagesMu  sync.Mutex
 	fallback *HTTPServer // the pages alone, on a free port, while the main server is down
-}
-
-type logger = interface {
-	Info(msg string, args ...any)
-	Warn(msg string, args ...any)
-	Error(msg string, args ...any)
 }
 
 func newTrayHost(a *App, env config.Env, override func(*config.Config)) (*trayHost, error) {
@@ -234,6 +229,10 @@ func (h *trayHost) Status() tray.ServerStatus {
 	}
 	if st.State == ServerFailed && st.Err != nil {
 		s.Down = st.Err.Error()
+		var le *ListenError
+		if errors.As(st.Err, &le) {
+			s.Down = le.Reason
+		}
 	}
 	return s
 }
