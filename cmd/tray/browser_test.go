@@ -194,6 +194,7 @@ func (wd *webDriver) waitSource(want string) string {
 }
 
 func TestSettingsPageInChromium(t *testing.T) {
+	t.Parallel()
 	wd := startBrowser(t)
 	p := startTray(t, trayOptions{headless: true})
 	base, token := p.pages(t)

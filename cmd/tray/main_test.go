@@ -305,6 +305,7 @@ func searchAsync(t *testing.T, base, query string) <-chan *mcp.CallToolResult {
 }
 
 func TestMenuStartStop(t *testing.T) {
+	t.Parallel()
 	needBus(t)
 	p := startTray(t, trayOptions{})
 	base, root := p.waitRunning(t)
@@ -470,6 +471,7 @@ func TestQuitEndsEverything(t *testing.T) {
 }
 
 func TestPortInUseThenChangedInDotenv(t *testing.T) {
+	t.Parallel()
 	needBus(t)
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -510,6 +512,7 @@ func TestPortInUseThenChangedInDotenv(t *testing.T) {
 }
 
 func TestConnectClientAndStartAtLogin(t *testing.T) {
+	t.Parallel()
 	needBus(t)
 	p := startTray(t, trayOptions{})
 	base, _ := p.waitRunning(t)

@@ -89,6 +89,7 @@ func hasFirecrawl(path string) bool {
 }
 
 func TestWatchDotenv(t *testing.T) {
+	t.Parallel()
 	p := startTray(t, trayOptions{headless: true})
 	p.pages(t)
 	settings := filepath.Join(p.configDir, ".gemini", "settings.json")
@@ -134,6 +135,7 @@ func TestWatchDotenv(t *testing.T) {
 }
 
 func TestWatchSettingsJSON(t *testing.T) {
+	t.Parallel()
 	p := startTray(t, trayOptions{headless: true})
 	base, token := p.pages(t)
 	settings := filepath.Join(p.configDir, ".gemini", "settings.json")
@@ -180,6 +182,7 @@ func TestWatchSettingsJSON(t *testing.T) {
 }
 
 func TestNoDesktopSession(t *testing.T) {
+	t.Parallel()
 	// No --headless, but no session bus either (nor one godbus could find or launch): the tray keeps serving
 	// without an icon, says where its pages are, and quits cleanly on SIGINT.
 	p := startTray(t, trayOptions{noBus: true, env: []string{"XDG_RUNTIME_DIR="}})
@@ -211,6 +214,7 @@ func TestNoDesktopSession(t *testing.T) {
 }
 
 func TestSettingsPortChange(t *testing.T) {
+	t.Parallel()
 	p := startTray(t, trayOptions{headless: true, args: []string{}, dotenv: "MCP_SERVER_PORT=" + freePort(t) + "\n"})
 	base, token := p.pages(t)
 	jar, _ := cookiejar.New(nil)
