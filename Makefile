@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 .PHONY: help build run test lint bench clean e2e run-tray screenshot
 
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## Build bin/gemini-search-mcp and bin/gemini-search-tray
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp ./cmd/gemini-search-mcp

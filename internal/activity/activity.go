@@ -73,6 +73,21 @@ func (r *Registry) Snapshot() Snapshot {
 	return s
 }
 
+// Record adds a failure that is not a tool call's (a settings file that does not parse, say) to the recent ones.
+func (r *Registry) Record(f Failure) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recordLocked(f)
+	r.notifyLocked()
+}
+
+// recordLocked stamps f and keeps it as the newest of at most MaxFailures.
+func (r *Registry) recordLocked(f Failure) {
+	f.Time = r.now()
+	r.failures = slices.Insert(r.failures, 0, f)
+	r.failures = r.failures[:min(len(r.failures), MaxFailures)]
+}
+
 // ClearFailures forgets the recorded failures.
 func (r *Registry) ClearFailures() {
 	r.mu.Lock()
@@ -126,9 +141,8 @@ func (t *Tracker) End(f *Failure) {
 		delete(t.r.runs, t.id)
 		if f != nil {
 			rec := *f
-			rec.Tool, rec.Time = run.Tool, t.r.now()
-			t.r.failures = slices.Insert(t.r.failures, 0, rec)
-			t.r.failures = t.r.failures[:min(len(t.r.failures), MaxFailures)]
+			rec.Tool = run.Tool
+			t.r.recordLocked(rec)
 		}
 		t.r.notifyLocked()
 	})

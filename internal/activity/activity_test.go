@@ -71,3 +71,15 @@ func TestNilTrackerAndContext(t *testing.T) {
 		t.Error("tracker lost through the context")
 	}
 }
+
+func TestRecordIsNotARun(t *testing.T) {
+	t.Parallel()
+	r := New()
+	changed := r.Changed()
+	r.Record(Failure{Tool: "settings.json", Code: "SETTINGS_ERROR", Message: "line 3: invalid JSON"})
+	<-changed
+	s := r.Snapshot()
+	if len(s.Running) != 0 || len(s.Failures) != 1 || s.Failures[0].Tool != "settings.json" || s.Failures[0].Time.IsZero() {
+		t.Errorf("snapshot = %+v, want one stamped failure and nothing running", s)
+	}
+}

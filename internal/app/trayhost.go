@@ -196,7 +196,7 @@ func (h *trayHost) regenerate(cfg config.Config, replaceInvalid bool) {
 // fail shows a problem of the app itself among the last errors.
 func (h *trayHost) fail(tool, code string, err error) {
 	h.log.Error(err.Error(), "code", code)
-	h.app.activity.Begin(tool, "").End(&activity.Failure{Code: code, Message: err.Error()})
+	h.app.activity.Record(activity.Failure{Tool: tool, Code: code, Message: err.Error()})
 }
 
 // pagesBase is where the settings and status pages are served: on the MCP server's port while it runs, else on

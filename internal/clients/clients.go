@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jsonedit"
 )
 
@@ -195,24 +196,9 @@ func sameJSON(a, b []byte) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(ca, cb)
 }
 
-// replaceFile writes data through a temporary file renamed over path, so the client never reads half a file.
+// replaceFile writes data atomically, so the client never reads half a file.
 func replaceFile(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(path, data, mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

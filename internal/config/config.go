@@ -146,12 +146,8 @@ func Load(e Env) (Config, error) {
 		if value == "" {
 			continue
 		}
-		if err := v.set(&c, value); err != nil {
-			shown := value
-			if v.Secret {
-				shown = redacted
-			}
-			errs = append(errs, &InvalidError{Var: v.Name, Value: shown, Reason: err.Error()})
+		if err := v.apply(&c, value); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
 )
 
 // Assignment sets one variable in a .env file; an empty Value removes it (an empty value counts as unset).
@@ -118,25 +118,7 @@ func quoteDotenv(value string) string {
 // WriteDotenv replaces the file at path with data atomically: a temporary file in the same directory, synced,
 // mode 0600, renamed over path. Readers see the old or the new file, never half of one.
 func WriteDotenv(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".env-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -157,12 +139,8 @@ func CheckDotenv(data []byte) error {
 		if value == "" {
 			continue
 		}
-		if err := v.set(&c, value); err != nil {
-			shown := value
-			if v.Secret {
-				shown = redacted
-			}
-			errs = append(errs, &InvalidError{Var: v.Name, Value: shown, Reason: err.Error()})
+		if err := v.apply(&c, value); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

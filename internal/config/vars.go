@@ -36,6 +36,18 @@ type variable struct {
 	set func(c *Config, value string) error
 }
 
+// apply stores value in c, or returns an *InvalidError naming the variable (with a secret's value redacted).
+func (v variable) apply(c *Config, value string) error {
+	if err := v.set(c, value); err != nil {
+		shown := value
+		if v.Secret {
+			shown = redacted
+		}
+		return &InvalidError{Var: v.Name, Value: shown, Reason: err.Error()}
+	}
+	return nil
+}
+
 // variables is the one list of configuration variables, in Config's order.
 var variables = []variable{
 	{VarDoc{Name: "GEMINI_MODEL", Description: "Gemini model for research, passed to the Gemini CLI as --model " +

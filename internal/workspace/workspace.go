@@ -14,6 +14,7 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
 	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
 )
 
@@ -75,27 +76,9 @@ func Prepare(dir string, o Options) (created bool, err error) {
 	return true, nil
 }
 
-// writeNew writes data to path through a temporary file in the same
-// directory, so that the CLI never reads a half-written file.
+// writeNew writes data to path atomically, readable by the owner only.
 func writeNew(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json.tmp") // mode 0600
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // pathError phrases err as "<op> <path>: <reason>", dropping the os error's
