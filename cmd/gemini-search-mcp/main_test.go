@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 var binPath string
@@ -138,11 +138,11 @@ func TestStdio(t *testing.T) {
 }
 
 // startHTTP starts the server with --http on a free port and returns its base URL.
-func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *syncBuffer) {
+func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *testkit.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"--http", "--port", "0"}, args...)...)
 	cmd.Env = env
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -270,7 +270,7 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	defer c.Close()
 	initialize(t, c)
 	go search(context.Background(), c, "never ends")
-	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
 
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -325,7 +325,7 @@ func TestStartupErrors(t *testing.T) {
 
 func TestMissingCLIWarnsAndStillServes(t *testing.T) {
 	env, _ := serverEnv(t, nil, "GEMINI_CLI_PATH="+filepath.Join(t.TempDir(), "no-gemini"))
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	c, err := client.NewStdioMCPClientWithOptions(binPath, env[len(os.Environ()):], nil)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ func TestMissingCLIWarnsAndStillServes(t *testing.T) {
 	if b := decode(t, res); !res.IsError || b.Error.Code != "CLI_NOT_FOUND" {
 		t.Errorf("got %+v, want CLI_NOT_FOUND", b)
 	}
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "Gemini CLI not found") })
+	testkit.WaitFor(t, "the missing-CLI warning", func() bool { return strings.Contains(stderr.String(), "Gemini CLI not found") })
 }
 
 func TestVersion(t *testing.T) {
@@ -407,34 +407,6 @@ func exitCode(err error) int {
 	return -1
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestHTTPClientDisconnectStopsSearch(t *testing.T) {
 	fake := geminitest.New(t, "hang")
 	env, _ := serverEnv(t, fake)
@@ -459,9 +431,9 @@ func TestHTTPClientDisconnectStopsSearch(t *testing.T) {
 			res.Body.Close()
 		}
 	}()
-	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
 	cancel() // the client goes away mid-search
-	waitFor(t, func() bool { return len(fake.LivePIDs()) == 0 })
+	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
 }
 
 func TestStdioClientGoneStopsSearch(t *testing.T) {
@@ -486,7 +458,7 @@ func TestStdioClientGoneStopsSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
 	stdin.Close() // the client quits
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // webDriver is a WebDriver session.
@@ -233,7 +235,7 @@ func TestSettingsPageInChromium(t *testing.T) {
 	if fi, err := os.Stat(dotenv); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf(".env mode %v (%v), want 0600", fi.Mode().Perm(), err)
 	}
-	waitFor(t, "settings.json regenerated with Firecrawl", func() bool { return hasFirecrawl(settings) })
+	testkit.WaitFor(t, "settings.json regenerated with Firecrawl", func() bool { return hasFirecrawl(settings) })
 	if strings.Contains(mustRead(t, settings), key) {
 		t.Error("settings.json holds the key itself")
 	}

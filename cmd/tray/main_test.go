@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray/traytest"
 )
 
@@ -62,28 +62,10 @@ func needBus(t *testing.T) {
 	}
 }
 
-// syncBuffer collects a process's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // trayProc is a running tray binary.
 type trayProc struct {
 	cmd       *exec.Cmd
-	stderr    *syncBuffer
+	stderr    *testkit.SyncBuffer
 	home      string // its HOME
 	configDir string // its GEMINI_SEARCH_CONFIG_DIR
 	xdgConfig string // its XDG_CONFIG_HOME
@@ -104,7 +86,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 	t.Helper()
 	root := t.TempDir()
 	p := &trayProc{home: filepath.Join(root, "home"), configDir: filepath.Join(root, "config"),
-		xdgConfig: filepath.Join(root, "xdg-config"), stderr: &syncBuffer{}, exited: make(chan error, 1)}
+		xdgConfig: filepath.Join(root, "xdg-config"), stderr: &testkit.SyncBuffer{}, exited: make(chan error, 1)}
 	for _, d := range []string{p.home, p.configDir, p.xdgConfig} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 var pageURLRE = regexp.MustCompile(`settings="(http://[^"]+)/settings\?token=([0-9a-f]+)"`)
@@ -50,17 +52,6 @@ func statusPage(t *testing.T, base, token string) string {
 		t.Fatalf("/status: %d\n%s", resp.StatusCode, body)
 	}
 	return string(body)
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 type settingsFile struct {
@@ -112,7 +103,7 @@ func TestWatchDotenv(t *testing.T) {
 	if err := os.Rename(tmp, dotenv); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "Firecrawl in settings.json after .env got a key", func() bool { return hasFirecrawl(settings) })
+	testkit.WaitFor(t, "Firecrawl in settings.json after .env got a key", func() bool { return hasFirecrawl(settings) })
 	if s, _ := readSettings(settings); s.UI["theme"] != "mine" {
 		t.Errorf("the user's ui.theme was lost: %+v", s)
 	}
@@ -125,7 +116,7 @@ func TestWatchDotenv(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(dotenv + "~")
-	waitFor(t, "Firecrawl gone from settings.json after the key was removed", func() bool {
+	testkit.WaitFor(t, "Firecrawl gone from settings.json after the key was removed", func() bool {
 		s, err := readSettings(settings)
 		return err == nil && s.MCPServers["firecrawl"] == nil && !slices.Contains(s.Tools.Core, "mcp_firecrawl_firecrawl_scrape")
 	})
@@ -144,13 +135,13 @@ func TestWatchSettingsJSON(t *testing.T) {
 	if err := os.Remove(settings); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "settings.json to be written again", func() bool { _, err := readSettings(settings); return err == nil })
+	testkit.WaitFor(t, "settings.json to be written again", func() bool { _, err := readSettings(settings); return err == nil })
 
 	// Edited, owned entry removed: put back, the user's edit kept.
 	if err := os.WriteFile(settings, []byte(`{"ui":{"theme":"mine"},"tools":{"core":["google_web_search"]}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "general.maxAttempts to come back", func() bool {
+	testkit.WaitFor(t, "general.maxAttempts to come back", func() bool {
 		s, err := readSettings(settings)
 		return err == nil && s.General.MaxAttempts == 3 && s.UI["theme"] == "mine" && slices.Equal(s.Tools.Core, []string{"google_web_search"})
 	})
@@ -160,7 +151,7 @@ func TestWatchSettingsJSON(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(broken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the invalid settings.json among the last errors", func() bool {
+	testkit.WaitFor(t, "the invalid settings.json among the last errors", func() bool {
 		return strings.Contains(statusPage(t, base, token), "SETTINGS_ERROR")
 	})
 	if page := statusPage(t, base, token); !strings.Contains(page, "settings.json:2:") {
@@ -175,7 +166,7 @@ func TestWatchSettingsJSON(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.configDir, ".env"), []byte("FIRECRAWL_API_URL=http://127.0.0.1:1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "settings.json replaced with Firecrawl", func() bool { return hasFirecrawl(settings) })
+	testkit.WaitFor(t, "settings.json replaced with Firecrawl", func() bool { return hasFirecrawl(settings) })
 	if data, err := os.ReadFile(settings + ".bak"); err != nil || string(data) != broken {
 		t.Errorf("settings.json.bak holds %q (%v), want the broken file", data, err)
 	}
@@ -245,7 +236,7 @@ func TestSettingsPortChange(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), newBase+"/settings") {
 		t.Fatalf("save: %d, want a page pointing at %s:\n%s", resp.StatusCode, newBase, page)
 	}
-	waitFor(t, "the server on the new port", func() bool { return healthy(newBase) })
+	testkit.WaitFor(t, "the server on the new port", func() bool { return healthy(newBase) })
 	if healthy(base) {
 		t.Errorf("the old address %s still answers", base)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // newPipelineServer serves the real engine over a fake CLI with the given settings and options.
@@ -145,7 +146,7 @@ func TestQueueTimeoutAndPosition(t *testing.T) {
 		req.Params.Arguments = map[string]any{"query": "holds the only slot"}
 		c.CallTool(ctx, req)
 	}()
-	waitFor(t, func() bool { running, _ := q.Active(); return running == 1 })
+	testkit.WaitFor(t, "the first call to take the only slot", func() bool { running, _ := q.Active(); return running == 1 })
 
 	res := call(context.Background(), t, c, "search", map[string]any{"query": "waits"}, "tok")
 	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != research.CodeQueueTimeout {
@@ -295,9 +296,9 @@ func TestCancellingATaskStopsTheCLI(t *testing.T) {
 		"arguments": map[string]any{"topic": "never ends"}, "task": map[string]any{}})
 	taskID := created["task"].(map[string]any)["taskId"].(string)
 
-	waitFor(t, func() bool { return len(fake.LivePIDs()) > 0 })
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
 	rpc(t, url, session, 3, "tasks/cancel", map[string]any{"taskId": taskID})
-	waitFor(t, func() bool { return len(fake.LivePIDs()) == 0 })
+	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
 	if status := rpc(t, url, session, 4, "tasks/get", map[string]any{"taskId": taskID})["status"]; status != "cancelled" {
 		t.Errorf("status %v, want cancelled", status)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/")
@@ -257,22 +258,10 @@ func TestCancelledSearchStopsTheCLI(t *testing.T) {
 		res, _ := c.CallTool(ctx, req)
 		done <- res
 	}()
-	waitFor(t, func() bool { return len(fake.Calls()) == 1 && len(fake.LivePIDs()) > 0 })
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.Calls()) == 1 && len(fake.LivePIDs()) > 0 })
 	cancel()
 	<-done
-	waitFor(t, func() bool { return len(fake.LivePIDs()) == 0 })
-}
-
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
 }
 
 func hasFlag(args []string, flag, value string) bool {
@@ -304,14 +293,14 @@ func TestActivityShowsRunsAndFailures(t *testing.T) {
 		req.Params.Arguments = map[string]any{"query": "watch me"}
 		c.CallTool(ctx, req)
 	}()
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, "the search to show its stage in the registry", func() bool {
 		s := reg.Snapshot()
 		return len(s.Running) == 1 && s.Running[0].Tool == "search" && s.Running[0].Query == "watch me" &&
 			s.Running[0].Stage == "searching: "+geminitest.FakeQuery
 	})
 	cancel()
 	<-done
-	waitFor(t, func() bool { return len(reg.Snapshot().Running) == 0 })
+	testkit.WaitFor(t, "the search to leave the registry", func() bool { return len(reg.Snapshot().Running) == 0 })
 	if f := reg.Snapshot().Failures; len(f) != 0 {
 		t.Errorf("failures = %+v: a cancelled call is not a failure", f)
 	}

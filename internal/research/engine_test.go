@@ -1,19 +1,18 @@
 package research
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -21,36 +20,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// syncBuffer is a log destination the progress goroutine and the test can share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func newEngine(t *testing.T, scenario string, s Settings) (*Engine, *geminitest.Fake, *syncBuffer) {
+func newEngine(t *testing.T, scenario string, s Settings) (*Engine, *geminitest.Fake, *testkit.SyncBuffer) {
 	t.Helper()
 	return newEngineWithTimeout(t, scenario, s, 30*time.Second)
 }
 
-func newEngineWithTimeout(t *testing.T, scenario string, s Settings, timeout time.Duration) (*Engine, *geminitest.Fake, *syncBuffer) {
+func newEngineWithTimeout(t *testing.T, scenario string, s Settings, timeout time.Duration) (*Engine, *geminitest.Fake, *testkit.SyncBuffer) {
 	t.Helper()
 	fake := geminitest.New(t, scenario)
 	runner := gemini.NewRunner(gemini.Config{
 		Command: fake.Command(), Dir: t.TempDir(), Timeout: timeout, KillGrace: 300 * time.Millisecond,
 	})
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	e, err := New(runner, s, logging.New(logs, false))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 func TestQueueIsFIFOAndBounded(t *testing.T) {
@@ -39,7 +41,7 @@ func TestQueueIsFIFOAndBounded(t *testing.T) {
 			mu.Unlock()
 			release()
 		}()
-		waitUntil(t, func() bool { _, w := q.Active(); return w == i }) // enqueue in a known order
+		testkit.WaitFor(t, "the queue", func() bool { _, w := q.Active(); return w == i }) // enqueue in a known order
 	}
 	first()
 	wg.Wait()
@@ -85,23 +87,12 @@ func TestQueueSetLimitAdmitsWaiters(t *testing.T) {
 		r, _ := q.Acquire(context.Background(), 0, nil)
 		got <- r
 	}()
-	waitUntil(t, func() bool { _, w := q.Active(); return w == 1 })
+	testkit.WaitFor(t, "the queue", func() bool { _, w := q.Active(); return w == 1 })
 	q.SetLimit(2)
 	select {
 	case r := <-got:
 		r()
 	case <-time.After(5 * time.Second):
 		t.Fatal("raising the limit did not admit the waiter")
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
