@@ -3,6 +3,7 @@ package mockgemini
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -153,4 +154,25 @@ func Turns(replies ...Reply) Responder {
 		panic("mockgemini.Turns: no replies")
 	}
 	return func(r *Request) Reply { return replies[min(r.ToolTurns, len(replies)-1)] }
+}
+
+// Route sends the requests whose prompt contains Contains to Respond (see ByPrompt).
+type Route struct {
+	Contains string
+	Respond  Responder
+}
+
+// ByPrompt picks a responder by the request's prompt text (Request.Prompt, the text of every user turn, so a
+// conversation stays on its route after tool turns): the first route whose Contains the prompt holds, else
+// fallback. One kind can so answer the different prompts of a test each with its own script, e.g. a research
+// prompt, a verification prompt and a JSON correction prompt; for KindSearch the prompt is the search query.
+func ByPrompt(fallback Responder, routes ...Route) Responder {
+	return func(r *Request) Reply {
+		for _, rt := range routes {
+			if strings.Contains(r.Prompt, rt.Contains) {
+				return rt.Respond(r)
+			}
+		}
+		return fallback(r)
+	}
 }

@@ -8,7 +8,8 @@
 // CLI's model router ([KindRouter]), Google Search grounding ([KindSearch])
 // and URL context ([KindFetch]). A [Responder] per kind picks the [Reply]:
 // text, a JSON document, function calls, a grounded answer, an API error
-// (401, 403, 429 per minute or per day, 500), an empty answer or a hang.
+// (401, 403, 429 per minute or per day, 500), an empty answer or a hang;
+// [ByPrompt] gives the different prompts of one kind their own scripts.
 // Every request is recorded ([Server.Requests]) with the model, the tools it
 // offered, the prompt text and its headers, never the API key.
 //

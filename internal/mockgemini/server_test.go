@@ -421,3 +421,41 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+func TestByPrompt(t *testing.T) {
+	t.Parallel()
+	m, base := start(t)
+	m.Handle(KindChat, ByPrompt(Always(Text("fallback")),
+		Route{Contains: "verify", Respond: Always(Text("verifier"))},
+		Route{Contains: "research", Respond: Turns(Call("google_web_search", map[string]any{"query": "q"}), Text("researcher"))},
+		Route{Contains: "go 1.26", Respond: Always(Text("shadowed by the route before"))},
+	))
+	m.Handle(KindSearch, ByPrompt(Always(Text("other results")), Route{Contains: "go 1.26", Respond: Always(Text("go results"))}))
+
+	for _, tt := range []struct {
+		name, body, want string
+	}{
+		{"first route that matches", chatBody, "call google_web_search"},
+		{"same route after a tool turn", toolTurnBody, "researcher"},
+		{"fallback", strings.ReplaceAll(chatBody, "research go 1.26", "hello"), "fallback"},
+		{"search query", searchBody, "go results"},
+		{"search fallback", strings.ReplaceAll(searchBody, "go 1.26", "rust"), "other results"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, body := post(t, base, "m", "generateContent", tt.body)
+			var r response
+			if err := json.Unmarshal(body, &r); err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+			got := r.text()
+			for _, p := range r.Candidates[0].Content.Parts {
+				if p.FunctionCall != nil {
+					got = "call " + p.FunctionCall.Name
+				}
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
