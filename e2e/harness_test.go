@@ -268,14 +268,21 @@ type textContent struct {
 	Text string `json:"text"`
 }
 
-// searchBody is the search tool's result.
+// searchBody is the result of the search and deep_search tools.
 type searchBody struct {
-	Success  bool   `json:"success"`
-	Report   string `json:"report"`
-	Metadata struct {
+	Success      bool   `json:"success"`
+	Report       string `json:"report"`
+	ParseWarning bool   `json:"parse_warning"`
+	Partial      bool   `json:"partial"`
+	Metadata     struct {
 		Model             string   `json:"model"`
+		Depth             string   `json:"depth"`
 		SourcesVisited    []string `json:"sources_visited"`
 		SearchQueriesUsed []string `json:"search_queries_used"`
+		Rounds            int      `json:"rounds"`
+		ClaimsVerified    int      `json:"claims_verified"`
+		ClaimsCorrected   int      `json:"claims_corrected"`
+		JSONCorrections   int      `json:"json_corrections"`
 	} `json:"metadata"`
 	Error struct {
 		Code    string `json:"code"`
@@ -308,6 +315,8 @@ type sdkRequest struct {
 	Tool          string         `json:"tool,omitempty"`
 	Arguments     map[string]any `json:"arguments"`
 	CancelOnStdin bool           `json:"cancelOnStdin,omitempty"`
+	Progress      bool           `json:"progress,omitempty"` // send a progressToken, record notifications/progress
+	Task          bool           `json:"task,omitempty"`     // call the tool as an MCP task
 }
 
 // sdkOutput is what it prints.
@@ -315,10 +324,36 @@ type sdkOutput struct {
 	Server struct {
 		Name string `json:"name"`
 	} `json:"server"`
-	Tools     []string    `json:"tools"`
-	Result    *toolResult `json:"result"`
-	Cancelled bool        `json:"cancelled"`
-	Error     string      `json:"error"`
+	Tools     []string         `json:"tools"`
+	Result    *toolResult      `json:"result"`
+	Cancelled bool             `json:"cancelled"`
+	Error     string           `json:"error"`
+	Progress  []progressNotice `json:"progress"`
+	Task      *taskRecord      `json:"task"`
+}
+
+// progressNotice is one notifications/progress the client received.
+type progressNotice struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total"`
+	Message  string  `json:"message"`
+}
+
+// taskRecord is what the client saw of an MCP task: the task tools/call created, then the status of every
+// tasks/get, with the time since the call.
+type taskRecord struct {
+	Created *struct {
+		TaskID       string `json:"taskId"`
+		Status       string `json:"status"`
+		PollInterval int    `json:"pollInterval"`
+	} `json:"created"`
+	CreatedAtMS int64 `json:"createdAtMs"`
+	Statuses    []struct {
+		Status        string `json:"status"`
+		StatusMessage string `json:"statusMessage"`
+		AtMS          int64  `json:"atMs"`
+	} `json:"statuses"`
+	ResultAtMS int64 `json:"resultAtMs"`
 }
 
 // sdkClient is a running sdk-client.mjs.

@@ -7,9 +7,14 @@
 // plus "tool" (default "search"), "arguments" ({"query": ...}), and "cancelOnStdin": true to abort
 // the call when a line arrives on stdin (the SDK then sends notifications/cancelled) and to keep the session
 // open until stdin closes.
+// "progress": true sends a progressToken with the call and records the notifications/progress that arrive.
+// "task": true calls the tool as an MCP task (tools/call with "task", tasks/get until the task ends, then
+// tasks/result, all done by the SDK's callToolStream) and records the task's statuses as the client saw them.
 // In stdio mode the server gets this process's environment.
 //
-// Prints one JSON line on stdout: {"server", "tools", "result"} or {"server", "tools", "cancelled", "error"}.
+// Prints one JSON line on stdout: {"server", "tools", "result"} or {"server", "tools", "cancelled", "error"},
+// plus "progress": [{"progress", "total", "message"}] and "task": {"created", "statuses": [{"status",
+// "statusMessage", "atMs"}], "createdAtMs", "resultAtMs"} when asked for (times in ms since the call).
 // The e2e tests copy this file next to a node_modules link to the pinned packages, so that the imports
 // below resolve from the project cache without a network.
 
@@ -48,12 +53,36 @@ if (req.cancelOnStdin) {
   stdinClosed = new Promise((resolve) => lines.once("close", resolve));
 }
 
+const params = { name: req.tool ?? "search", arguments: req.arguments ?? {} };
+const options = { signal: abort.signal, timeout: 10 * 60 * 1000 };
+if (req.progress) {
+  out.progress = [];
+  options.onprogress = ({ progress, total, message }) => out.progress.push({ progress, total, message });
+}
 try {
-  out.result = await client.callTool(
-    { name: req.tool ?? "search", arguments: req.arguments ?? {} },
-    CallToolResultSchema,
-    { signal: abort.signal, timeout: 10 * 60 * 1000 },
-  );
+  if (req.task) {
+    out.task = { statuses: [] };
+    const began = Date.now();
+    for await (const msg of client.experimental.tasks.callToolStream(params, CallToolResultSchema, {
+      ...options,
+      task: { ttl: 10 * 60 * 1000 },
+    })) {
+      const atMs = Date.now() - began;
+      if (msg.type === "taskCreated") {
+        out.task.created = msg.task;
+        out.task.createdAtMs = atMs;
+      } else if (msg.type === "taskStatus") {
+        out.task.statuses.push({ status: msg.task.status, statusMessage: msg.task.statusMessage, atMs });
+      } else if (msg.type === "result") {
+        out.result = msg.result;
+        out.task.resultAtMs = atMs;
+      } else if (msg.type === "error") {
+        throw msg.error;
+      }
+    }
+  } else {
+    out.result = await client.callTool(params, CallToolResultSchema, options);
+  }
 } catch (err) {
   out.cancelled = abort.signal.aborted;
   out.error = String(err?.message ?? err);
