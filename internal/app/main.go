@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 )
 
 const usage = `gemini-search-mcp: web research for MCP clients through a Gemini CLI agent.
@@ -32,26 +29,12 @@ Flags:
 
 // Main runs the headless server binary and returns its exit code.
 func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gemini-search-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
+	flags := newServerFlags("gemini-search-mcp", usage, stderr)
+	httpMode := flags.fs.Bool("http", false, "serve Streamable HTTP instead of stdio")
+	if code, done := flags.parse(args, version, stdout); done {
+		return code
 	}
-	httpMode := fs.Bool("http", false, "serve Streamable HTTP instead of stdio")
-	host := fs.String("host", "", "HTTP host to bind (overrides MCP_SERVER_HOST)")
-	port := fs.Int("port", 0, "HTTP port (overrides MCP_SERVER_PORT; 0 picks a free port)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if *showVersion {
-		fmt.Fprintln(stdout, "gemini-search-mcp", version)
-		return 0
-	}
+	fs := flags.fs
 	command := fs.Arg(0)
 	if fs.NArg() > 1 || (command != "" && command != "doctor") {
 		fmt.Fprintf(stderr, "gemini-search-mcp: unknown command %q\n\n", strings.Join(fs.Args(), " "))
@@ -65,18 +48,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "gemini-search-mcp: %v\n", err)
 		return 1
 	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "host":
-			cfg.Host = *host
-		case "port":
-			cfg.Port = *port
-		}
-	})
-	if cfg.Port < 0 || cfg.Port > 65535 {
-		fmt.Fprintf(stderr, "gemini-search-mcp: invalid --port %d: must be between 0 and 65535\n", cfg.Port)
-		return 1
-	}
+	flags.override(&cfg)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,9 +61,8 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	}
 
 	logger := logging.New(stderr, cfg.Debug)
-	if *httpMode && !mcpserver.IsLoopbackHost(cfg.Host) && cfg.AuthToken == "" {
-		logger.Error("refusing to serve on a non-loopback host without a token: anyone on the network could run searches on your account; set MCP_AUTH_TOKEN or bind 127.0.0.1",
-			"host", cfg.Host)
+	if err := checkExposure(cfg); *httpMode && err != nil {
+		logger.Error(err.Error())
 		return 1
 	}
 	a, err := New(cfg, version, logger)

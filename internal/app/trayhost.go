@@ -18,7 +18,6 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -148,9 +147,7 @@ func (h *trayHost) apply() (addrChanged bool) {
 	cfg, err := config.Load(h.env)
 	if err == nil {
 		h.override(&cfg)
-		if !mcpserver.IsLoopbackHost(cfg.Host) && cfg.AuthToken == "" {
-			err = fmt.Errorf("refusing MCP_SERVER_HOST=%s without MCP_AUTH_TOKEN: anyone on the network could run searches on your account", cfg.Host)
-		}
+		err = checkExposure(cfg)
 	}
 	if err != nil {
 		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were not applied: %w", err))

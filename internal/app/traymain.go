@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +15,6 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray"
 )
 
@@ -41,43 +38,17 @@ const (
 // TrayMain runs the tray binary and returns its exit code. It must run on the main goroutine: the tray icon's
 // event loop needs it on macOS and Windows.
 func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gemini-search-tray", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, trayUsage)
-		fs.PrintDefaults()
+	flags := newServerFlags("gemini-search-tray", trayUsage, stderr)
+	headless := flags.fs.Bool("headless", false, "serve without a tray icon")
+	if code, done := flags.parse(args, version, stdout); done {
+		return code
 	}
-	headless := fs.Bool("headless", false, "serve without a tray icon")
-	host := fs.String("host", "", "HTTP host to bind (overrides MCP_SERVER_HOST)")
-	port := fs.Int("port", -1, "HTTP port (overrides MCP_SERVER_PORT; 0 picks a free port)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	if flags.fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "gemini-search-tray: unexpected arguments %q\n\n", flags.fs.Args())
+		flags.fs.Usage()
 		return 2
 	}
-	if *showVersion {
-		fmt.Fprintln(stdout, "gemini-search-tray", version)
-		return 0
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gemini-search-tray: unexpected arguments %q\n\n", fs.Args())
-		fs.Usage()
-		return 2
-	}
-	if *port > 65535 {
-		fmt.Fprintf(stderr, "gemini-search-tray: invalid --port %d: must be between 0 and 65535\n", *port)
-		return 2
-	}
-	override := func(c *config.Config) {
-		if *host != "" {
-			c.Host = *host
-		}
-		if *port >= 0 {
-			c.Port = *port
-		}
-	}
+	override := flags.override
 
 	env := config.OSEnv()
 	cfg, err := config.Load(env)
@@ -99,9 +70,8 @@ func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
 	logger := logging.New(logOut, cfg.Debug)
 	slog.SetDefault(logger) // the tray library logs through the standard log package
 
-	if !mcpserver.IsLoopbackHost(cfg.Host) && cfg.AuthToken == "" {
-		logger.Error("refusing to serve on a non-loopback host without a token: anyone on the network could run searches on your account; set MCP_AUTH_TOKEN or bind 127.0.0.1",
-			"host", cfg.Host)
+	if err := checkExposure(cfg); err != nil {
+		logger.Error(err.Error())
 		return 1
 	}
 	a, err := New(cfg, version, logger)
