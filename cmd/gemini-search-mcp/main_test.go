@@ -366,6 +366,25 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 	})
+	t.Run("firecrawl set after settings.json was written", func(t *testing.T) {
+		fake := geminitest.New(t, "ok")
+		env, configDir := serverEnv(t, fake, "GEMINI_API_KEY=x")
+		if out, err := runServer(t, env, "doctor"); err != nil { // writes settings.json without Firecrawl
+			t.Fatalf("doctor: %v\n%s", err, out)
+		}
+		env = append(env, "FIRECRAWL_API_KEY=fc-test-key-123")
+		out, err := runServer(t, env, "doctor")
+		if err != nil {
+			t.Errorf("a hint made doctor fail: %v", err)
+		}
+		want := "! Firecrawl     FIRECRAWL_API_KEY is set, but " + filepath.Join(configDir, ".gemini", "settings.json") + " has no firecrawl server"
+		if !strings.Contains(out, want) || strings.Contains(out, "fc-test-key-123") {
+			t.Errorf("doctor output lacks %q (or shows the key):\n%s", want, out)
+		}
+		if out, _ := runServer(t, env); !strings.Contains(out, "[WARN] FIRECRAWL_API_KEY is set, but") {
+			t.Errorf("the server does not warn at startup:\n%s", out)
+		}
+	})
 	t.Run("broken", func(t *testing.T) {
 		env, configDir := serverEnv(t, nil, "GEMINI_CLI_PATH=/nonexistent/gemini")
 		if err := os.MkdirAll(filepath.Join(configDir, ".gemini"), 0o700); err != nil {

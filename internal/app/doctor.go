@@ -28,7 +28,7 @@ func Doctor(ctx context.Context, cfg config.Config, env config.Env, w io.Writer)
 		checkConfigDir(cfg), // first: it prepares the dir the CLI check runs in
 		checkCLI(ctx, cfg),
 		checkSettings(cfg),
-		{name: "Firecrawl", ok: true, detail: firecrawlDetail(cfg)},
+		checkFirecrawl(cfg),
 		checkAuth(cfg.Dir, env),
 	}
 	healthy := true
@@ -95,11 +95,41 @@ func checkSettings(cfg config.Config) check {
 	return c
 }
 
-func firecrawlDetail(cfg config.Config) string {
+func checkFirecrawl(cfg config.Config) check {
+	c := check{name: "Firecrawl", hint: true, ok: true, detail: cfg.FirecrawlMode()}
 	if !cfg.FirecrawlEnabled() {
-		return "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
+		c.detail = "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
 	}
-	return cfg.FirecrawlMode()
+	if problem := firecrawlMismatch(cfg); problem != "" {
+		c.ok, c.detail = false, problem
+	}
+	return c
+}
+
+// firecrawlMismatch explains how settings.json and the Firecrawl variables disagree, or returns "". The headless
+// server never rewrites an existing settings.json, so a Firecrawl variable set after it was written has no effect
+// until the file is regenerated.
+func firecrawlMismatch(cfg config.Config) string {
+	has, err := workspace.HasFirecrawl(cfg.Dir)
+	switch {
+	case err != nil:
+		return ""
+	case cfg.FirecrawlEnabled() && !has:
+		return fmt.Sprintf("%s is set, but %s has no firecrawl server (it was written before): delete the file to "+
+			"have it written again with Firecrawl (the tray app updates it by itself)", firecrawlVar(cfg), workspace.SettingsPath(cfg.Dir))
+	case !cfg.FirecrawlEnabled() && has:
+		return fmt.Sprintf("%s starts firecrawl-mcp, but neither FIRECRAWL_API_KEY nor FIRECRAWL_API_URL is set: it "+
+			"runs keyless against the cloud API; set one, or delete the file to have it written again without Firecrawl",
+			workspace.SettingsPath(cfg.Dir))
+	}
+	return ""
+}
+
+func firecrawlVar(cfg config.Config) string {
+	if cfg.FirecrawlAPIURL != "" {
+		return "FIRECRAWL_API_URL"
+	}
+	return "FIRECRAWL_API_KEY"
 }
 
 // checkAuth looks for the credentials the Gemini CLI can use headless. It cannot prove they work without calling

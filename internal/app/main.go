@@ -70,6 +70,9 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		logger.Error("cannot start", "err", err)
 		return 1
 	}
+	if problem := firecrawlMismatch(cfg); problem != "" {
+		logger.Warn(problem)
+	}
 	if !*httpMode {
 		err = a.ServeStdio(ctx, stdin, stdout)
 	} else {

@@ -183,3 +183,20 @@ func stripComments(data []byte) []byte {
 	}
 	return out
 }
+
+// HasFirecrawl reports whether dir's settings.json starts the firecrawl MCP server.
+func HasFirecrawl(dir string) (bool, error) {
+	path := SettingsPath(dir)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, pathError("read", path, err)
+	}
+	var settings struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(stripComments(data), &settings); err != nil {
+		return false, Check(dir)
+	}
+	_, ok := settings.MCPServers[firecrawlServer]
+	return ok, nil
+}

@@ -354,3 +354,26 @@ func TestStripComments(t *testing.T) {
 		}
 	}
 }
+
+func TestHasFirecrawl(t *testing.T) {
+	t.Parallel()
+	for _, firecrawl := range []bool{false, true} {
+		dir := t.TempDir()
+		if _, err := Prepare(dir, Options{Firecrawl: firecrawl}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := HasFirecrawl(dir); err != nil || got != firecrawl {
+			t.Errorf("HasFirecrawl = %v, %v; want %v", got, err, firecrawl)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Dir(SettingsPath(dir)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(SettingsPath(dir), []byte("{oops"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := HasFirecrawl(dir); err == nil || !strings.Contains(err.Error(), "invalid JSON") {
+		t.Errorf("invalid file: %v, want the JSON error", err)
+	}
+}
