@@ -175,6 +175,7 @@ func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
 
 // loop redraws the menu on every change, and every second while searches run (their elapsed times move).
 func (m *Menu) loop(ctx context.Context) {
+	reassert := time.After(reassertAfter)
 	for {
 		changed := m.ctl.Changed()
 		v := Render(m.ctl.Status(), m.ctl.Activity(), m.o.Now())
@@ -190,9 +191,27 @@ func (m *Menu) loop(ctx context.Context) {
 			return
 		case <-changed:
 		case <-tick:
+		case <-reassert:
+			m.mu.Lock()
+			m.shown.Icon, m.shown.Tooltip = "", "" // applied again on the next pass
+			m.mu.Unlock()
 		}
 	}
 }
+
+// setIcon shows the icon of a state.
+func (m *Menu) setIcon(state string) {
+	format := "png"
+	if runtime.GOOS == "windows" {
+		format = "ico"
+	}
+	if icon, err := assets.Icon(state, format); err == nil {
+		systray.SetIcon(icon)
+	}
+}
+
+// reassertAfter is when the loop sets the icon and tooltip again, past systray's D-Bus registration (see Run).
+const reassertAfter = 2 * time.Second
 
 // applyLocked updates the items whose look differs from v; systray signals each change over D-Bus, so
 // unchanged items are left alone.
@@ -200,13 +219,7 @@ func (m *Menu) applyLocked(v View) {
 	old := m.shown
 	first := old.Status == ""
 	if first || v.Icon != old.Icon {
-		format := "png"
-		if runtime.GOOS == "windows" {
-			format = "ico"
-		}
-		if icon, err := assets.Icon(v.Icon, format); err == nil {
-			systray.SetIcon(icon)
-		}
+		m.setIcon(v.Icon)
 	}
 	if first || v.Tooltip != old.Tooltip {
 		systray.SetTooltip(v.Tooltip)
