@@ -32,18 +32,14 @@ var binPath string
 
 func TestMain(m *testing.M) {
 	geminitest.Main()
-	dir, err := os.MkdirTemp("", "gemini-search-mcp-bin-")
-	if err != nil {
+	var remove func()
+	var err error
+	if binPath, remove, err = testkit.BuildMain("gemini-search-mcp"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binPath = filepath.Join(dir, "gemini-search-mcp")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the server: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

@@ -36,14 +36,10 @@ var (
 
 func TestMain(m *testing.M) {
 	geminitest.Main()
-	dir, err := os.MkdirTemp("", "gemini-search-tray-bin-")
-	if err != nil {
+	var remove func()
+	var err error
+	if binPath, remove, err = testkit.BuildMain("gemini-search-tray"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "gemini-search-tray")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the tray: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	bus, busErr = traytest.StartBus()
@@ -51,7 +47,7 @@ func TestMain(m *testing.M) {
 	if bus != nil {
 		bus.Close()
 	}
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

@@ -3,6 +3,10 @@ package testkit
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -39,4 +43,19 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// BuildMain compiles the main package in the current directory to a temporary folder, for tests that run the real
+// binary; it is for TestMain, which has no *testing.T. remove deletes the folder.
+func BuildMain(name string) (path string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", name+"-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
 }
