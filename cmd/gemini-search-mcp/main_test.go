@@ -490,3 +490,47 @@ func TestStdioClientGoneStopsSearch(t *testing.T) {
 		t.Errorf("CLI processes %v outlived the server", pids)
 	}
 }
+
+// TestStdioTaskEndsWithTheServer runs deep_search as an MCP task over stdio, which outlives its request; closing
+// stdin must still end the run and the server promptly, leaving no process behind.
+func TestStdioTaskEndsWithTheServer(t *testing.T) {
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake, "GEMINI_SEARCH_TIMEOUT=60000")
+	cmd := exec.Command(binPath)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deep_search","arguments":{"topic":"never ends"},"task":{}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
+	start := time.Now()
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v, want 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("server still running 10s after its client closed stdin, with a task running")
+	}
+	t.Logf("exited %v after stdin closed", time.Since(start).Round(time.Millisecond))
+	if pids := fake.LivePIDs(); len(pids) > 0 {
+		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}

@@ -30,7 +30,9 @@ type App struct {
 	log      *slog.Logger
 	activity *activity.Registry
 	queue    *research.Queue
-	inflight sync.WaitGroup // CLI runs in progress, so shutdown can wait until their processes are gone
+	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
+	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
+	end      context.CancelFunc // ends lifetime
 	mcp      *server.MCPServer
 	state    atomic.Pointer[state]
 }
@@ -45,12 +47,14 @@ type state struct {
 
 // New prepares the config dir and research workspace, resolves the Gemini CLI and builds the MCP server.
 func New(cfg config.Config, version string, logger *slog.Logger) (*App, error) {
-	a := &App{version: version, log: logger, activity: activity.New(), queue: research.NewQueue(cfg.MaxConcurrent)}
+	a := &App{version: version, log: logger, activity: activity.New(), queue: research.NewQueue(cfg.MaxConcurrent),
+		runs: newRunGate()}
 	if err := a.Reconfigure(cfg); err != nil {
 		return nil, err
 	}
+	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: version, Logger: logger, Activity: a.activity,
-		ResponseLimit: func() int { return a.Config().MaxResponseChars }})
+		ResponseLimit: func() int { return a.Config().MaxResponseChars }, Lifetime: a.lifetime})
 	return a, nil
 }
 
@@ -85,7 +89,7 @@ func (a *App) Reconfigure(cfg config.Config) error {
 		})
 	}
 	a.queue.SetLimit(cfg.MaxConcurrent)
-	s.engine, err = research.New(inflightRunner{runner, &a.inflight}, research.Settings{
+	s.engine, err = research.New(gatedRunner{runner, a.runs}, research.Settings{
 		Model:               cfg.Model,
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
@@ -110,17 +114,24 @@ func (a *App) Config() config.Config { return a.state.Load().cfg }
 // Activity is the registry of running searches and recent failures.
 func (a *App) Activity() *activity.Registry { return a.activity }
 
-// ServeStdio serves MCP over in/out until in closes or ctx is cancelled, and waits for running searches to end.
+// ServeStdio serves MCP over in/out until in closes or ctx is cancelled, then shuts the app down.
 func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	defer a.inflight.Wait()
+	defer a.Shutdown()
 	return mcpserver.ServeStdio(ctx, a.mcp, in, out, a.log)
 }
 
-// ServeHTTP serves Streamable HTTP on ln until ctx is cancelled, and waits for running searches to end.
+// ServeHTTP serves Streamable HTTP on ln until ctx is cancelled, then shuts the app down.
 func (a *App) ServeHTTP(ctx context.Context, ln net.Listener) error {
-	defer a.inflight.Wait()
+	defer a.Shutdown()
 	a.log.Info("serving MCP over HTTP", "url", fmt.Sprintf("http://%s/mcp", ln.Addr()))
 	return mcpserver.Serve(ctx, ln, a.HTTPHandler())
+}
+
+// Shutdown cancels the work that outlives its request (MCP tasks), refuses new CLI runs, and waits until every
+// running one has ended with its processes. Requests' own searches end when their servers cancel them.
+func (a *App) Shutdown() {
+	a.end()
+	a.runs.closeAndWait()
 }
 
 // HTTPHandler is the HTTP surface: /mcp and /healthz behind the Origin, size and token checks. The token is read
@@ -155,15 +166,62 @@ func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest
 	return e.a.state.Load().engine.DeepSearch(ctx, req)
 }
 
-// inflightRunner counts CLI runs in a WaitGroup.
-type inflightRunner struct {
-	next research.Runner
-	wg   *sync.WaitGroup
+// errShuttingDown refuses a CLI run once shutdown has begun; it is a cancellation, not a failure.
+var errShuttingDown = fmt.Errorf("the server is shutting down: %w", context.Canceled)
+
+// runGate counts the CLI runs in progress. Once closed it admits no new run (a deep search between two rounds,
+// say), so shutdown can wait for the last one.
+type runGate struct {
+	mu     sync.Mutex
+	idle   *sync.Cond
+	n      int
+	closed bool
 }
 
-func (r inflightRunner) Run(ctx context.Context, req gemini.Request) (gemini.Result, error) {
-	r.wg.Add(1)
-	defer r.wg.Done()
+func newRunGate() *runGate {
+	g := &runGate{}
+	g.idle = sync.NewCond(&g.mu)
+	return g
+}
+
+func (g *runGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.n++
+	return true
+}
+
+func (g *runGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n--; g.n == 0 {
+		g.idle.Broadcast()
+	}
+}
+
+func (g *runGate) closeAndWait() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	for g.n > 0 {
+		g.idle.Wait()
+	}
+}
+
+// gatedRunner runs the CLI only through the gate.
+type gatedRunner struct {
+	next research.Runner
+	gate *runGate
+}
+
+func (r gatedRunner) Run(ctx context.Context, req gemini.Request) (gemini.Result, error) {
+	if !r.gate.enter() {
+		return gemini.Result{}, errShuttingDown
+	}
+	defer r.gate.leave()
 	return r.next.Run(ctx, req)
 }
 

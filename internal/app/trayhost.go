@@ -105,7 +105,7 @@ func (h *trayHost) shutdown() {
 		h.fallback.Stop()
 	}
 	h.pagesMu.Unlock()
-	h.app.inflight.Wait()
+	h.app.Shutdown()
 }
 
 // forward turns each close of a Changed channel into a notification of h's own.

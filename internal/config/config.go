@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,17 @@ type Config struct {
 	// Overridden holds the names of the variables whose value came from the
 	// process environment rather than the .env file or a default.
 	Overridden map[string]bool
+
+	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI
+	// reads that file too, so they can turn up in its error output.
+	fileSecrets []Secret
 }
+
+// credentialName matches variable names whose values are credentials (the Gemini CLI's own rule).
+var credentialName = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
+
+// minCredential is the shortest value taken as a credential by its name alone; shorter ones are flags.
+const minCredential = 8
 
 // FirecrawlEnabled reports whether the research agent gets Firecrawl tools.
 func (c Config) FirecrawlEnabled() bool {
@@ -86,7 +97,7 @@ func (c Config) CLIEnv() []string {
 // that was not produced by this program (the Gemini CLI's stderr, say).
 func (c Config) Secrets() []string {
 	var s []string
-	for _, v := range []Secret{c.FirecrawlAPIKey, c.AuthToken} {
+	for _, v := range append([]Secret{c.FirecrawlAPIKey, c.AuthToken}, c.fileSecrets...) {
 		if v != "" {
 			s = append(s, v.Reveal())
 		}
@@ -135,6 +146,11 @@ func Load(e Env) (Config, error) {
 		return Config{}, err
 	}
 
+	for name, value := range file {
+		if credentialName.MatchString(name) && len(strings.TrimSpace(value)) >= minCredential {
+			c.fileSecrets = append(c.fileSecrets, Secret(strings.TrimSpace(value)))
+		}
+	}
 	var errs []error
 	for _, v := range variables {
 		value, fromEnv := e.lookup(v.Name)

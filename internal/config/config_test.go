@@ -319,3 +319,19 @@ func TestEnvVars(t *testing.T) {
 		t.Errorf("got %d variables, want 19", len(seen))
 	}
 }
+
+func TestSecretsIncludeOtherCredentialsOfTheDotenv(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, nil, "GEMINI_API_KEY=vertex-express-key-0123\nGOOGLE_GENAI_USE_AUTH=true\nFIRECRAWL_API_KEY=fc-secret-123\n")
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Secrets()
+	if !slices.Contains(got, "vertex-express-key-0123") || !slices.Contains(got, "fc-secret-123") {
+		t.Errorf("Secrets() = %d values, want the .env's GEMINI_API_KEY and the Firecrawl key", len(got))
+	}
+	if slices.Contains(got, "true") {
+		t.Error("a short flag value was taken for a credential")
+	}
+}

@@ -21,6 +21,7 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`AIza[0-9A-Za-z_\-]{35}`), redacted},                         // Google API keys
 	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]+`), "${1}" + redacted}, // Authorization headers
 	{regexp.MustCompile(`(?i)([?&](?:api_?)?key=)[^&\s"'<>\]]+`), "${1}" + redacted}, // ?key= query parameters
+	{regexp.MustCompile(`(?i)(x-goog-api-key\\?["']?\s*[:=]\s*\\?["']?)[^"'\s,}\\]+`), "${1}" + redacted}, // API key headers, also JSON-quoted
 }
 
 // secretEnvKey matches variable names whose values are secrets; it is the
@@ -28,8 +29,12 @@ var secretPatterns = []struct {
 var secretEnvKey = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
 
 // minSecret is the shortest secret value masked: shorter values would
-// mangle ordinary text.
-const minSecret = 4
+// mangle ordinary text. Values found by a variable's name alone, which may
+// be flags like "true", must be longer still.
+const (
+	minSecret      = 4
+	minNamedSecret = 8
+)
 
 // masker replaces secrets in text the runner shows or logs.
 type masker struct {
@@ -37,20 +42,20 @@ type masker struct {
 }
 
 // newMasker masks the given secrets and the values of secret-looking
-// variables in extraEnv.
-func newMasker(secrets, extraEnv []string) masker {
+// variables in env (the child's environment: GEMINI_API_KEY, say).
+func newMasker(secrets, env []string) masker {
 	var m masker
-	add := func(s string) {
-		if len(s) >= minSecret && !slices.Contains(m.secrets, s) {
+	add := func(s string, min int) {
+		if len(s) >= min && !slices.Contains(m.secrets, s) {
 			m.secrets = append(m.secrets, s)
 		}
 	}
 	for _, s := range secrets {
-		add(s)
+		add(s, minSecret)
 	}
-	for _, kv := range extraEnv {
+	for _, kv := range env {
 		if key := envKey(kv); secretEnvKey.MatchString(key) && len(kv) > len(key) {
-			add(kv[len(key)+1:])
+			add(kv[len(key)+1:], minNamedSecret)
 		}
 	}
 	slices.SortFunc(m.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })

@@ -92,3 +92,14 @@ func TestBuffers(t *testing.T) {
 		t.Errorf("head: got %q, want %q", got, "0.61.")
 	}
 }
+
+func TestMaskerCoversTheChildsEnvironmentAndKeyHeaders(t *testing.T) {
+	t.Parallel()
+	m := newMasker(nil, []string{"GEMINI_API_KEY=vertex-express-key-0123456789", "GOOGLE_GENAI_USE_AUTH=true", "PATH=/usr/bin"})
+	in := `Headers: {"x-goog-api-key":"another-key-not-in-env"} key vertex-express-key-0123456789 is true in /usr/bin`
+	got := m.mask(in)
+	want := `Headers: {"x-goog-api-key":"[redacted]"} key [redacted] is true in /usr/bin`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

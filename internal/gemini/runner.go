@@ -44,8 +44,8 @@ type Runner struct {
 }
 
 // NewRunner returns a Runner for cfg, with defaults filled in. Values of
-// ExtraEnv variables with secret-looking names (…KEY, …TOKEN) are masked like
-// cfg.Secrets.
+// variables with secret-looking names (…KEY, …TOKEN) in the child's
+// environment are masked like cfg.Secrets.
 func NewRunner(cfg Config) *Runner {
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = defaultKillGrace
@@ -56,7 +56,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{cfg: cfg, mask: newMasker(cfg.Secrets, cfg.ExtraEnv)}
+	return &Runner{cfg: cfg, mask: newMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
 }
 
 // Config returns the configuration in use, defaults filled in.

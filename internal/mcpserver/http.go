@@ -94,10 +94,6 @@ func isTaskCall(body []byte) bool {
 		string(msg.Params.Task) != "null"
 }
 
-// serverLifetimeKey holds, in every request's context, a context that ends when the server shuts down, for work
-// that outlives its request (MCP tasks).
-type serverLifetimeKey struct{}
-
 // allowedOrigin accepts browser origins on loopback and the server's own origin; anything else could be a web
 // page driving the user's browser against the local server.
 func allowedOrigin(origin, host string) bool {
@@ -134,9 +130,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context {
-			return context.WithValue(reqCtx, serverLifetimeKey{}, reqCtx)
-		},
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -40,6 +40,9 @@ type Options struct {
 	Activity      *activity.Registry // records running calls and failures; nil records nothing
 	ResponseLimit func() int         // characters of a report returned in one piece; nil: 20,000
 	Heartbeat     time.Duration      // progress heartbeat; 0: 15 s
+	// Lifetime ends when the server shuts down. Work that outlives its request (an MCP task's research) is
+	// cancelled then; nil: only tasks/cancel ends it.
+	Lifetime context.Context
 }
 
 // New returns an MCP server with the research tools.
@@ -50,7 +53,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 	if o.ResponseLimit == nil {
 		o.ResponseLimit = func() int { return defaultResponseChars }
 	}
-	t := &tools{engine: engine, opts: o, chunks: newChunkStore()}
+	t := &tools{engine: engine, opts: o, chunks: newChunkStore(), tasks: tasks{lifetime: o.Lifetime}}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),

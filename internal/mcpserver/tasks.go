@@ -35,8 +35,9 @@ func (s *taskSlot) get() string {
 
 // tasks tracks the detached runs of task calls, by task id.
 type tasks struct {
-	mu      sync.Mutex
-	cancels map[string]context.CancelFunc
+	lifetime context.Context // ends when the server shuts down; nil: never
+	mu       sync.Mutex
+	cancels  map[string]context.CancelFunc
 }
 
 func (t *tasks) hooks() *server.TaskHooks {
@@ -59,13 +60,13 @@ func (t *tasks) hooks() *server.TaskHooks {
 	return h
 }
 
-// detach returns the context a task call's research runs with: it keeps ctx's values, ends with the server (when
-// the HTTP layer says when that is) or on tasks/cancel, and is released by the returned func.
+// detach returns the context a task call's research runs with: it keeps ctx's values, ends with the server
+// (Options.Lifetime) or on tasks/cancel, and is released by the returned func.
 func (t *tasks) detach(ctx context.Context) (context.Context, context.CancelFunc) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := func() bool { return false }
-	if lifetime, ok := ctx.Value(serverLifetimeKey{}).(context.Context); ok {
-		stop = context.AfterFunc(lifetime, cancel)
+	if t.lifetime != nil {
+		stop = context.AfterFunc(t.lifetime, cancel)
 	}
 	slot, _ := ctx.Value(taskSlotKey{}).(*taskSlot)
 	id := slot.get()

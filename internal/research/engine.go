@@ -196,6 +196,9 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if errors.Is(err, context.Canceled) { // the server is shutting down
+		return err
+	}
 	var (
 		ge *gemini.Error
 		qt *QueueTimeoutError
