@@ -18,9 +18,9 @@ var secretPatterns = []struct {
 	re   *regexp.Regexp
 	repl string
 }{
-	{regexp.MustCompile(`AIza[0-9A-Za-z_\-]{35}`), redacted},                         // Google API keys
-	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]+`), "${1}" + redacted}, // Authorization headers
-	{regexp.MustCompile(`(?i)([?&](?:api_?)?key=)[^&\s"'<>\]]+`), "${1}" + redacted}, // ?key= query parameters
+	{regexp.MustCompile(`AIza[0-9A-Za-z_\-]{35}`), redacted},                                              // Google API keys
+	{regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]+`), "${1}" + redacted},                      // Authorization headers
+	{regexp.MustCompile(`(?i)([?&](?:api_?)?key=)[^&\s"'<>\]]+`), "${1}" + redacted},                      // ?key= query parameters
 	{regexp.MustCompile(`(?i)(x-goog-api-key\\?["']?\s*[:=]\s*\\?["']?)[^"'\s,}\\]+`), "${1}" + redacted}, // API key headers, also JSON-quoted
 }
 
