@@ -78,7 +78,7 @@ MCP_SERVER_PORT=5000
 JSON_MAX_RETRIES=0
 MCP_SERVER_HOST=  ::1
 DEBUG=Yes
-GEMINI_SYSTEM_PROMPT="You research.\nBe brief.  "
+GEMINI_SYSTEM_PROMPT="You research {topic}.\nBe brief.  "
 GEMINI_SEARCH_TIMEOUT=
 FIRECRAWL_API_URL=https://firecrawl.example.com/
 UNKNOWN_NAME=ignored
@@ -97,7 +97,7 @@ UNKNOWN_NAME=ignored
 		{"JSONMaxRetries from file", got.JSONMaxRetries, 0},
 		{"Host from file, trimmed", got.Host, "::1"},
 		{"Debug from file", got.Debug, true},
-		{"SystemPrompt from file", got.SystemPrompt, "You research.\nBe brief."},
+		{"SystemPrompt from file", got.SystemPrompt, "You research {topic}.\nBe brief."},
 		{"SearchTimeout default", got.SearchTimeout, 5 * time.Minute},
 		{"FirecrawlAPIURL from file", got.FirecrawlAPIURL, "https://firecrawl.example.com/"},
 		{"FirecrawlAPIKey from env", got.FirecrawlAPIKey.Reveal(), testKey},
@@ -163,6 +163,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"GEMINI_CLI_MAX_ITERATIONS", "0", `invalid GEMINI_CLI_MAX_ITERATIONS="0": must be a whole number between 1 and 100`},
 		{"GEMINI_CLI_MAX_ITERATIONS", "2.5", `invalid GEMINI_CLI_MAX_ITERATIONS="2.5"`},
 		{"GEMINI_MAX_CONCURRENT", "33", `invalid GEMINI_MAX_CONCURRENT="33": must be a whole number between 1 and 32`},
+		{"GEMINI_SYSTEM_PROMPT", "Research things.", `invalid GEMINI_SYSTEM_PROMPT="Research things.": must contain the {topic} placeholder, where the research question goes`},
 		{"DEBUG", "maybe", `invalid DEBUG="maybe": must be true or false`},
 		{"FIRECRAWL_API_URL", "firecrawl.example.com", `invalid FIRECRAWL_API_URL="firecrawl.example.com": must be an absolute http or https URL`},
 		{"FIRECRAWL_API_URL", "ftp://firecrawl.example.com", `invalid FIRECRAWL_API_URL="ftp://firecrawl.example.com"`},

@@ -78,9 +78,15 @@ var variables = []variable{
 			c.SearchTimeout, err = millis(v, 1000, 1_800_000, "must be a whole number of milliseconds between 1000 and 1800000")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_SYSTEM_PROMPT", Description: "Custom system prompt template for research runs. " +
-		"Empty: the built-in template."},
-		func(c *Config, v string) error { c.SystemPrompt = v; return nil }},
+	{VarDoc{Name: "GEMINI_SYSTEM_PROMPT", Description: "Custom prompt template for research runs; it must " +
+		"contain {topic} (also: {depth}, {model}, {date}, {max_iterations}). Empty: the built-in template."},
+		func(c *Config, v string) error {
+			if !strings.Contains(v, "{topic}") {
+				return errors.New("must contain the {topic} placeholder, where the research question goes")
+			}
+			c.SystemPrompt = v
+			return nil
+		}},
 	{VarDoc{Name: "DEBUG", Default: "false", Description: "Verbose logging (true or false)."},
 		func(c *Config, v string) (err error) { c.Debug, err = parseBool(v); return err }},
 	{VarDoc{Name: "MCP_SERVER_HOST", Default: "127.0.0.1", Description: "Address the MCP HTTP server listens on."},

@@ -58,6 +58,8 @@ const (
 	hintNotFound  = "Install the Gemini CLI with `npm install -g @google/gemini-cli` (Node.js 20 or later), or set GEMINI_CLI_PATH to its executable."
 	hintTimeout   = "Increase GEMINI_SEARCH_TIMEOUT or narrow the query."
 	hintTooLong   = "Ask for a shorter answer or narrow the query."
+	hintModel     = "Check the model name in GEMINI_MODEL (or the call's model argument), e.g. gemini-2.5-flash."
+	hintServer    = "The Gemini API is having trouble; try again in a few minutes."
 )
 
 func timeoutError(limit time.Duration, cause error) *Error {
@@ -99,6 +101,7 @@ var (
 	quotaText = regexp.MustCompile(`(?i)(^|[^:\d])429([^:\d]|$)|resource_exhausted|quota`)
 	authText  = regexp.MustCompile(`(?i)invalid auth method|api key not valid|unauthenticated|permission_denied`)
 	emptyText = regexp.MustCompile(`(?i)empty response`)
+	retryLine = regexp.MustCompile(`(?im)^.*Attempt \d+ failed.*Retrying.*$`)
 )
 
 // classify returns nil for a successful run, else the failure's code,
@@ -112,12 +115,19 @@ func classify(o outcome) *Error {
 	fail := func(code Code, msg, hint string) *Error {
 		return &Error{Code: code, Message: msg, Hint: hint, ExitCode: o.exitCode}
 	}
-	said := strings.Join(append([]string{o.stderr, o.resultError}, o.errorEvents...), "\n")
+	// What the CLI said, its final word first; stderr's retry lines are history ("Attempt 1 failed with status
+	// 429") and must not decide a run that failed for another reason in the end.
+	said := strings.Join(append(append([]string{o.resultError}, o.errorEvents...), retryLine.ReplaceAllString(o.stderr, "")), "\n")
 	switch {
 	case o.exitCode == 173:
 		return fail(CodeQuota, quotaMessage(said), hintQuota)
 	case o.exitCode == 41 || o.exitCode == 145 || o.exitCode == 147:
 		return fail(CodeAuth, authMessage(o.exitCode, said), hintAuth)
+	case o.exitCode == 148: // HTTP 404 & 0xFF
+		return fail(CodeCLI, "The Gemini API does not know this model (404).", hintModel)
+	case o.exitCode == 244 || o.exitCode == 246 || o.exitCode == 247: // HTTP 500, 502, 503 & 0xFF
+		return fail(CodeCLI, fmt.Sprintf("The Gemini API failed with a server error (HTTP %d) after the CLI's retries.",
+			o.exitCode+256), hintServer)
 	case o.exitCode == 55 || strings.Contains(strings.ToLower(said), "not running in a trusted directory"):
 		return fail(CodeUntrusted, "The Gemini CLI refused to run because the config folder is not a trusted workspace.", hintUntrusted)
 	case authText.MatchString(said):
@@ -126,6 +136,8 @@ func classify(o outcome) *Error {
 		return fail(CodeQuota, quotaMessage(said), hintQuota)
 	case emptyText.MatchString(said):
 		return fail(CodeEmpty, "The model returned an empty response.", hintEmpty)
+	case quotaText.MatchString(o.stderr): // only the retry history tells: the retries ran out on a quota
+		return fail(CodeQuota, quotaMessage(o.stderr), hintQuota)
 	case o.exitCode == -1:
 		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI was stopped (%s).", o.exitDesc), hintCLI)
 	case o.exitCode != 0:

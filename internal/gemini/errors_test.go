@@ -32,6 +32,15 @@ func TestClassify(t *testing.T) {
 		{"quota by retry lines, model auto exits 1", with(func(o *outcome) {
 			o.exitCode, o.sawResult, o.stderr = 1, false, "Attempt 1 failed with status 429. Retrying with backoff..."
 		}), CodeQuota, "quota or rate limit"},
+		{"server error after 429 retries is not a quota error", with(func(o *outcome) {
+			o.exitCode, o.sawResult = 244, true
+			o.stderr = "Attempt 1 failed with status 429. Retrying with backoff...\nAttempt 2 failed with status 500. Retrying with backoff..."
+			o.resultError = `[API Error: {"error":{"code":500,"message":"Internal error encountered."}}]`
+		}), CodeCLI, "server error (HTTP 500)"},
+		{"unknown model", with(func(o *outcome) {
+			o.exitCode, o.sawResult = 148, true
+			o.resultError = `[API Error: {"error":{"code":404,"message":"models/gemini-9 is not found"}}]`
+		}), CodeCLI, "does not know this model"},
 		{"per-minute quota", with(func(o *outcome) {
 			o.exitCode, o.errorEvents = 1, []string{"Quota exceeded for metric: generate_content_requests per minute, RESOURCE_EXHAUSTED"}
 		}), CodeQuota, "per-minute"},

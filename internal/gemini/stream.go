@@ -89,6 +89,13 @@ const (
 	modePlain                       // the whole stdout is the answer
 )
 
+// eventTypes are the stream-json event types; only a line of one of them starts stream mode (a plain answer can
+// hold a JSON line with a "type" of its own).
+var eventTypes = map[string]bool{"init": true, "message": true, "tool_use": true, "tool_result": true, "error": true, "result": true}
+
+// maxPreamble is how many non-event lines may come before the first stream-json event.
+const maxPreamble = 5
+
 // maxEventMessages bounds the error event messages kept for Error.Detail.
 const maxEventMessages = 10
 
@@ -102,6 +109,7 @@ type collector struct {
 	onEvent   func(Event)
 
 	mode      outputMode
+	preamble  int    // non-event lines seen while the mode is undecided
 	line      []byte // the current, unfinished line
 	dropLine  bool   // the current line passed the line limit
 	total     int64  // stdout bytes seen
@@ -204,8 +212,12 @@ func (c *collector) handleLine(line []byte) {
 		}
 	}
 	if c.mode == modeUndecided {
-		if ev.Type == "" {
-			c.mode = modePlain
+		// A banner line before the events must not make a stream-json run look like plain text (and its failed
+		// result a success): a few non-event lines leave the mode open.
+		if !eventTypes[ev.Type] {
+			if c.preamble++; c.preamble > maxPreamble {
+				c.mode = modePlain
+			}
 			return
 		}
 		c.mode = modeStream

@@ -275,3 +275,16 @@ func TestCollectorModelFromStats(t *testing.T) {
 		t.Errorf("model = %q, want the one that used the most tokens, not the router's or init's", got)
 	}
 }
+
+func TestCollectorBannerBeforeEvents(t *testing.T) {
+	t.Parallel()
+	stream := "Some banner a wrapper printed\n" +
+		`{"type":"init","model":"gemini-2.5-flash"}` + "\n" +
+		`{"type":"error","severity":"error","message":"The model returned an empty response."}` + "\n" +
+		`{"type":"result","status":"error","error":{"message":"empty"}}` + "\n"
+	c := newCollector(1<<20, nil)
+	feed(c, stream, 0)
+	if !c.streamed() || c.status != "error" || c.result().Text != "" {
+		t.Errorf("streamed %v, status %q, text %q: want the events read after the banner", c.streamed(), c.status, c.result().Text)
+	}
+}

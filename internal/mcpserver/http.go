@@ -50,6 +50,13 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 
 func guard(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// mcp-go checks the Host of /mcp requests only; /healthz (and anything added later) needs it too, or a page
+		// rebound to 127.0.0.1 could read it.
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local.String()) &&
+			!IsLoopbackHost(hostOnly(r.Host)) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		if origin := r.Header.Get("Origin"); origin != "" && !allowedOrigin(origin, r.Host) {
 			o.Logger.Warn("rejected request from a foreign origin", "origin", origin, "path", r.URL.Path)
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q may not use this server", origin), http.StatusForbidden)
@@ -107,6 +114,17 @@ func allowedOrigin(origin, host string) bool {
 func validBearer(header, token string) bool {
 	got, ok := strings.CutPrefix(header, "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+// isLoopbackAddr reports whether a host:port address is on loopback.
+func isLoopbackAddr(addr string) bool { return IsLoopbackHost(hostOnly(addr)) }
+
+// hostOnly strips the port from host:port; a bare host is returned as it is.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
 }
 
 // IsLoopbackHost reports whether host (a name or IP, without port) is localhost or a loopback address.

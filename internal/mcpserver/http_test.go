@@ -74,7 +74,17 @@ func TestHTTPRoundTrip(t *testing.T) {
 
 func TestHTTPHealthz(t *testing.T) {
 	srv := newHTTPTestServer(t, "ok", "")
-	res, err := http.Get(srv.URL + "/healthz")
+	rebound, _ := http.NewRequest(http.MethodGet, srv.URL+"/healthz", nil)
+	rebound.Host = "evil.example:3000" // a page whose name now points to 127.0.0.1
+	res, err := http.DefaultClient.Do(rebound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("healthz with a rebound Host: %d, want 403", res.StatusCode)
+	}
+	res, err = http.Get(srv.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
@@ -180,18 +181,24 @@ func agentGaveUp(a agentReport) *Failure {
 // run runs the CLI once, after waiting for a queue slot.
 func (e *Engine) run(ctx context.Context, req gemini.Request, progress Progress) (gemini.Result, error) {
 	if q := e.settings.Queue; q != nil {
+		var waited atomic.Bool // set from the goroutines that move the queue
 		release, err := q.Acquire(ctx, e.settings.QueueTimeout, func(place int) {
+			waited.Store(true)
 			progress.report(fmt.Sprintf("queued: position %d", place))
 		})
 		if err != nil {
 			return gemini.Result{}, err
 		}
 		defer release()
+		if waited.Load() { // the last stage shown was the queue position
+			progress.report("starting the agent")
+		}
 	}
 	return e.runner.Run(ctx, req)
 }
 
-// failure turns a runner error into a *Failure, or returns the context's error when the caller cancelled.
+// failure turns a runner error into a *Failure, or returns the context's error when the caller cancelled. The
+// round that got the error has logged it.
 func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -209,14 +216,12 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 		return &Failure{Code: CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",
 			Details: "Try again shortly, or raise GEMINI_MAX_CONCURRENT or GEMINI_QUEUE_TIMEOUT."}
 	case errors.As(err, &ge):
-		e.log.Error("research failed", "topic", shorten(topic), "code", ge.Code, "message", ge.Message)
 		details := ge.Hint
 		if ge.Detail != "" {
 			details = strings.TrimSpace(details + "\n" + ge.Detail)
 		}
 		return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details}
 	}
-	e.log.Error("research failed", "topic", shorten(topic), "err", err)
 	return &Failure{Code: string(gemini.CodeCLI), Message: err.Error()}
 }
 

@@ -185,7 +185,7 @@ func TestSearchFailures(t *testing.T) {
 			if n := len(fake.Calls()); n != 1 {
 				t.Errorf("CLI ran %d times, want 1: only a JSON slip is retried", n)
 			}
-			if !strings.Contains(logs.String(), "[ERROR] research failed") {
+			if !strings.Contains(logs.String(), "[ERROR] main search failed code="+tt.code) {
 				t.Errorf("failure not logged:\n%s", logs)
 			}
 		})

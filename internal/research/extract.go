@@ -3,6 +3,7 @@ package research
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -63,9 +64,19 @@ func decodeReport(s string) (agentReport, bool) {
 	if err := dec.Decode(&raw); err != nil || !bytes.HasPrefix(raw, []byte("{")) {
 		return agentReport{}, false
 	}
-	var r agentReport
-	if err := json.Unmarshal(raw, &r); err != nil || r.Success == nil || r.Report == nil {
+	// success and report must be a boolean and a string. Any other field of the wrong type ("iterations": "4") is
+	// skipped rather than a reason to throw a good report away: the decoder goes on with the rest.
+	var core struct{ Success, Report json.RawMessage }
+	var success bool
+	var report string
+	if json.Unmarshal(raw, &core) != nil || json.Unmarshal(core.Success, &success) != nil || json.Unmarshal(core.Report, &report) != nil {
 		return agentReport{}, false
 	}
+	var r agentReport
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(raw, &r); err != nil && !errors.As(err, &typeErr) {
+		return agentReport{}, false
+	}
+	r.Success, r.Report = &success, &report
 	return r, true
 }

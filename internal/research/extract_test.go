@@ -20,6 +20,7 @@ func TestExtractReport(t *testing.T) {
 		{"first object lacks fields, second has them", "{\"note\": 1} then {\"success\": false, \"report\": \"C\"}", true, "C"},
 		{"invalid fenced block falls back to bare object", "```json\n{oops}\n```\n{\"success\": true, \"report\": \"D\"}", true, "D"},
 		{"braces inside strings", "{\"success\": true, \"report\": \"a } and { b\"}", true, "a } and { b"},
+		{"optional field of the wrong type", "```json\n{\"success\": true, \"report\": \"E\", \"metadata\": {\"iterations\": \"4\", \"sources_visited\": \"https://a\"}}\n```", true, "E"},
 		{"no json", "I could not find anything.", false, ""},
 		{"missing report", "{\"success\": true}", false, ""},
 		{"success not boolean", "{\"success\": \"yes\", \"report\": \"x\"}", false, ""},

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -15,11 +16,35 @@ type Queue struct {
 	limit   int
 	active  int
 	waiting []*waiter
+	gen     uint64 // numbers the snapshots of places in line, so an older one is never told after a newer
 }
 
 type waiter struct {
 	ready    chan struct{} // closed when the waiter got a slot
 	position func(int)     // told the waiter's place in line whenever it changes; may be nil
+
+	mu   sync.Mutex
+	told uint64 // the snapshot last told
+}
+
+// admitted makes sure no place in line is told after the waiter got its slot.
+func (w *waiter) admitted() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.told = math.MaxUint64
+}
+
+// tell reports place from snapshot gen, unless a newer snapshot was told already.
+func (w *waiter) tell(gen uint64, place int) {
+	if w.position == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if gen > w.told {
+		w.told = gen
+		w.position(place)
+	}
 }
 
 // NewQueue returns a queue admitting limit runs at once (at least one).
@@ -61,11 +86,10 @@ func (q *Queue) Acquire(ctx context.Context, timeout time.Duration, position fun
 	}
 	w := &waiter{ready: make(chan struct{}), position: position}
 	q.waiting = append(q.waiting, w)
-	place := len(q.waiting)
+	q.gen++
+	gen, place := q.gen, len(q.waiting)
 	q.mu.Unlock()
-	if position != nil {
-		position(place)
-	}
+	w.tell(gen, place)
 
 	var expired <-chan time.Time
 	if timeout > 0 {
@@ -114,6 +138,7 @@ func (q *Queue) releaseFunc() func() {
 func (q *Queue) admitLocked() (tell func()) {
 	admitted := 0
 	for q.active < q.limit && len(q.waiting) > 0 {
+		q.waiting[0].admitted()
 		close(q.waiting[0].ready)
 		q.waiting = q.waiting[1:]
 		q.active++
@@ -127,12 +152,11 @@ func (q *Queue) admitLocked() (tell func()) {
 
 // positionsLocked snapshots every waiter's place in line and returns the function that reports them.
 func (q *Queue) positionsLocked() (tell func()) {
-	waiting := slices.Clone(q.waiting)
+	q.gen++
+	gen, waiting := q.gen, slices.Clone(q.waiting)
 	return func() {
 		for i, w := range waiting {
-			if w.position != nil {
-				w.position(i + 1)
-			}
+			w.tell(gen, i+1)
 		}
 	}
 }

@@ -65,7 +65,9 @@ func (e *Engine) round(ctx context.Context, prompt, model, shape string, progres
 		return rr, nil
 	}
 	if err != nil {
-		e.log.Error("main search failed", "err", err)
+		if ctx.Err() == nil {
+			e.log.Error("main search failed", "code", cmp.Or(string(gemini.ErrorCode(err)), "-"), "err", err)
+		}
 		return rr, err
 	}
 	rr.res = res
@@ -77,7 +79,7 @@ func (e *Engine) round(ctx context.Context, prompt, model, shape string, progres
 		e.log.Warn("main search answer is not valid JSON; running a JSON correction",
 			"attempt", rr.corrections, "of", e.settings.JSONMaxRetries)
 		progress.report(fmt.Sprintf("correcting the answer's JSON (%d/%d)", rr.corrections, e.settings.JSONMaxRetries))
-		rr.agent, rr.parsed, err = e.correct(ctx, res.Text, shape)
+		rr.agent, rr.parsed, err = e.correct(ctx, res.Text, shape, e.correctionModel(rr))
 		switch {
 		case ctx.Err() != nil:
 			return rr, ctx.Err()
@@ -90,14 +92,23 @@ func (e *Engine) round(ctx context.Context, prompt, model, shape string, progres
 	return rr, nil
 }
 
+// correctionModel is GEMINI_CORRECTION_MODEL, else, after a quota fallback, the fallback model (letting the CLI
+// choose could pick the model that ran out), else the CLI's choice.
+func (e *Engine) correctionModel(rr roundResult) string {
+	if e.settings.CorrectionModel == "" && rr.fallbackFrom != "" {
+		return rr.model
+	}
+	return e.settings.CorrectionModel
+}
+
 // correct runs the correction prompt on an answer that was not valid JSON. The answer goes into the prompt
 // itself, so the correction needs no tool call.
-func (e *Engine) correct(ctx context.Context, answer, shape string) (agentReport, bool, error) {
+func (e *Engine) correct(ctx context.Context, answer, shape, model string) (agentReport, bool, error) {
 	if len(answer) > maxCorrectionInput {
 		answer = answer[:maxCorrectionInput]
 	}
 	prompt := prompts.Render(e.templates.correction, prompts.Values{Output: answer, Schema: shape})
-	res, err := e.run(ctx, gemini.Request{Prompt: prompt, Model: e.settings.CorrectionModel}, nil)
+	res, err := e.run(ctx, gemini.Request{Prompt: prompt, Model: model}, nil)
 	if err != nil {
 		return agentReport{}, false, err
 	}
