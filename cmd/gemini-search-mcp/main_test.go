@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	geminitest.Main()
 	var remove func()
 	var err error
-	if binPath, remove, err = testkit.BuildMain("gemini-search-mcp"); err != nil {
+	if binPath, remove, err = testkit.BuildMain("gemini-search-mcp", true); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

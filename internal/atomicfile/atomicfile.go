@@ -9,8 +9,12 @@ import (
 )
 
 // Write writes data to a temporary file next to path, syncs it, gives it mode perm and renames it over path. On
-// failure the temporary file is removed and path is untouched.
+// failure the temporary file is removed and path is untouched. When path is a symbolic link (dotfiles managers
+// link config files into a repository), the file it points to is replaced and the link stays.
 func Write(path string, data []byte, perm fs.FileMode) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
 	if err != nil {
 		return err

@@ -166,7 +166,7 @@ func (c Client) Connect(now time.Time) (backup string, err error) {
 		return "", nil
 	}
 
-	mode := fs.FileMode(0o644)
+	mode := fs.FileMode(0o600) // a new file may hold the bearer token; an existing one keeps its mode
 	if exists {
 		if fi, err := os.Stat(c.Path); err == nil {
 			mode = fi.Mode().Perm()

@@ -155,6 +155,9 @@ func TestConnect(t *testing.T) {
 					t.Errorf("mode %v, want the old file's 0600", fi.Mode().Perm())
 				}
 			}
+			if fi, _ := os.Stat(c.Path); tt.existing == "" && fi.Mode().Perm() != 0o600 {
+				t.Errorf("new file mode %v, want 0600: it may hold the bearer token", fi.Mode().Perm())
+			}
 		})
 	}
 }

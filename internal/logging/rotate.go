@@ -14,9 +14,10 @@ type RotatingFile struct {
 	maxBytes int64
 	keep     int
 
-	mu   sync.Mutex
-	f    *os.File
-	size int64
+	mu     sync.Mutex
+	f      *os.File // nil when a reopen failed
+	size   int64
+	closed bool
 }
 
 // OpenRotating opens (or creates, mode 0600, with its directory) the log file at path. A write that would take
@@ -54,8 +55,13 @@ func (r *RotatingFile) open() error {
 func (r *RotatingFile) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.f == nil {
+	if r.closed {
 		return 0, os.ErrClosed
+	}
+	if r.f == nil { // a reopen failed earlier: try again
+		if err := r.open(); err != nil {
+			return 0, err
+		}
 	}
 	if r.size > 0 && r.size+int64(len(p)) > r.maxBytes {
 		if err := r.rotate(); err != nil {
@@ -67,21 +73,19 @@ func (r *RotatingFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// rotate moves the file aside and opens a new one. Whatever happens to the old file (someone removed it, say),
+// logging goes on in a file at path: a failure to move it only delays the rotation to the next write.
 func (r *RotatingFile) rotate() error {
-	if err := r.f.Close(); err != nil {
-		return fmt.Errorf("rotate log file: %w", err)
-	}
+	r.f.Close() // appended writes are already in the file
 	r.f = nil
 	os.Remove(r.old(r.keep))
 	for i := r.keep - 1; i >= 1; i-- {
 		os.Rename(r.old(i), r.old(i+1)) // a missing one is fine
 	}
 	if r.keep > 0 {
-		if err := os.Rename(r.path, r.old(1)); err != nil {
-			return fmt.Errorf("rotate log file: %w", err)
-		}
-	} else if err := os.Remove(r.path); err != nil {
-		return fmt.Errorf("rotate log file: %w", err)
+		os.Rename(r.path, r.old(1))
+	} else {
+		os.Remove(r.path)
 	}
 	return r.open()
 }
@@ -92,6 +96,7 @@ func (r *RotatingFile) old(i int) string { return fmt.Sprintf("%s.%d", r.path, i
 func (r *RotatingFile) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	if r.f == nil {
 		return nil
 	}

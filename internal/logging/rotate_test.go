@@ -75,3 +75,27 @@ func TestRotatingFileAppends(t *testing.T) {
 		t.Errorf("got %q, want the earlier line then the new one", data)
 	}
 }
+
+func TestRotationSurvivesARemovedFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tray.log")
+	r, err := OpenRotating(path, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Write([]byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil { // a cleaner or the user removed the log
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := r.Write([]byte("after\n")); err != nil {
+			t.Fatalf("write %d after the file was removed: %v", i, err)
+		}
+	}
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), "after") {
+		t.Errorf("log file %q, %v: want it recreated with the new lines", b, err)
+	}
+}

@@ -46,14 +46,20 @@ func (s *SyncBuffer) String() string {
 }
 
 // BuildMain compiles the main package in the current directory to a temporary folder, for tests that run the real
-// binary; it is for TestMain, which has no *testing.T. remove deletes the folder.
-func BuildMain(name string) (path string, remove func(), err error) {
+// binary; it is for TestMain, which has no *testing.T. remove deletes the folder. With race, the binary is built
+// with the race detector when the tests are, so `go test -race` checks the binary's code too (a race makes it
+// exit with status 66).
+func BuildMain(name string, race bool) (path string, remove func(), err error) {
 	dir, err := os.MkdirTemp("", name+"-bin-")
 	if err != nil {
 		return "", nil, err
 	}
 	path = filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput(); err != nil {
+	args := []string{"build", "-o", path}
+	if race && raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
 	}

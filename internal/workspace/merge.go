@@ -73,8 +73,9 @@ func Regenerate(dir string, o Options, replaceInvalid bool) (Result, error) {
 		if !replaceInvalid {
 			return Result{Data: data}, invalid
 		}
+		// Copy, then replace: a CLI run starting meanwhile always finds a settings.json.
 		backup := path + ".bak"
-		if err := os.Rename(path, backup); err != nil {
+		if err := writeNew(backup, data); err != nil {
 			return Result{}, pathError("back up", path, err)
 		}
 		if err := writeNew(path, want); err != nil {
