@@ -108,13 +108,17 @@ func (h *trayHost) shutdown() {
 	h.app.Shutdown()
 }
 
-// forward turns each close of a Changed channel into a notification of h's own.
+// forward turns each close of a Changed channel into a notification of h's own. It takes the source's next
+// channel before notifying, so a change that lands while the views redraw closes that channel and is passed on
+// too, rather than slipping between the notification and the next wait.
 func (h *trayHost) forward(ctx context.Context, changed func() <-chan struct{}) {
+	ch := changed()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changed():
+		case <-ch:
+			ch = changed()
 			h.changes.notify()
 		}
 	}
