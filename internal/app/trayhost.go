@@ -127,7 +127,18 @@ func (h *trayHost) forward(ctx context.Context, changed func() <-chan struct{}) 
 // envChanged applies an edited .env; the server restarts only when its address changed.
 func (h *trayHost) envChanged(watch.Change) {
 	h.log.Info("the .env file changed: applying it")
-	if h.apply() && h.server.Status().State != ServerStopped { // a server stopped from the menu stays stopped
+	h.applyMu.Lock()
+	cfg, err := h.checked(config.Load(h.env))
+	moved := false
+	if err == nil {
+		moved, err = h.apply(cfg)
+	}
+	h.applyMu.Unlock()
+	if err != nil {
+		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were not applied: %w", err))
+		return
+	}
+	if moved && h.server.Status().State != ServerStopped { // a server stopped from the menu stays stopped
 		_ = h.server.Restart()
 	}
 }
@@ -143,24 +154,35 @@ func (h *trayHost) settingsChanged(c watch.Change) {
 	h.regenerate(h.app.Config(), false)
 }
 
-// apply loads the configuration again and applies it, keeping the last good one when it is broken. It reports
-// whether the server's address changed (the server is told the new one; restarting it is the caller's call).
-func (h *trayHost) apply() (addrChanged bool) {
-	h.applyMu.Lock()
-	defer h.applyMu.Unlock()
-	cfg, err := config.Load(h.env)
-	if err == nil {
-		h.override(&cfg)
-		err = checkExposure(cfg)
-	}
+// checked completes a loaded configuration as the command line does (--host, --port) and checks it as startup
+// does, so what the app would refuse to start with is refused here too.
+func (h *trayHost) checked(cfg config.Config, err error) (config.Config, error) {
 	if err != nil {
-		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were not applied: %w", err))
-		return false
+		return config.Config{}, err
 	}
+	h.override(&cfg)
+	if err := checkExposure(cfg); err != nil {
+		return config.Config{}, err
+	}
+	return cfg, nil
+}
+
+// candidate is the configuration the app would run with once data is its .env file, or why it would refuse it:
+// every value of data must be valid on its own (even one the environment overrides today), and data with the
+// process environment and the flags must make a configuration the app starts with.
+func (h *trayHost) candidate(data []byte) (config.Config, error) {
+	if err := config.CheckDotenv(data); err != nil {
+		return config.Config{}, err
+	}
+	return h.checked(config.LoadWithDotenv(h.env, data))
+}
+
+// apply puts cfg in force; the caller holds applyMu. It reports whether the server's address changed (the server
+// is told the new one; restarting it is the caller's call). On error the configuration in force stays.
+func (h *trayHost) apply(cfg config.Config) (addrChanged bool, err error) {
 	old := h.app.Config()
 	if err := h.app.Reconfigure(cfg); err != nil {
-		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were not applied: %w", err))
-		return false
+		return false, err
 	}
 	handler := h.app.HTTPHandler()
 	h.mcp.Store(&handler)
@@ -168,10 +190,10 @@ func (h *trayHost) apply() (addrChanged bool) {
 	h.changes.notify()
 	h.log.Info("settings applied", "firecrawl", cfg.FirecrawlMode(), "addr", cfg.Addr())
 	if cfg.Addr() == old.Addr() {
-		return false
+		return false, nil
 	}
 	h.server.SetAddr(cfg.Addr())
-	return true
+	return true, nil
 }
 
 // regenerate brings the owned entries of settings.json in line with cfg. With replaceInvalid an unparseable file
@@ -281,23 +303,34 @@ func (h *trayHost) ServerStatus() string {
 	return tray.Render(h.Status(), activity.Snapshot{}, time.Time{}).Status
 }
 
+func (h *trayHost) CheckDotenv(data []byte) error {
+	_, err := h.candidate(data)
+	return err
+}
+
 func (h *trayHost) SaveDotenv(data []byte) (moved string, err error) {
-	path := config.EnvPath(h.app.Config().Dir)
 	h.applyMu.Lock()
-	err = config.WriteDotenv(path, data)
-	if err == nil {
-		h.watcher.Wrote(path, data)
-	}
-	h.applyMu.Unlock()
+	defer h.applyMu.Unlock()
+	cfg, err := h.candidate(data)
 	if err != nil {
 		return "", err
 	}
-	if !h.apply() || h.server.Status().State == ServerStopped { // a server stopped from the menu stays stopped
+	path := config.EnvPath(cfg.Dir)
+	if err := config.WriteDotenv(path, data); err != nil {
+		return "", err
+	}
+	h.watcher.Wrote(path, data)
+	addrChanged, err := h.apply(cfg)
+	if err != nil {
+		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were saved but not applied: %w", err))
+		return "", &web.NotAppliedError{Err: err}
+	}
+	if !addrChanged || h.server.Status().State == ServerStopped { // a server stopped from the menu stays stopped
 		return "", nil
 	}
 	// The page may be served by the very server that has to move: restart it once this request is answered.
 	go func() { _ = h.server.Restart() }()
-	return "http://" + h.app.Config().Addr(), nil
+	return "http://" + cfg.Addr(), nil
 }
 
 // notifier is a broadcast: wait returns a channel that notify closes.

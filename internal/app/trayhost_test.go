@@ -2,11 +2,139 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 )
+
+// hostOptions describe the process a test trayHost runs in.
+type hostOptions struct {
+	env    map[string]string // the process environment (GEMINI_SEARCH_CONFIG_DIR is the test's own)
+	dotenv string            // the .env file at the start ("": none)
+	args   []string          // the command line (default: --port 0)
+}
+
+// startHost runs a trayHost as TrayMain does, without the tray icon, on a fresh config dir, until the test ends.
+func startHost(t *testing.T, o hostOptions) *trayHost {
+	t.Helper()
+	dir := t.TempDir()
+	if o.dotenv != "" {
+		if err := os.WriteFile(config.EnvPath(dir), []byte(o.dotenv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{config.DirVar: dir, "GEMINI_CLI_PATH": os.Args[0]}
+	maps.Copy(vars, o.env)
+	env := config.Env{Lookup: func(name string) (string, bool) { v, ok := vars[name]; return v, ok }, GOOS: "linux", Home: t.TempDir()}
+	if o.args == nil {
+		o.args = []string{"--port", "0"}
+	}
+	flags := newServerFlags("test", "", io.Discard)
+	if _, done := flags.parse(o.args, "test", io.Discard); done {
+		t.Fatalf("bad flags %q", o.args)
+	}
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags.override(&cfg)
+	logger := slog.New(slog.DiscardHandler)
+	a, err := New(cfg, "test", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := newTrayHost(a, env, flags.override)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := h.run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		h.shutdown()
+	})
+	return h
+}
+
+// settingsClient is a browser on h's settings page, served by a test server of its own.
+type settingsClient struct {
+	t    *testing.T
+	base string
+	c    *http.Client
+}
+
+func openSettings(t *testing.T, h *trayHost) *settingsClient {
+	t.Helper()
+	srv := httptest.NewServer(h.pages)
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	s := &settingsClient{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+	if code, page := s.do(http.MethodGet, h.pages.URL(srv.URL, "/settings"), nil); code != http.StatusOK {
+		t.Fatalf("open the settings page: %d\n%s", code, page)
+	}
+	return s
+}
+
+func (s *settingsClient) do(method, u string, form url.Values) (int, string) {
+	s.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, u, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", s.base)
+	}
+	resp, err := s.c.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(page)
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+// save submits the settings form with values, as the Save button does, and returns the page it ends on.
+func (s *settingsClient) save(values url.Values) (int, string) {
+	s.t.Helper()
+	_, page := s.do(http.MethodGet, s.base+"/settings", nil)
+	m := csrfRE.FindStringSubmatch(page)
+	if m == nil {
+		s.t.Fatalf("no CSRF token in:\n%s", page)
+	}
+	form := url.Values{"csrf": {m[1]}}
+	maps.Copy(form, values)
+	return s.do(http.MethodPost, s.base+"/settings", form)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(data)
+}
 
 // TestForwardLosesNoChange: a change of a source that lands while forward passes the previous one on must still
 // reach the views. The source here changes once more exactly while forward asks it for its next channel, after
@@ -59,5 +187,97 @@ func TestForwardLosesNoChange(t *testing.T) {
 		view = h.Changed()
 		shown = version.Load()
 		lookedOnce.Do(func() { close(looked) })
+	}
+}
+
+func TestSettingsPageRefusesWhatTheAppWouldRefuse(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostOptions{})
+	// Edited by hand while the tray runs: the app refuses it (no token for a host others can reach), so the
+	// server keeps its old settings. Saving the page on top of it must not claim success.
+	path := config.EnvPath(h.app.Config().Dir)
+	const byHand = "MCP_SERVER_HOST=10.1.2.3\n"
+	if err := os.WriteFile(path, []byte(byHand), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, page := openSettings(t, h).save(url.Values{"GEMINI_MODEL": {"gemini-2.5-pro"}})
+	if code != http.StatusUnprocessableEntity || !strings.Contains(page, "Nothing was saved: refusing to serve on a non-loopback host without a token") {
+		t.Errorf("got %d, want 422 saying why nothing was saved; page:\n%s", code, page)
+	}
+	if strings.Contains(page, "applied") {
+		t.Errorf("the page says the settings were applied:\n%s", page)
+	}
+	if got := readFile(t, path); got != byHand {
+		t.Errorf(".env holds %q, want it untouched (%q)", got, byHand)
+	}
+}
+
+func TestSaveDotenvChecksTheWholeConfig(t *testing.T) {
+	t.Parallel()
+	const token = "MCP_AUTH_TOKEN=a-token-of-16-chars\n"
+	tests := []struct {
+		name    string
+		host    hostOptions
+		data    string
+		refused string // "" when the file must be written
+	}{
+		{"non-loopback host, no token anywhere", hostOptions{}, "MCP_SERVER_HOST=10.1.2.3\n", "non-loopback host"},
+		{"non-loopback host from the environment, token dropped from the file",
+			hostOptions{env: map[string]string{"MCP_SERVER_HOST": "10.1.2.3"}, dotenv: token}, "GEMINI_MODEL=m\n", "non-loopback host"},
+		{"non-loopback host from --host, token dropped from the file",
+			hostOptions{args: []string{"--host", "10.1.2.3", "--port", "0"}, dotenv: token}, "GEMINI_MODEL=m\n", "non-loopback host"},
+		{"invalid value that the environment overrides today",
+			hostOptions{env: map[string]string{"GEMINI_MAX_CONCURRENT": "4"}}, "GEMINI_MAX_CONCURRENT=99\n", "GEMINI_MAX_CONCURRENT"},
+		{"non-loopback host, token from the environment",
+			hostOptions{env: map[string]string{"MCP_AUTH_TOKEN": "a-token-of-16-chars"}}, "MCP_SERVER_HOST=10.1.2.3\n", ""},
+		{"non-loopback host and token in the file", hostOptions{}, "MCP_SERVER_HOST=10.1.2.3\n" + token, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := startHost(t, tt.host)
+			path := config.EnvPath(h.app.Config().Dir)
+			_, err := h.SaveDotenv([]byte(tt.data))
+			got := readFile(t, path)
+			if tt.refused == "" {
+				if err != nil || got != tt.data {
+					t.Errorf("got %v, .env %q; want it saved as %q", err, got, tt.data)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.refused) {
+				t.Errorf("got %v, want it refused naming %q", err, tt.refused)
+			}
+			if got != tt.host.dotenv {
+				t.Errorf(".env holds %q, want it untouched (%q)", got, tt.host.dotenv)
+			}
+		})
+	}
+}
+
+func TestSettingsPageSaysWhenNotApplied(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostOptions{})
+	dir := h.app.Config().Dir
+	// The workspace cannot be prepared: applying fails after the file was written.
+	gemini := filepath.Join(dir, ".gemini")
+	if err := os.RemoveAll(gemini); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gemini, []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, page := openSettings(t, h).save(url.Values{"GEMINI_MODEL": {"gemini-2.5-pro"}})
+	if code != http.StatusOK || !strings.Contains(page, "Saved, but not applied: ") {
+		t.Errorf("got %d, want 200 saying the settings were saved but not applied; page:\n%s", code, page)
+	}
+	if strings.Contains(page, "Saved and applied") {
+		t.Errorf("the page says the settings were applied:\n%s", page)
+	}
+	if got := readFile(t, config.EnvPath(dir)); !strings.Contains(got, "GEMINI_MODEL=gemini-2.5-pro\n") {
+		t.Errorf(".env holds %q, want the model saved", got)
+	}
+	if h.app.Config().Model == "gemini-2.5-pro" {
+		t.Error("the model is in force though applying failed")
 	}
 }

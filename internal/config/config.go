@@ -5,6 +5,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -133,19 +134,45 @@ func (e *InvalidError) Error() string {
 //
 // Load reads files but creates none.
 func Load(e Env) (Config, error) {
-	c := Config{Overridden: make(map[string]bool)}
-	c.Dir = DefaultDir(e)
-	if c.Dir == "" {
-		return Config{}, fmt.Errorf("find config dir: home directory unknown; set %s", DirVar)
-	}
-	if _, ok := e.lookup(DirVar); ok {
-		c.Overridden[DirVar] = true
-	}
-	file, err := readDotenv(EnvPath(c.Dir))
+	dir, err := configDir(e)
 	if err != nil {
 		return Config{}, err
 	}
+	file, err := readDotenv(EnvPath(dir))
+	if err != nil {
+		return Config{}, err
+	}
+	return load(e, dir, file)
+}
 
+// LoadWithDotenv is Load with data standing in for the contents of the .env file: the Config the program would
+// run with once data is written there. It reads no file.
+func LoadWithDotenv(e Env, data []byte) (Config, error) {
+	dir, err := configDir(e)
+	if err != nil {
+		return Config{}, err
+	}
+	file, err := ParseDotenv(bytes.NewReader(data))
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", EnvPath(dir), err)
+	}
+	return load(e, dir, file)
+}
+
+func configDir(e Env) (string, error) {
+	dir := DefaultDir(e)
+	if dir == "" {
+		return "", fmt.Errorf("find config dir: home directory unknown; set %s", DirVar)
+	}
+	return dir, nil
+}
+
+// load builds the Config from the process environment, then file (the .env variables), then the defaults.
+func load(e Env, dir string, file map[string]string) (Config, error) {
+	c := Config{Dir: dir, Overridden: make(map[string]bool)}
+	if _, ok := e.lookup(DirVar); ok {
+		c.Overridden[DirVar] = true
+	}
 	for name, value := range file {
 		if credentialName.MatchString(name) && len(strings.TrimSpace(value)) >= minCredential {
 			c.fileSecrets = append(c.fileSecrets, Secret(strings.TrimSpace(value)))

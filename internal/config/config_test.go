@@ -277,6 +277,28 @@ func TestLoadDotenvErrors(t *testing.T) {
 	})
 }
 
+func TestLoadWithDotenv(t *testing.T) {
+	t.Parallel()
+	e, dir := testEnv(t, map[string]string{"MCP_SERVER_PORT": "4000"}, "GEMINI_MODEL=on-disk\nMCP_AUTH_TOKEN=disk-token-123\n")
+	got, err := LoadWithDotenv(e, []byte("GEMINI_MODEL=proposed\nMCP_SERVER_HOST=0.0.0.0\nMCP_SERVER_PORT=5000\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "proposed" || got.Host != "0.0.0.0" || got.Port != 4000 || got.AuthToken != "" || !got.Overridden["MCP_SERVER_PORT"] {
+		t.Errorf("got model %q host %q port %d token set %v overridden %v; want the proposed file's values, the port from the environment, no token",
+			got.Model, got.Host, got.Port, got.AuthToken != "", got.Overridden)
+	}
+	_, err = LoadWithDotenv(e, []byte("GEMINI_MAX_CONCURRENT=99\n"))
+	var inv *InvalidError
+	if !errors.As(err, &inv) || inv.Var != "GEMINI_MAX_CONCURRENT" {
+		t.Errorf("got %v, want an *InvalidError for GEMINI_MAX_CONCURRENT", err)
+	}
+	_, err = LoadWithDotenv(e, []byte("not a setting\n"))
+	if want := filepath.Join(dir, ".env") + ": line 1: expected KEY=VALUE"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
 func TestLoadCreatesNothing(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "missing", "dir")

@@ -44,10 +44,21 @@ type Backend interface {
 	Config() config.Config
 	Activity() activity.Snapshot
 	ServerStatus() string // the status line: "Running on http://127.0.0.1:3000/mcp", "Stopped", or why it is down
-	// SaveDotenv writes data to the config dir's .env and applies it. moved is the new base URL
-	// (http://host:port) when the server is about to move there, else "".
+	// CheckDotenv reports why the app would refuse data as its .env file, given its process environment and
+	// command-line flags too: each bad value as a *config.InvalidError (in an errors.Join), any other reason (a
+	// server exposed without a token, say) as an error of its own. nil means SaveDotenv would take it.
+	CheckDotenv(data []byte) error
+	// SaveDotenv checks data as CheckDotenv does, then writes it to the config dir's .env and applies it. moved
+	// is the new base URL (http://host:port) when the server is about to move there, else "". An error means
+	// nothing was written, except a *NotAppliedError: the file was written but the app could not apply it.
 	SaveDotenv(data []byte) (moved string, err error)
 }
+
+// NotAppliedError is SaveDotenv's error when the .env file was written but the app could not apply it.
+type NotAppliedError struct{ Err error }
+
+func (e *NotAppliedError) Error() string { return "saved, but not applied: " + e.Err.Error() }
+func (e *NotAppliedError) Unwrap() error { return e.Err }
 
 // Handler serves /settings and /status.
 type Handler struct {
@@ -229,6 +240,7 @@ type settingsPage struct {
 	CSRF       string
 	KeyMasked  string // ••••abcd of the key in .env
 	Saved      bool
+	NotApplied string // why the saved settings could not be applied
 	Moved      string // the new address after a port change
 	Error      string
 	Server     string
@@ -334,7 +346,7 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	data := config.UpdateDotenv(old, changes)
 
 	p := h.page(submitted)
-	if err := config.CheckDotenv(data); err != nil {
+	if err := h.b.CheckDotenv(data); err != nil {
 		byName := map[string]*field{}
 		for i := range p.Fields {
 			byName[p.Fields[i].Name] = &p.Fields[i]
@@ -360,6 +372,15 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	moved, err := h.b.SaveDotenv(data)
+	var notApplied *NotAppliedError
+	if errors.As(err, &notApplied) {
+		h.log.Error("settings saved but not applied", "file", config.EnvPath(h.b.Config().Dir), "err", notApplied.Err)
+		_, values, _ := h.readDotenv()
+		p = h.page(values)
+		p.NotApplied = notApplied.Err.Error()
+		h.render(w, "settings.html", p)
+		return
+	}
 	if err != nil {
 		h.log.Error("save settings", "err", err)
 		p.Error = "Nothing was saved: " + err.Error()

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,17 +20,35 @@ import (
 const fullKey = "fc-0123456789abcdefWXYZ"
 
 type fakeBackend struct {
-	cfg   config.Config
-	snap  activity.Snapshot
-	saved []byte
+	cfg      config.Config
+	snap     activity.Snapshot
+	saved    []byte
+	refuse   error // what CheckDotenv adds to the checks of each value
+	applyErr error // why applying the saved file fails
 }
 
 func (f *fakeBackend) Config() config.Config       { return f.cfg }
 func (f *fakeBackend) Activity() activity.Snapshot { return f.snap }
 func (f *fakeBackend) ServerStatus() string        { return "Running on http://127.0.0.1:3000/mcp" }
+func (f *fakeBackend) CheckDotenv(data []byte) error {
+	if err := config.CheckDotenv(data); err != nil {
+		return err
+	}
+	return f.refuse
+}
+
 func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
+	if err := f.CheckDotenv(data); err != nil {
+		return "", err
+	}
 	f.saved = data
-	return "", config.WriteDotenv(config.EnvPath(f.cfg.Dir), data)
+	if err := config.WriteDotenv(config.EnvPath(f.cfg.Dir), data); err != nil {
+		return "", err
+	}
+	if f.applyErr != nil {
+		return "", &NotAppliedError{Err: f.applyErr}
+	}
+	return "", nil
 }
 
 func setup(t *testing.T) (*fakeBackend, *httptest.Server, *Handler) {
@@ -185,6 +204,35 @@ func TestSave(t *testing.T) {
 	}
 	if strings.Contains(string(b.saved), "FIRECRAWL_API_KEY") {
 		t.Errorf("saved %q, want the key gone", b.saved)
+	}
+}
+
+func TestSaveRefusedByTheApp(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setup(t)
+	b.refuse = errors.New("refusing to serve on a non-loopback host without a token")
+	code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "GEMINI_MODEL": {"gemini-2.5-pro"}})
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "Nothing was saved: refusing to serve") {
+		t.Errorf("got %d, want 422 saying why nothing was saved; body:\n%s", code, body)
+	}
+	if b.saved != nil {
+		t.Errorf("saved %q, want nothing saved", b.saved)
+	}
+}
+
+func TestSaveNotApplied(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setup(t)
+	b.applyErr = errors.New("prepare the workspace: not a directory")
+	code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "GEMINI_MODEL": {"gemini-2.5-pro"}})
+	if code != http.StatusOK || !strings.Contains(body, "Saved, but not applied: prepare the workspace: not a directory") {
+		t.Errorf("got %d, want 200 saying the settings were saved but not applied; body:\n%s", code, body)
+	}
+	if strings.Contains(body, "applied.") || strings.Contains(body, "Saved and applied") {
+		t.Errorf("the page says the settings were applied:\n%s", body)
+	}
+	if !strings.Contains(body, `value="gemini-2.5-pro"`) {
+		t.Errorf("the page does not show the saved model:\n%s", body)
 	}
 }
 
