@@ -53,13 +53,16 @@ func (f *serverFlags) parse(args []string, version string, stdout io.Writer) (co
 	return 0, false
 }
 
-// override applies --host and --port, when given, to c.
+// override applies --host and --port, when given, to c, and marks what they set as overridden, so the settings
+// page says why the value in .env is not the one in force.
 func (f *serverFlags) override(c *config.Config) {
 	if *f.host != "" {
 		c.Host = *f.host
+		c.SetByFlag("MCP_SERVER_HOST", "--host")
 	}
 	if *f.port >= 0 {
 		c.Port = *f.port
+		c.SetByFlag("MCP_SERVER_PORT", "--port")
 	}
 }
 

@@ -281,3 +281,13 @@ func TestSettingsPageSaysWhenNotApplied(t *testing.T) {
 		t.Error("the model is in force though applying failed")
 	}
 }
+
+func TestSettingsPageShowsFlagOverrides(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostOptions{dotenv: "MCP_SERVER_PORT=4567\n", args: []string{"--port", "0"}})
+	s := openSettings(t, h)
+	_, page := s.do(http.MethodGet, s.base+"/settings", nil)
+	if !strings.Contains(page, `id="overridden-MCP_SERVER_PORT"`) || !strings.Contains(page, "Set by --port on the command line (MCP_SERVER_PORT = 0)") {
+		t.Errorf("the page does not say --port overrides the port in .env:\n%s", page)
+	}
+}

@@ -44,8 +44,12 @@ type Config struct {
 	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
 
 	// Overridden holds the names of the variables whose value came from the
-	// process environment rather than the .env file or a default.
+	// process environment or a command-line flag rather than the .env file or
+	// a default.
 	Overridden map[string]bool
+	// SetBy names the command-line flag ("--port") of each Overridden variable
+	// that a flag set (SetByFlag); the others came from the environment.
+	SetBy map[string]string
 
 	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI
 	// reads that file too, so they can turn up in its error output.
@@ -104,6 +108,19 @@ func (c Config) Secrets() []string {
 		}
 	}
 	return s
+}
+
+// SetByFlag records that flag, given on the command line, set the variable name: it overrides the environment
+// and the .env file.
+func (c *Config) SetByFlag(name, flag string) {
+	if c.Overridden == nil {
+		c.Overridden = map[string]bool{}
+	}
+	if c.SetBy == nil {
+		c.SetBy = map[string]string{}
+	}
+	c.Overridden[name] = true
+	c.SetBy[name] = flag
 }
 
 // Addr is the MCP HTTP server's listen address, host:port.

@@ -217,7 +217,8 @@ type field struct {
 	Value                   string // from the .env file; never the API key
 	Default                 string
 	Error                   string
-	Overridden              bool   // set in the process environment, which wins over .env
+	Overridden              bool   // set in the process environment or by a flag, which win over .env
+	Flag                    string // the command-line flag that set it ("--port"), when Overridden by one
 	Effective               string // the value in force when Overridden (masked for secrets)
 }
 
@@ -273,7 +274,7 @@ func (h *Handler) page(values map[string]string) settingsPage {
 	p := settingsPage{CSRF: h.csrf, Server: h.b.ServerStatus(), DotenvPath: config.EnvPath(cfg.Dir)}
 	for _, f := range fields {
 		fl := field{Name: f.name, Label: f.label, Help: f.help, Type: f.typ, Value: values[f.name], Default: defaults[f.name],
-			Overridden: cfg.Overridden[f.name]}
+			Overridden: cfg.Overridden[f.name], Flag: cfg.SetBy[f.name]}
 		if fl.Overridden {
 			fl.Effective = effective(cfg, f.name)
 		}

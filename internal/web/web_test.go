@@ -150,6 +150,21 @@ func TestSettingsPage(t *testing.T) {
 	}
 }
 
+func TestSettingsPageFlagOverride(t *testing.T) {
+	t.Parallel()
+	b, srv, _ := setup(t)
+	b.cfg.Port = 4100
+	b.cfg.SetByFlag("MCP_SERVER_PORT", "--port")
+	_, body := get(t, srv.URL+"/settings", true)
+	want := `<p class="note" id="overridden-MCP_SERVER_PORT">Set by --port on the command line (MCP_SERVER_PORT = 4100)`
+	if !strings.Contains(body, want) {
+		t.Errorf("the page lacks %q:\n%s", want, body)
+	}
+	if !strings.Contains(body, "Overridden by the process environment (GEMINI_MODEL = env-model)") {
+		t.Error("the environment's override of GEMINI_MODEL is no longer shown as such")
+	}
+}
+
 func TestSave(t *testing.T) {
 	t.Parallel()
 	b, srv, h := setup(t)
