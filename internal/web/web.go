@@ -265,7 +265,9 @@ func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
 	return data, vars, nil
 }
 
-func (h *Handler) page(values map[string]string) settingsPage {
+// page shows the settings with values in the fields (the .env file's, or a rejected form's) and the key saved
+// in the .env file, saved (the page never shows a key it did not save).
+func (h *Handler) page(values map[string]string, saved map[string]string) settingsPage {
 	cfg := h.b.Config()
 	defaults := map[string]string{}
 	for _, v := range config.EnvVars() {
@@ -279,7 +281,7 @@ func (h *Handler) page(values map[string]string) settingsPage {
 			fl.Effective = effective(cfg, f.name)
 		}
 		if f.name == keyField {
-			p.KeyMasked = config.Secret(values[keyField]).Last4()
+			p.KeyMasked = config.Secret(saved[keyField]).Last4()
 			fl.Value = ""
 		}
 		p.Fields = append(p.Fields, fl)
@@ -312,7 +314,7 @@ func effective(cfg config.Config, name string) string {
 
 func (h *Handler) getSettings(w http.ResponseWriter, r *http.Request) {
 	_, values, err := h.readDotenv()
-	p := h.page(values)
+	p := h.page(values, values)
 	p.Saved = r.URL.Query().Get("saved") == "1"
 	if err != nil {
 		p.Error = err.Error()
@@ -321,9 +323,9 @@ func (h *Handler) getSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
-	old, _, err := h.readDotenv()
+	old, saved, err := h.readDotenv()
 	if err != nil && old == nil {
-		p := h.page(map[string]string{})
+		p := h.page(map[string]string{}, map[string]string{})
 		p.Error = err.Error()
 		w.WriteHeader(http.StatusInternalServerError)
 		h.render(w, "settings.html", p)
@@ -346,7 +348,7 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	data := config.UpdateDotenv(old, changes)
 
-	p := h.page(submitted)
+	p := h.page(submitted, saved)
 	if err := h.b.CheckDotenv(data); err != nil {
 		byName := map[string]*field{}
 		for i := range p.Fields {
@@ -377,7 +379,7 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &notApplied) {
 		h.log.Error("settings saved but not applied", "file", config.EnvPath(h.b.Config().Dir), "err", notApplied.Err)
 		_, values, _ := h.readDotenv()
-		p = h.page(values)
+		p = h.page(values, values)
 		p.NotApplied = notApplied.Err.Error()
 		h.render(w, "settings.html", p)
 		return
@@ -392,7 +394,7 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
 	if moved != "" {
 		_, values, _ := h.readDotenv()
-		p = h.page(values)
+		p = h.page(values, values)
 		p.Saved, p.Moved = true, moved+"/settings"
 		h.render(w, "settings.html", p)
 		return

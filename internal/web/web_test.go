@@ -222,6 +222,38 @@ func TestSave(t *testing.T) {
 	}
 }
 
+func TestInvalidSaveShowsTheSavedKey(t *testing.T) {
+	t.Parallel()
+	_, srv, h := setup(t)
+	tests := []struct {
+		name     string
+		key      string // typed into the key field
+		want     []string
+		dontWant []string
+	}{
+		{"new key typed", "fc-typed-not-saved-abcd", []string{"••••WXYZ (saved)", "Remove the saved key"}, []string{"••••abcd", "fc-typed"}},
+		{"key field left blank", "", []string{"••••WXYZ (saved)", "Remove the saved key"}, []string{`placeholder="not set"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {tt.key}, "MCP_SERVER_PORT": {"99999"}})
+			if code != http.StatusUnprocessableEntity {
+				t.Fatalf("got %d, want 422", code)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(body, want) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+			for _, bad := range tt.dontWant {
+				if strings.Contains(body, bad) {
+					t.Errorf("the page shows %q", bad)
+				}
+			}
+		})
+	}
+}
+
 func TestSaveRefusedByTheApp(t *testing.T) {
 	t.Parallel()
 	b, srv, h := setup(t)
