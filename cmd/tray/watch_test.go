@@ -5,6 +5,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -170,6 +171,34 @@ func TestWatchSettingsJSON(t *testing.T) {
 	if data, err := os.ReadFile(settings + ".bak"); err != nil || string(data) != broken {
 		t.Errorf("settings.json.bak holds %q (%v), want the broken file", data, err)
 	}
+}
+
+func TestWatchGeminiFolderDeleted(t *testing.T) {
+	t.Parallel()
+	p := startTray(t, trayOptions{headless: true})
+	p.pages(t)
+	folder := filepath.Join(p.configDir, ".gemini")
+	settings := filepath.Join(folder, "settings.json")
+
+	// Deleted whole, again and again: written again each time.
+	for i := 1; i <= 2; i++ {
+		if err := os.RemoveAll(folder); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitFor(t, fmt.Sprintf("settings.json to be written again after deletion %d of .gemini", i), func() bool {
+			s, err := readSettings(settings)
+			return err == nil && s.General.MaxAttempts == 3
+		})
+	}
+
+	// Still watched: an edit that drops an owned entry gets it back, the user's edit kept.
+	if err := os.WriteFile(settings, []byte(`{"ui":{"theme":"mine"},"tools":{"core":["google_web_search"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "general.maxAttempts to come back after an edit", func() bool {
+		s, err := readSettings(settings)
+		return err == nil && s.General.MaxAttempts == 3 && s.UI["theme"] == "mine"
+	})
 }
 
 func TestNoDesktopSession(t *testing.T) {

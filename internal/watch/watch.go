@@ -1,7 +1,9 @@
 // Package watch reports changes to a few files, each watched through its parent directory so that atomic
-// replaces (temp file + rename) and editor saves (vim's rename-and-recreate) are seen. Events are debounced per
-// file, and a change is only reported when the file's contents differ from the last ones seen, so touching a
-// file, or the program's own writes (announce them with Wrote), report nothing.
+// replaces (temp file + rename) and editor saves (vim's rename-and-recreate) are seen. That directory is watched
+// through its own parent too: when it is deleted or renamed its files are reported missing, and when it appears
+// again it is watched again and its files looked at. Events are debounced per file, and a change is only
+// reported when the file's contents differ from the last ones seen, so touching a file, or the program's own
+// writes (announce them with Wrote), report nothing.
 package watch
 
 import (
@@ -34,7 +36,7 @@ type Watcher struct {
 
 	mu    sync.Mutex
 	files map[string]*file // by cleaned path
-	dirs  map[string]bool
+	dirs  map[string]bool  // the folders watched now: each file's folder and that folder's parent
 	due   chan string
 }
 
@@ -60,14 +62,40 @@ func (w *Watcher) Add(path string, handle func(Change)) error {
 	dir := filepath.Dir(path)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.dirs[dir] {
-		if err := w.fs.Add(dir); err != nil {
-			return fmt.Errorf("watch %s: %w", dir, err)
-		}
-		w.dirs[dir] = true
+	if err := w.watchLocked(dir); err != nil {
+		return err
+	}
+	if err := w.watchLocked(filepath.Dir(dir)); err != nil {
+		w.log.Warn("if this folder is deleted, it will not be watched again when it comes back", "folder", dir, "err", err)
 	}
 	w.files[path] = &file{handle: handle, seen: hashOf(read(path))}
 	return nil
+}
+
+func (w *Watcher) watchLocked(dir string) error {
+	if w.dirs[dir] {
+		return nil
+	}
+	if err := w.fs.Add(dir); err != nil {
+		return fmt.Errorf("watch %s: %w", dir, err)
+	}
+	w.dirs[dir] = true
+	return nil
+}
+
+// oursLocked reports whether dir is a folder the watcher needs: a file's folder, or that folder's parent.
+func (w *Watcher) oursLocked(dir string) bool {
+	for path := range w.files {
+		if within(path, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path lies in dir or in a folder of dir.
+func within(path, dir string) bool {
+	return filepath.Dir(path) == dir || filepath.Dir(filepath.Dir(path)) == dir
 }
 
 // Wrote records that the program itself wrote data to path (nil: removed it), so the events that write causes
@@ -117,10 +145,51 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	path := filepath.Clean(ev.Name)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f, ok := w.files[path]
-	if !ok {
+	if f, ok := w.files[path]; ok {
+		w.scheduleLocked(path, f)
+	}
+	if !w.oursLocked(path) {
 		return
 	}
+	switch {
+	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		// The folder's watch is gone, or follows it elsewhere; so do those of the folders in it.
+		for dir := range w.dirs {
+			if dir == path || filepath.Dir(dir) == path {
+				delete(w.dirs, dir)
+				_ = w.fs.Remove(dir) // the watch is usually gone already
+			}
+		}
+	case ev.Has(fsnotify.Create):
+		// The folder is back (or another one took its name): watch it, and the folders of ours in it, again.
+		for p := range w.files {
+			for _, dir := range []string{filepath.Dir(p), filepath.Dir(filepath.Dir(p))} {
+				if dir != path && filepath.Dir(dir) != path {
+					continue
+				}
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+					continue
+				}
+				if err := w.fs.Add(dir); err != nil {
+					w.log.Warn("cannot watch a folder again", "folder", dir, "err", err)
+					continue
+				}
+				w.dirs[dir] = true
+			}
+		}
+	default:
+		return
+	}
+	// Look at the files the folder holds: they are gone, or may have come back with it.
+	for p, f := range w.files {
+		if within(p, path) {
+			w.scheduleLocked(p, f)
+		}
+	}
+}
+
+// scheduleLocked looks at path once no event on it came for the debounce time.
+func (w *Watcher) scheduleLocked(path string, f *file) {
 	if f.timer != nil {
 		f.timer.Stop()
 	}

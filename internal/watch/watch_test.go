@@ -142,3 +142,76 @@ func TestWatchSkipsOwnWritesAndOtherFiles(t *testing.T) {
 	}
 	quiet(t, changes)
 }
+
+// TestWatchFolderDeletedAndRecreated: settings.json lives in .gemini, which people delete whole; the tray then
+// writes it again. Every later deletion, and edits, must still be seen.
+func TestWatchFolderDeletedAndRecreated(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the event sequences below are the inotify ones")
+	}
+	tests := []struct {
+		name   string
+		remove func(folder string) error
+	}{
+		{"deleted", os.RemoveAll},
+		{"renamed away", func(folder string) error { return os.Rename(folder, folder+"-"+time.Now().Format("150405.000000000")) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			folder := filepath.Join(t.TempDir(), ".gemini")
+			path := filepath.Join(folder, "settings.json")
+			if err := os.Mkdir(folder, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			write(t, path, "{}")
+			w, err := New(50*time.Millisecond, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			changes := make(chan Change, 10)
+			// As the tray does: a missing file is written again, folder and all, and announced.
+			repair := func(c Change) {
+				if !c.Exists {
+					if err := os.MkdirAll(folder, 0o700); err != nil {
+						t.Error(err)
+					}
+					if err := os.WriteFile(path, []byte(`{"repaired":true}`), 0o600); err != nil {
+						t.Error(err)
+					}
+					w.Wrote(path, []byte(`{"repaired":true}`))
+				}
+				changes <- c
+			}
+			if err := w.Add(path, repair); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- w.Run(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			}()
+
+			for i := 1; i <= 3; i++ {
+				if err := tt.remove(folder); err != nil {
+					t.Fatal(err)
+				}
+				if got := next(t, changes); got.Exists {
+					t.Fatalf("removal %d: got %+v, want the file reported missing", i, got)
+				}
+				quiet(t, changes) // the repair itself reports nothing
+				if data, err := os.ReadFile(path); err != nil || string(data) != `{"repaired":true}` {
+					t.Fatalf("removal %d: settings.json holds %q (%v), want it repaired", i, data, err)
+				}
+			}
+			write(t, path, `{"edited":true}`)
+			if got := next(t, changes); !got.Exists || string(got.Data) != `{"edited":true}` {
+				t.Errorf("after the repairs, an edit: got %+v (data %q), want the edit", got, got.Data)
+			}
+		})
+	}
+}
