@@ -418,6 +418,43 @@ func TestMenuShowsFailure(t *testing.T) {
 	p.waitIcon(t, assets.Idle)
 }
 
+// TestOpenFailureKeepsTheTokenSecret: when the settings page cannot be opened (no xdg-open), the failure shows
+// among the last errors without the link's per-launch token, and the log line of the failure has none either.
+func TestOpenFailureKeepsTheTokenSecret(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	p := startTray(t, trayOptions{env: []string{"PATH=" + t.TempDir()}}) // no xdg-open on PATH
+	p.waitRunning(t)
+	pagesBase, token := p.pages(t) // logged, since no tray host runs on the test's bus
+
+	p.click(t, "Settings…")
+	root := p.waitMenu(t, "Last errors (1)", func(root traytest.Item) bool { _, ok := root.Find("Last errors (1)"); return ok })
+	var line string
+	for _, c := range p.item(t, root, "Last errors (1)").Children {
+		if c.Visible && strings.Contains(c.Label, "TRAY_ERROR") {
+			line = c.Label
+		}
+	}
+	if !strings.Contains(line, "open the settings page") || !strings.Contains(line, "/settings") {
+		t.Errorf("error line %q, want one saying the settings page could not be opened", line)
+	}
+	if strings.Contains(line, token) {
+		t.Errorf("the error line holds the token: %q", line)
+	}
+	if _, ok := root.Find("Running searches (0)"); !ok {
+		t.Errorf("a failed menu action shows as a running search:\n%s", root)
+	}
+	if page := statusPage(t, pagesBase, token); !strings.Contains(page, "TRAY_ERROR") || strings.Contains(page, token) {
+		t.Errorf("the status page's last errors lack the failure or hold the token:\n%s", page)
+	}
+	testkit.WaitFor(t, "the failure in the log", func() bool { return strings.Contains(p.stderr.String(), "menu action failed") })
+	for _, l := range strings.Split(p.stderr.String(), "\n") {
+		if strings.Contains(l, "menu action failed") && strings.Contains(l, token) {
+			t.Errorf("the log line of the failure holds the token: %s", l)
+		}
+	}
+}
+
 func TestQuitEndsEverything(t *testing.T) {
 	needBus(t)
 	fake := geminitest.New(t, geminitest.ScenarioHang)

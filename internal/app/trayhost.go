@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -292,7 +294,34 @@ func (h *trayHost) Clients() []clients.Client {
 }
 
 func (h *trayHost) Report(what string, err error) {
-	h.app.activity.Begin("tray", what).End(&activity.Failure{Code: "TRAY_ERROR", Message: what + ": " + err.Error()})
+	h.app.activity.Record(activity.Failure{Tool: "tray", Code: "TRAY_ERROR", Message: what + ": " + err.Error()})
+}
+
+// openHidingQuery wraps open (desktop.Open) so that its error never holds the query of the URL it could not open:
+// the links to the settings and status pages carry this launch's token there, and the error reaches the last
+// errors and the log.
+func openHidingQuery(open func(target string) error) func(target string) error {
+	return func(target string) error {
+		err := open(target)
+		if err == nil {
+			return nil
+		}
+		u, perr := url.Parse(target)
+		if perr != nil || (u.RawQuery == "" && u.Fragment == "") {
+			return err
+		}
+		values := u.Query()
+		u.RawQuery, u.Fragment = "", ""
+		msg := strings.ReplaceAll(err.Error(), target, u.String())
+		for _, vs := range values {
+			for _, v := range vs {
+				if v != "" && strings.Contains(msg, v) { // the target was quoted or escaped some other way
+					return fmt.Errorf("could not open %s", u)
+				}
+			}
+		}
+		return errors.New(msg)
+	}
 }
 
 // The pages' Backend.

@@ -291,3 +291,51 @@ func TestSettingsPageShowsFlagOverrides(t *testing.T) {
 		t.Errorf("the page does not say --port overrides the port in .env:\n%s", page)
 	}
 }
+
+// TestReportIsNotARun: a failed menu action goes to the last errors without showing as a running search, even
+// for a moment (the next run is the registry's first).
+func TestReportIsNotARun(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostOptions{})
+	h.Report("open the settings page", errors.New("xdg-open is not installed"))
+	snap := h.Activity()
+	if len(snap.Failures) != 1 || snap.Failures[0].Code != "TRAY_ERROR" ||
+		snap.Failures[0].Message != "open the settings page: xdg-open is not installed" {
+		t.Errorf("failures %+v, want the TRAY_ERROR", snap.Failures)
+	}
+	run := h.app.activity.Begin("search", "q")
+	defer run.End(nil)
+	if running := h.Activity().Running; len(running) != 1 || running[0].ID != 1 {
+		t.Errorf("the next run is %+v, want run 1: Report registered a run", running)
+	}
+}
+
+func TestOpenHidingQuery(t *testing.T) {
+	t.Parallel()
+	const link = "http://127.0.0.1:3000/settings?token=0123456789abcdef"
+	tests := []struct {
+		name   string
+		target string
+		err    error
+		want   string
+	}{
+		{"a page link", link, errors.New("open " + link + ": xdg-open is not installed"),
+			"open http://127.0.0.1:3000/settings: xdg-open is not installed"},
+		{"a page link, quoted", link, errors.New(`open "` + strings.ReplaceAll(link, "=", `\u003d`) + `": failed`),
+			"could not open http://127.0.0.1:3000/settings"},
+		{"a folder", "/home/me/.config/gemini-search-mcp", errors.New("open /home/me/.config/gemini-search-mcp: exit status 4"),
+			"open /home/me/.config/gemini-search-mcp: exit status 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := openHidingQuery(func(string) error { return tt.err })(tt.target)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if err := openHidingQuery(func(string) error { return nil })(link); err != nil {
+		t.Errorf("a successful open: got %v", err)
+	}
+}

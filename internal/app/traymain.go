@@ -106,7 +106,7 @@ func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
 			Autostart:  auto,
 			ConfigDir:  cfg.Dir,
 			LogFile:    logPath,
-			Open:       desktop.Open,
+			Open:       openHidingQuery(desktop.Open),
 			Copy:       desktop.CopyText,
 			Quit:       stop,
 			Logger:     logger,
