@@ -39,7 +39,8 @@ type HTTPServer struct {
 	handler http.Handler
 	log     *slog.Logger
 
-	op sync.Mutex // serializes Start, Stop and Restart
+	op     sync.Mutex // serializes Start, Stop, Restart and Close
+	closed bool       // Close was called: it never starts again; guarded by op
 
 	mu      sync.Mutex
 	addr    string
@@ -85,12 +86,18 @@ func (s *HTTPServer) SetAddr(addr string) {
 }
 
 // Start listens and serves; it does nothing when already running. When it cannot listen, the server is left
-// ServerFailed with the reason, which is also returned.
+// ServerFailed with the reason, which is also returned. After Close it returns errClosed.
 func (s *HTTPServer) Start() error {
 	s.op.Lock()
 	defer s.op.Unlock()
+	if s.closed {
+		return errClosed
+	}
 	return s.start()
 }
+
+// errClosed refuses to start a server that was closed.
+var errClosed = errors.New("the server is shutting down")
 
 func (s *HTTPServer) start() error {
 	s.mu.Lock()
@@ -155,12 +162,25 @@ func (s *HTTPServer) stop() {
 	s.log.Info("MCP server stopped")
 }
 
-// Restart stops the server when it runs and starts it again, on the address last set.
+// Restart stops the server when it runs and starts it again, on the address last set. After Close it returns
+// errClosed.
 func (s *HTTPServer) Restart() error {
 	s.op.Lock()
 	defer s.op.Unlock()
+	if s.closed {
+		return errClosed
+	}
 	s.stop()
 	return s.start()
+}
+
+// Close stops the server for good: a Start or Restart asked for later (by a goroutine that has not heard of the
+// shutdown yet) does nothing.
+func (s *HTTPServer) Close() {
+	s.op.Lock()
+	defer s.op.Unlock()
+	s.closed = true
+	s.stop()
 }
 
 // ListenError is a failure to listen, with the reason in words for the status line.

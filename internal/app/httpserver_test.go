@@ -84,5 +84,20 @@ func TestHTTPServerLifecycle(t *testing.T) {
 	if st := s.Status(); st.State != ServerRunning {
 		t.Errorf("after Restart: %v, want running", st.State)
 	}
-	s.Stop()
+	addr := s.Status().Addr
+	s.Close()
+	if err := s.Restart(); err == nil {
+		t.Error("Restart after Close succeeded")
+	}
+	if err := s.Start(); err == nil {
+		t.Error("Start after Close succeeded")
+	}
+	if st := s.Status(); st.State != ServerStopped {
+		t.Errorf("after Close: %v, want stopped", st.State)
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Errorf("%s still accepts connections after Close", addr)
+	}
+	s.Close() // twice is fine
 }

@@ -45,6 +45,7 @@ type trayHost struct {
 	applyMu  sync.Mutex // one configuration change at a time
 	pagesMu  sync.Mutex
 	fallback *HTTPServer // the pages alone, on a free port, while the main server is down
+	closed   bool        // shutdown began: no fallback is started any more; guarded by pagesMu
 }
 
 func newTrayHost(a *App, env config.Env, override func(*config.Config)) (*trayHost, error) {
@@ -99,12 +100,14 @@ func (h *trayHost) run(ctx context.Context) error {
 	return nil
 }
 
-// shutdown stops the servers, which cancels running searches, and waits until every CLI run has ended.
+// shutdown stops the servers for good, which cancels running searches, and waits until every CLI run has ended.
+// A restart asked for meanwhile (a settings save that moves the server, the watcher) starts nothing.
 func (h *trayHost) shutdown() {
-	h.server.Stop()
+	h.server.Close()
 	h.pagesMu.Lock()
+	h.closed = true
 	if h.fallback != nil {
-		h.fallback.Stop()
+		h.fallback.Close()
 	}
 	h.pagesMu.Unlock()
 	h.app.Shutdown()
@@ -232,6 +235,9 @@ func (h *trayHost) pagesBase() (string, error) {
 	}
 	h.pagesMu.Lock()
 	defer h.pagesMu.Unlock()
+	if h.closed {
+		return "", errClosed
+	}
 	if h.fallback == nil {
 		mux := http.NewServeMux()
 		mux.Handle("/settings", h.pages)

@@ -339,3 +339,26 @@ func TestOpenHidingQuery(t *testing.T) {
 		t.Errorf("a successful open: got %v", err)
 	}
 }
+
+// TestNoRestartAfterShutdown: a restart asked for once shutdown began (by a settings save that moves the server,
+// or by the watcher) must not bring the server, or the fallback pages, back up.
+func TestNoRestartAfterShutdown(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostOptions{})
+	if st := h.server.Status(); st.State != ServerRunning {
+		t.Fatalf("server %v (%v), want running", st.State, st.Err)
+	}
+	h.shutdown()
+	if err := h.server.Restart(); err == nil {
+		t.Error("Restart after shutdown succeeded")
+	}
+	if err := h.StartServer(); err == nil {
+		t.Error("Start after shutdown succeeded")
+	}
+	if st := h.server.Status(); st.State == ServerRunning {
+		t.Errorf("the server runs again on %s after shutdown", st.Addr)
+	}
+	if u, err := h.SettingsURL(); err == nil {
+		t.Errorf("the pages are served after shutdown, at %s", u)
+	}
+}
