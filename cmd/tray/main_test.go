@@ -526,6 +526,17 @@ func TestPortInUseThenChangedInDotenv(t *testing.T) {
 	if want := "http://127.0.0.1:" + freePort; base != want {
 		t.Errorf("running on %s, want %s", base, want)
 	}
+	// The server serves the pages again: their own port is closed.
+	testkit.WaitFor(t, "the pages' own port to close", func() bool {
+		c, err := net.Dial("tcp", strings.TrimPrefix(pagesBase, "http://"))
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
+	if page := statusPage(t, base, token); !strings.Contains(page, "Running on "+base+"/mcp") {
+		t.Errorf("the status page on %s:\n%s", base, page)
+	}
 }
 
 func TestConnectClientAndStartAtLogin(t *testing.T) {

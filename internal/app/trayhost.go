@@ -96,6 +96,7 @@ func (h *trayHost) run(ctx context.Context) error {
 	}()
 	go h.forward(ctx, func() <-chan struct{} { return h.app.activity.Changed() })
 	go h.forward(ctx, h.server.Changed)
+	go h.retireFallback(ctx)
 	_ = h.server.Start() // a failure is a state the menu shows
 	return nil
 }
@@ -230,11 +231,11 @@ func (h *trayHost) fail(tool, code string, err error) {
 // pagesBase is where the settings and status pages are served: on the MCP server's port while it runs, else on
 // a fallback server of their own on a free loopback port, so settings (say, a busy port) can still be changed.
 func (h *trayHost) pagesBase() (string, error) {
+	h.pagesMu.Lock() // before looking at the server: retireFallback then sees any fallback started here
+	defer h.pagesMu.Unlock()
 	if st := h.server.Status(); st.State == ServerRunning {
 		return "http://" + st.Addr, nil
 	}
-	h.pagesMu.Lock()
-	defer h.pagesMu.Unlock()
 	if h.closed {
 		return "", errClosed
 	}
@@ -248,6 +249,26 @@ func (h *trayHost) pagesBase() (string, error) {
 		return "", err
 	}
 	return "http://" + h.fallback.Status().Addr, nil
+}
+
+// retireFallback stops the fallback pages server each time the main server runs again: it serves the pages
+// itself then, and the cookie holds for every port of the host.
+func (h *trayHost) retireFallback(ctx context.Context) {
+	for {
+		changed := h.server.Changed()
+		if h.server.Status().State == ServerRunning {
+			h.pagesMu.Lock()
+			if h.fallback != nil {
+				h.fallback.Stop()
+			}
+			h.pagesMu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
 }
 
 // The tray's Controller.

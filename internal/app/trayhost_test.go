@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -360,5 +361,54 @@ func TestNoRestartAfterShutdown(t *testing.T) {
 	}
 	if u, err := h.SettingsURL(); err == nil {
 		t.Errorf("the pages are served after shutdown, at %s", u)
+	}
+}
+
+// TestFallbackPagesStopWhenTheServerRuns: while the port is busy the pages are served on a port of their own;
+// once the server runs again it serves them, and that other port is closed.
+func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	h := startHost(t, hostOptions{args: []string{"--port", port}})
+	if st := h.server.Status(); st.State != ServerFailed {
+		t.Fatalf("server %v, want failed on the busy port", st.State)
+	}
+	link, err := h.SettingsURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(link)
+	if u.Port() == port {
+		t.Fatalf("the pages are said to be on the busy port: %s", u.Host)
+	}
+	answers := func() bool {
+		c, err := net.Dial("tcp", u.Host)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}
+	if !answers() {
+		t.Fatalf("the fallback pages at %s do not answer", u.Host)
+	}
+
+	h.server.SetAddr("127.0.0.1:0")
+	if err := h.StartServer(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for answers() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fallback pages at %s still answer while the server runs on %s", u.Host, h.server.Status().Addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if link, err := h.SettingsURL(); err != nil || !strings.HasPrefix(link, "http://"+h.server.Status().Addr+"/") {
+		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, h.server.Status().Addr)
 	}
 }
