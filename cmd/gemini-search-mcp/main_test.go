@@ -452,50 +452,20 @@ func TestHTTPClientDisconnectStopsSearch(t *testing.T) {
 }
 
 func TestStdioClientGoneStopsSearch(t *testing.T) {
-	fake := geminitest.New(t, "hang")
-	env, _ := serverEnv(t, fake)
-	cmd := exec.Command(binPath)
-	cmd.Env = env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"never ends"}}}`,
-	} {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
-	stdin.Close() // the client quits
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit: %v, want 0", err)
-		}
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("server still running 10s after its client closed stdin")
-	}
-	if pids := fake.LivePIDs(); len(pids) > 0 {
-		t.Errorf("CLI processes %v outlived the server", pids)
-	}
+	quitDuringCall(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"never ends"}}}`)
 }
 
-// TestStdioTaskEndsWithTheServer runs deep_search as an MCP task over stdio, which outlives its request; closing
-// stdin must still end the run and the server promptly, leaving no process behind.
+// TestStdioTaskEndsWithTheServer: deep_search run as an MCP task outlives its request, but not the server.
 func TestStdioTaskEndsWithTheServer(t *testing.T) {
+	quitDuringCall(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deep_search","arguments":{"topic":"never ends"},"task":{}}}`,
+		"GEMINI_SEARCH_TIMEOUT=60000")
+}
+
+// quitDuringCall starts the server over stdio, sends call after the handshake, and closes stdin once the fake CLI
+// runs, as a client that quits does. The server must exit 0 within 10 s, leaving no CLI process behind.
+func quitDuringCall(t *testing.T, call string, extraEnv ...string) {
 	fake := geminitest.New(t, "hang")
-	env, _ := serverEnv(t, fake, "GEMINI_SEARCH_TIMEOUT=60000")
+	env, _ := serverEnv(t, fake, extraEnv...)
 	cmd := exec.Command(binPath)
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
@@ -509,7 +479,7 @@ func TestStdioTaskEndsWithTheServer(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deep_search","arguments":{"topic":"never ends"},"task":{}}}`,
+		call,
 	} {
 		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
 			t.Fatal(err)
@@ -527,7 +497,7 @@ func TestStdioTaskEndsWithTheServer(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("server still running 10s after its client closed stdin, with a task running")
+		t.Fatal("server still running 10s after its client closed stdin")
 	}
 	t.Logf("exited %v after stdin closed", time.Since(start).Round(time.Millisecond))
 	if pids := fake.LivePIDs(); len(pids) > 0 {
