@@ -5,6 +5,7 @@ package activity
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -20,6 +21,13 @@ type Run struct {
 	Query   string
 	Stage   string
 	Started time.Time
+}
+
+// Elapsed is how long the run has been going at now, as mm:ss (minutes keep counting past 59), as the menu and the
+// status page show it.
+func (r Run) Elapsed(now time.Time) string {
+	s := int(max(now.Sub(r.Started), 0) / time.Second)
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
 // Failure is a tool call that ended in an error.

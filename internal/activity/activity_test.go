@@ -83,3 +83,13 @@ func TestRecordIsNotARun(t *testing.T) {
 		t.Errorf("snapshot = %+v, want one stamped failure and nothing running", s)
 	}
 }
+
+func TestElapsed(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for d, want := range map[time.Duration]string{0: "00:00", 59 * time.Second: "00:59", 61 * time.Second: "01:01", 75 * time.Minute: "75:00", -time.Second: "00:00"} {
+		if got := (Run{Started: start}).Elapsed(start.Add(d)); got != want {
+			t.Errorf("Elapsed after %v = %s, want %s", d, got, want)
+		}
+	}
+}

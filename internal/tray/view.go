@@ -96,7 +96,7 @@ func Render(st ServerStatus, snap activity.Snapshot, now time.Time) View {
 
 // RunLine is one running search: tool, short query, elapsed mm:ss and stage.
 func RunLine(r activity.Run, now time.Time) string {
-	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 40), Elapsed(now.Sub(r.Started)))
+	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 40), r.Elapsed(now))
 	if r.Stage != "" {
 		line += " · " + Shorten(r.Stage, 40)
 	}
@@ -106,15 +106,6 @@ func RunLine(r activity.Run, now time.Time) string {
 // ErrorLine is one recent failure: time, tool, code and message.
 func ErrorLine(f activity.Failure) string {
 	return fmt.Sprintf("%s %s %s: %s", f.Time.Local().Format("15:04:05"), f.Tool, f.Code, Shorten(f.Message, 80))
-}
-
-// Elapsed formats d as mm:ss; minutes keep counting past 59.
-func Elapsed(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int(d / time.Second)
-	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
 // Shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.

@@ -35,8 +35,7 @@ import (
 var pagesFS embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"elapsed": Elapsed,
-	"clock":   func(t time.Time) string { return t.Local().Format("15:04:05") },
+	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
 }).ParseFS(pagesFS, "pages/*.html"))
 
 // Backend is what the pages need from the running app.
@@ -182,15 +181,6 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 	}
 }
 
-// Elapsed formats d as mm:ss (minutes keep counting past 59).
-func Elapsed(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int(d / time.Second)
-	return fmt.Sprintf("%02d:%02d", s/60, s%60)
-}
-
 type statusPage struct {
 	Server   string
 	Running  []runView
@@ -206,7 +196,7 @@ func (h *Handler) getStatus(w http.ResponseWriter) {
 	snap := h.b.Activity()
 	p := statusPage{Server: h.b.ServerStatus(), Failures: snap.Failures}
 	for _, run := range snap.Running {
-		p.Running = append(p.Running, runView{Run: run, Elapsed: Elapsed(h.now().Sub(run.Started))})
+		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
 	}
 	h.render(w, "status.html", p)
 }

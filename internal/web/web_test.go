@@ -299,12 +299,3 @@ func TestStatusPage(t *testing.T) {
 		}
 	}
 }
-
-func TestElapsed(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{0: "00:00", 59 * time.Second: "00:59", 61 * time.Second: "01:01", 75 * time.Minute: "75:00", -time.Second: "00:00"} {
-		if got := Elapsed(d); got != want {
-			t.Errorf("Elapsed(%v) = %s, want %s", d, got, want)
-		}
-	}
-}
