@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
 // serverFlags are the flags both binaries take: where to serve, and --version.
@@ -72,7 +72,7 @@ var errExposed = errors.New("refusing to serve on a non-loopback host without a 
 
 // checkExposure returns errExposed when cfg serves a non-loopback host without MCP_AUTH_TOKEN.
 func checkExposure(cfg config.Config) error {
-	if !mcpserver.IsLoopbackHost(cfg.Host) && cfg.AuthToken == "" {
+	if !loopback.IsHost(cfg.Host) && cfg.AuthToken == "" {
 		return fmt.Errorf("%w (MCP_SERVER_HOST=%s)", errExposed, cfg.Host)
 	}
 	return nil

@@ -13,10 +13,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
 
 // Config is the validated configuration. Durations and counts are already
@@ -55,12 +56,6 @@ type Config struct {
 	// reads that file too, so they can turn up in its error output.
 	fileSecrets []Secret
 }
-
-// credentialName matches variable names whose values are credentials (the Gemini CLI's own rule).
-var credentialName = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
-
-// minCredential is the shortest value taken as a credential by its name alone; shorter ones are flags.
-const minCredential = 8
 
 // FirecrawlEnabled reports whether the research agent gets Firecrawl tools.
 func (c Config) FirecrawlEnabled() bool {
@@ -191,7 +186,7 @@ func load(e Env, dir string, file map[string]string) (Config, error) {
 		c.Overridden[DirVar] = true
 	}
 	for name, value := range file {
-		if credentialName.MatchString(name) && len(strings.TrimSpace(value)) >= minCredential {
+		if credential.Named(name, strings.TrimSpace(value)) {
 			c.fileSecrets = append(c.fileSecrets, Secret(strings.TrimSpace(value)))
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
 
 const redacted = "[redacted]"
@@ -24,17 +26,8 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`(?i)(x-goog-api-key\\?["']?\s*[:=]\s*\\?["']?)[^"'\s,}\\]+`), "${1}" + redacted}, // API key headers, also JSON-quoted
 }
 
-// secretEnvKey matches variable names whose values are secrets; it is the
-// pattern the CLI itself uses to keep variables from its MCP servers.
-var secretEnvKey = regexp.MustCompile(`(?i)TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|CREDS|PRIVATE|CERT`)
-
-// minSecret is the shortest secret value masked: shorter values would
-// mangle ordinary text. Values found by a variable's name alone, which may
-// be flags like "true", must be longer still.
-const (
-	minSecret      = 4
-	minNamedSecret = 8
-)
+// minSecret is the shortest secret value masked: shorter values would mangle ordinary text.
+const minSecret = 4
 
 // masker replaces secrets in text the runner shows or logs.
 type masker struct {
@@ -45,17 +38,17 @@ type masker struct {
 // variables in env (the child's environment: GEMINI_API_KEY, say).
 func newMasker(secrets, env []string) masker {
 	var m masker
-	add := func(s string, min int) {
-		if len(s) >= min && !slices.Contains(m.secrets, s) {
+	add := func(s string) {
+		if len(s) >= minSecret && !slices.Contains(m.secrets, s) {
 			m.secrets = append(m.secrets, s)
 		}
 	}
 	for _, s := range secrets {
-		add(s, minSecret)
+		add(s)
 	}
 	for _, kv := range env {
-		if key := envKey(kv); secretEnvKey.MatchString(key) && len(kv) > len(key) {
-			add(kv[len(key)+1:], minNamedSecret)
+		if key := envKey(kv); len(kv) > len(key) && credential.Named(key, kv[len(key)+1:]) {
+			add(kv[len(key)+1:])
 		}
 	}
 	slices.SortFunc(m.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })

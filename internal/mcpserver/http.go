@@ -11,12 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
 // MaxBodyBytes bounds an HTTP request body.
@@ -52,12 +52,12 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// mcp-go checks the Host of /mcp requests only; /healthz (and anything added later) needs it too, or a page
 		// rebound to 127.0.0.1 could read it.
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local.String()) &&
-			!IsLoopbackHost(hostOnly(r.Host)) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopback.IsAddr(local.String()) &&
+			!loopback.IsAddr(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" && !allowedOrigin(origin, r.Host) {
+		if origin := r.Header.Get("Origin"); origin != "" && !loopback.AllowedOrigin(origin, r.Host) {
 			o.Logger.Warn("rejected request from a foreign origin", "origin", origin, "path", r.URL.Path)
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q may not use this server", origin), http.StatusForbidden)
 			return
@@ -101,40 +101,9 @@ func isTaskCall(body []byte) bool {
 		string(msg.Params.Task) != "null"
 }
 
-// allowedOrigin accepts browser origins on loopback and the server's own origin; anything else could be a web
-// page driving the user's browser against the local server.
-func allowedOrigin(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return IsLoopbackHost(u.Hostname()) || strings.EqualFold(u.Host, host)
-}
-
 func validBearer(header, token string) bool {
 	got, ok := strings.CutPrefix(header, "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
-}
-
-// isLoopbackAddr reports whether a host:port address is on loopback.
-func isLoopbackAddr(addr string) bool { return IsLoopbackHost(hostOnly(addr)) }
-
-// hostOnly strips the port from host:port; a bare host is returned as it is.
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return hostport
-}
-
-// IsLoopbackHost reports whether host (a name or IP, without port) is localhost or a loopback address.
-func IsLoopbackHost(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // shutdownGrace bounds how long Serve waits for requests to finish after ctx is cancelled. Running searches see

@@ -147,25 +147,3 @@ func TestHTTPBearerToken(t *testing.T) {
 		})
 	}
 }
-
-func TestAllowedOrigin(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		origin, host string
-		want         bool
-	}{
-		{"http://127.0.0.1:3000", "127.0.0.1:3000", true},
-		{"http://[::1]:8080", "127.0.0.1:3000", true},
-		{"https://localhost", "127.0.0.1:3000", true},
-		{"https://research.example.com", "research.example.com", true},
-		{"https://evil.example", "127.0.0.1:3000", false},
-		{"http://127.0.0.1.evil.example", "127.0.0.1:3000", false},
-		{"file://", "127.0.0.1:3000", false},
-		{"null", "127.0.0.1:3000", false},
-	}
-	for _, tt := range tests {
-		if got := allowedOrigin(tt.origin, tt.host); got != tt.want {
-			t.Errorf("allowedOrigin(%q, %q) = %v, want %v", tt.origin, tt.host, got, tt.want)
-		}
-	}
-}

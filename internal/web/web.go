@@ -19,7 +19,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,7 +27,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
 //go:embed pages/*.html
@@ -139,11 +138,8 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 
 // hostAllowed refuses DNS-rebinding requests: the Host must be loopback or the configured host.
 func (h *Handler) hostAllowed(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	return mcpserver.IsLoopbackHost(host) || strings.EqualFold(host, h.b.Config().Host)
+	host := loopback.HostOnly(hostport)
+	return loopback.IsHost(host) || strings.EqualFold(host, h.b.Config().Host)
 }
 
 // checkPost returns why a POST is refused, or "".
