@@ -18,6 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
@@ -124,7 +125,7 @@ func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error
 func (a *App) ServeHTTP(ctx context.Context, ln net.Listener) error {
 	defer a.Shutdown()
 	a.log.Info("serving MCP over HTTP", "url", fmt.Sprintf("http://%s/mcp", ln.Addr()))
-	return mcpserver.Serve(ctx, ln, a.HTTPHandler())
+	return httpserver.Serve(ctx, ln, a.HTTPHandler())
 }
 
 // Shutdown cancels the work that outlives its request (MCP tasks), refuses new CLI runs, and waits until every

@@ -20,6 +20,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -35,7 +36,7 @@ type trayHost struct {
 	override func(*config.Config) // command-line flags, applied to every loaded config
 	log      *slog.Logger
 
-	server   *HTTPServer
+	server   *httpserver.Server
 	mcp      atomic.Pointer[http.Handler] // the app's /mcp handler, rebuilt when the config changes
 	pages    *web.Handler
 	watcher  *watch.Watcher
@@ -44,8 +45,8 @@ type trayHost struct {
 
 	applyMu  sync.Mutex // one configuration change at a time
 	pagesMu  sync.Mutex
-	fallback *HTTPServer // the pages alone, on a free port, while the main server is down
-	closed   bool        // shutdown began: no fallback is started any more; guarded by pagesMu
+	fallback *httpserver.Server // the pages alone, on a free port, while the main server is down
+	closed   bool               // shutdown began: no fallback is started any more; guarded by pagesMu
 }
 
 func newTrayHost(a *App, env config.Env, override func(*config.Config)) (*trayHost, error) {
@@ -57,7 +58,7 @@ func newTrayHost(a *App, env config.Env, override func(*config.Config)) (*trayHo
 	mux.Handle("/settings", h.pages)
 	mux.Handle("/status", h.pages)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { (*h.mcp.Load()).ServeHTTP(w, r) })
-	h.server = NewHTTPServer(mux, a.Config().Addr(), a.log)
+	h.server = httpserver.New(mux, a.Config().Addr(), a.log)
 	h.changes.ch = make(chan struct{})
 
 	if exe, err := os.Executable(); err == nil {
@@ -144,7 +145,7 @@ func (h *trayHost) envChanged(watch.Change) {
 		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were not applied: %w", err))
 		return
 	}
-	if moved && h.server.Status().State != ServerStopped { // a server stopped from the menu stays stopped
+	if moved && h.server.Status().State != httpserver.Stopped { // a server stopped from the menu stays stopped
 		_ = h.server.Restart()
 	}
 }
@@ -233,17 +234,17 @@ func (h *trayHost) fail(tool, code string, err error) {
 func (h *trayHost) pagesBase() (string, error) {
 	h.pagesMu.Lock() // before looking at the server: retireFallback then sees any fallback started here
 	defer h.pagesMu.Unlock()
-	if st := h.server.Status(); st.State == ServerRunning {
+	if st := h.server.Status(); st.State == httpserver.Running {
 		return "http://" + st.Addr, nil
 	}
 	if h.closed {
-		return "", errClosed
+		return "", httpserver.ErrClosed
 	}
 	if h.fallback == nil {
 		mux := http.NewServeMux()
 		mux.Handle("/settings", h.pages)
 		mux.Handle("/status", h.pages)
-		h.fallback = NewHTTPServer(mux, "127.0.0.1:0", h.app.log)
+		h.fallback = httpserver.New(mux, "127.0.0.1:0", h.app.log)
 	}
 	if err := h.fallback.Start(); err != nil {
 		return "", err
@@ -256,7 +257,7 @@ func (h *trayHost) pagesBase() (string, error) {
 func (h *trayHost) retireFallback(ctx context.Context) {
 	for {
 		changed := h.server.Changed()
-		if h.server.Status().State == ServerRunning {
+		if h.server.Status().State == httpserver.Running {
 			h.pagesMu.Lock()
 			if h.fallback != nil {
 				h.fallback.Stop()
@@ -275,13 +276,13 @@ func (h *trayHost) retireFallback(ctx context.Context) {
 
 func (h *trayHost) Status() tray.ServerStatus {
 	st := h.server.Status()
-	s := tray.ServerStatus{Running: st.State == ServerRunning}
+	s := tray.ServerStatus{Running: st.State == httpserver.Running}
 	if s.Running {
 		s.URL = st.URL()
 	}
-	if st.State == ServerFailed && st.Err != nil {
+	if st.State == httpserver.Failed && st.Err != nil {
 		s.Down = st.Err.Error()
-		var le *ListenError
+		var le *httpserver.ListenError
 		if errors.As(st.Err, &le) {
 			s.Down = le.Reason
 		}
@@ -310,7 +311,7 @@ func (h *trayHost) pageURL(page string) (string, error) {
 func (h *trayHost) Clients() []clients.Client {
 	cfg := h.app.Config()
 	url := "http://" + cfg.Addr() + "/mcp"
-	if st := h.server.Status(); st.State == ServerRunning {
+	if st := h.server.Status(); st.State == httpserver.Running {
 		url = st.URL()
 	}
 	s := clients.Server{URL: url, AuthToken: cfg.AuthToken.Reveal(), StdioCommand: h.stdioCmd}
@@ -381,7 +382,7 @@ func (h *trayHost) SaveDotenv(data []byte) (moved string, err error) {
 		h.fail("settings", "CONFIG_ERROR", fmt.Errorf("the settings were saved but not applied: %w", err))
 		return "", &web.NotAppliedError{Err: err}
 	}
-	if !addrChanged || h.server.Status().State == ServerStopped { // a server stopped from the menu stays stopped
+	if !addrChanged || h.server.Status().State == httpserver.Stopped { // a server stopped from the menu stays stopped
 		return "", nil
 	}
 	// The page may be served by the very server that has to move: restart it once this request is answered.

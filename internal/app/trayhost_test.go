@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
 // hostOptions describe the process a test trayHost runs in.
@@ -346,7 +347,7 @@ func TestOpenHidingQuery(t *testing.T) {
 func TestNoRestartAfterShutdown(t *testing.T) {
 	t.Parallel()
 	h := startHost(t, hostOptions{})
-	if st := h.server.Status(); st.State != ServerRunning {
+	if st := h.server.Status(); st.State != httpserver.Running {
 		t.Fatalf("server %v (%v), want running", st.State, st.Err)
 	}
 	h.shutdown()
@@ -356,7 +357,7 @@ func TestNoRestartAfterShutdown(t *testing.T) {
 	if err := h.StartServer(); err == nil {
 		t.Error("Start after shutdown succeeded")
 	}
-	if st := h.server.Status(); st.State == ServerRunning {
+	if st := h.server.Status(); st.State == httpserver.Running {
 		t.Errorf("the server runs again on %s after shutdown", st.Addr)
 	}
 	if u, err := h.SettingsURL(); err == nil {
@@ -375,7 +376,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 	defer busy.Close()
 	_, port, _ := net.SplitHostPort(busy.Addr().String())
 	h := startHost(t, hostOptions{args: []string{"--port", port}})
-	if st := h.server.Status(); st.State != ServerFailed {
+	if st := h.server.Status(); st.State != httpserver.Failed {
 		t.Fatalf("server %v, want failed on the busy port", st.State)
 	}
 	link, err := h.SettingsURL()

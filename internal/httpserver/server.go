@@ -1,4 +1,7 @@
-package app
+// Package httpserver serves an http.Handler on a TCP address: Serve for one listener until a context ends, and
+// Server for one that can be started, stopped, restarted and moved while the program runs (the tray's menu), with
+// the reason in words when it cannot listen.
+package httpserver
 
 import (
 	"context"
@@ -8,34 +11,32 @@ import (
 	"net/http"
 	"sync"
 	"syscall"
-
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 )
 
-// ServerState is what an HTTPServer is doing.
-type ServerState int
+// State is what a Server is doing.
+type State int
 
 // Server states.
 const (
-	ServerStopped ServerState = iota // not started, or stopped on request
-	ServerRunning                    // serving
-	ServerFailed                     // could not start, or stopped by an error; Err says why
+	Stopped State = iota // not started, or stopped on request
+	Running              // serving
+	Failed               // could not start, or stopped by an error; Err says why
 )
 
-// ServerStatus is an HTTPServer's state at one moment.
-type ServerStatus struct {
-	State ServerState
+// Status is a Server's state at one moment.
+type Status struct {
+	State State
 	Addr  string // the address it listens on when running, else the one it would listen on
-	Err   error  // why it is down, for ServerFailed
+	Err   error  // why it is down, for Failed
 }
 
 // URL is the MCP endpoint, http://<addr>/mcp.
-func (s ServerStatus) URL() string { return "http://" + s.Addr + "/mcp" }
+func (s Status) URL() string { return "http://" + s.Addr + "/mcp" }
 
-// HTTPServer serves one handler on a TCP address and can be started, stopped and restarted, moved to another
+// Server serves one handler on a TCP address and can be started, stopped and restarted, moved to another
 // address (SetAddr), and asked how it is doing (Status, Changed). Failing to listen is a state, not the end:
 // the tray stays up and shows why. Safe for concurrent use.
-type HTTPServer struct {
+type Server struct {
 	handler http.Handler
 	log     *slog.Logger
 
@@ -44,82 +45,82 @@ type HTTPServer struct {
 
 	mu      sync.Mutex
 	addr    string
-	status  ServerStatus
+	status  Status
 	cancel  context.CancelFunc
 	done    chan struct{}
 	changed chan struct{}
 }
 
-// NewHTTPServer returns a stopped server for h on addr (host:port; port 0 picks a free port).
-func NewHTTPServer(h http.Handler, addr string, logger *slog.Logger) *HTTPServer {
-	return &HTTPServer{handler: h, log: logger, addr: addr, status: ServerStatus{Addr: addr}, changed: make(chan struct{})}
+// New returns a stopped server for h on addr (host:port; port 0 picks a free port).
+func New(h http.Handler, addr string, logger *slog.Logger) *Server {
+	return &Server{handler: h, log: logger, addr: addr, status: Status{Addr: addr}, changed: make(chan struct{})}
 }
 
 // Status returns the current state.
-func (s *HTTPServer) Status() ServerStatus {
+func (s *Server) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.status
 }
 
 // Changed returns a channel that is closed at the next change of Status.
-func (s *HTTPServer) Changed() <-chan struct{} {
+func (s *Server) Changed() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.changed
 }
 
-func (s *HTTPServer) setLocked(st ServerStatus) {
+func (s *Server) setLocked(st Status) {
 	s.status = st
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
 
 // SetAddr sets the address the next Start listens on.
-func (s *HTTPServer) SetAddr(addr string) {
+func (s *Server) SetAddr(addr string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.addr = addr
-	if s.status.State != ServerRunning {
-		s.setLocked(ServerStatus{State: s.status.State, Addr: addr, Err: s.status.Err})
+	if s.status.State != Running {
+		s.setLocked(Status{State: s.status.State, Addr: addr, Err: s.status.Err})
 	}
 }
 
 // Start listens and serves; it does nothing when already running. When it cannot listen, the server is left
-// ServerFailed with the reason, which is also returned. After Close it returns errClosed.
-func (s *HTTPServer) Start() error {
+// Failed with the reason, which is also returned. After Close it returns ErrClosed.
+func (s *Server) Start() error {
 	s.op.Lock()
 	defer s.op.Unlock()
 	if s.closed {
-		return errClosed
+		return ErrClosed
 	}
 	return s.start()
 }
 
-// errClosed refuses to start a server that was closed.
-var errClosed = errors.New("the server is shutting down")
+// ErrClosed refuses to start a server that was closed.
+var ErrClosed = errors.New("the server is shutting down")
 
-func (s *HTTPServer) start() error {
+func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.status.State == ServerRunning {
+	if s.status.State == Running {
 		return nil
 	}
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		err = listenError(s.addr, err)
 		s.log.Error("cannot start the MCP server", "addr", s.addr, "err", err)
-		s.setLocked(ServerStatus{State: ServerFailed, Addr: s.addr, Err: err})
+		s.setLocked(Status{State: Failed, Addr: s.addr, Err: err})
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.cancel, s.done = cancel, done
-	s.setLocked(ServerStatus{State: ServerRunning, Addr: ln.Addr().String()})
+	s.setLocked(Status{State: Running, Addr: ln.Addr().String()})
 	s.log.Info("serving MCP over HTTP", "url", s.status.URL())
 	go func() {
 		defer close(done)
-		err := mcpserver.Serve(ctx, ln, s.handler)
+		err := Serve(ctx, ln, s.handler)
 		if ctx.Err() != nil { // stopped on request
 			if err != nil {
 				s.log.Warn("MCP server stopped uncleanly", "err", err)
@@ -131,7 +132,7 @@ func (s *HTTPServer) start() error {
 		defer s.mu.Unlock()
 		if s.done == done {
 			s.cancel, s.done = nil, nil
-			s.setLocked(ServerStatus{State: ServerFailed, Addr: s.addr, Err: err})
+			s.setLocked(Status{State: Failed, Addr: s.addr, Err: err})
 		}
 		cancel()
 	}()
@@ -140,18 +141,18 @@ func (s *HTTPServer) start() error {
 
 // Stop cancels the requests in progress (so running searches end and their processes are killed), shuts the
 // server down and waits for it. It does nothing when not running.
-func (s *HTTPServer) Stop() {
+func (s *Server) Stop() {
 	s.op.Lock()
 	defer s.op.Unlock()
 	s.stop()
 }
 
-func (s *HTTPServer) stop() {
+func (s *Server) stop() {
 	s.mu.Lock()
 	cancel, done := s.cancel, s.done
 	s.cancel, s.done = nil, nil
-	if done != nil || s.status.State == ServerFailed {
-		s.setLocked(ServerStatus{State: ServerStopped, Addr: s.addr})
+	if done != nil || s.status.State == Failed {
+		s.setLocked(Status{State: Stopped, Addr: s.addr})
 	}
 	s.mu.Unlock()
 	if cancel == nil {
@@ -163,12 +164,12 @@ func (s *HTTPServer) stop() {
 }
 
 // Restart stops the server when it runs and starts it again, on the address last set. After Close it returns
-// errClosed.
-func (s *HTTPServer) Restart() error {
+// ErrClosed.
+func (s *Server) Restart() error {
 	s.op.Lock()
 	defer s.op.Unlock()
 	if s.closed {
-		return errClosed
+		return ErrClosed
 	}
 	s.stop()
 	return s.start()
@@ -176,7 +177,7 @@ func (s *HTTPServer) Restart() error {
 
 // Close stops the server for good: a Start or Restart asked for later (by a goroutine that has not heard of the
 // shutdown yet) does nothing.
-func (s *HTTPServer) Close() {
+func (s *Server) Close() {
 	s.op.Lock()
 	defer s.op.Unlock()
 	s.closed = true

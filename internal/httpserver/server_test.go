@@ -1,4 +1,4 @@
-package app
+package httpserver
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func TestHTTPServerLifecycle(t *testing.T) {
+func TestServerLifecycle(t *testing.T) {
 	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -20,8 +20,8 @@ func TestHTTPServerLifecycle(t *testing.T) {
 	defer busy.Close()
 
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hello") })
-	s := NewHTTPServer(h, busy.Addr().String(), slog.New(slog.DiscardHandler))
-	if st := s.Status(); st.State != ServerStopped {
+	s := New(h, busy.Addr().String(), slog.New(slog.DiscardHandler))
+	if st := s.Status(); st.State != Stopped {
 		t.Fatalf("new server state %v, want stopped", st.State)
 	}
 
@@ -30,7 +30,7 @@ func TestHTTPServerLifecycle(t *testing.T) {
 		t.Fatal("Start on a busy port succeeded")
 	}
 	st := s.Status()
-	if st.State != ServerFailed || !strings.Contains(st.Err.Error(), "already in use") {
+	if st.State != Failed || !strings.Contains(st.Err.Error(), "already in use") {
 		t.Fatalf("got %v %v, want failed: already in use", st.State, st.Err)
 	}
 	var le *ListenError
@@ -48,7 +48,7 @@ func TestHTTPServerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = s.Status()
-	if st.State != ServerRunning || st.Err != nil || strings.HasSuffix(st.Addr, ":0") {
+	if st.State != Running || st.Err != nil || strings.HasSuffix(st.Addr, ":0") {
 		t.Fatalf("got %+v, want running on a real port", st)
 	}
 	if err := s.Start(); err != nil {
@@ -70,7 +70,7 @@ func TestHTTPServerLifecycle(t *testing.T) {
 	}
 
 	s.Stop()
-	if st := s.Status(); st.State != ServerStopped {
+	if st := s.Status(); st.State != Stopped {
 		t.Errorf("after Stop: %v, want stopped", st.State)
 	}
 	if err := get(); err == nil {
@@ -81,7 +81,7 @@ func TestHTTPServerLifecycle(t *testing.T) {
 	if err := s.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Status(); st.State != ServerRunning {
+	if st := s.Status(); st.State != Running {
 		t.Errorf("after Restart: %v, want running", st.State)
 	}
 	addr := s.Status().Addr
@@ -92,7 +92,7 @@ func TestHTTPServerLifecycle(t *testing.T) {
 	if err := s.Start(); err == nil {
 		t.Error("Start after Close succeeded")
 	}
-	if st := s.Status(); st.State != ServerStopped {
+	if st := s.Status(); st.State != Stopped {
 		t.Errorf("after Close: %v, want stopped", st.State)
 	}
 	if c, err := net.Dial("tcp", addr); err == nil {
