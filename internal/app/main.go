@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
 )
 
@@ -54,7 +55,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	defer stop()
 
 	if command == "doctor" {
-		if Doctor(ctx, cfg, env, stdout) {
+		if doctor.Print(stdout, doctor.Run(ctx, cfg, env)) {
 			return 0
 		}
 		return 1
@@ -70,7 +71,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		logger.Error("cannot start", "err", err)
 		return 1
 	}
-	if problem := firecrawlMismatch(cfg); problem != "" {
+	if problem := doctor.FirecrawlMismatch(cfg); problem != "" {
 		logger.Warn(problem)
 	}
 	if !*httpMode {
