@@ -31,6 +31,7 @@ type App struct {
 	log      *slog.Logger
 	activity *activity.Registry
 	queue    *research.Queue
+	joins    research.Joins
 	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
@@ -101,6 +102,7 @@ func (a *App) Reconfigure(cfg config.Config) error {
 		ProgressLogInterval: cfg.ProgressLogInterval,
 		Queue:               a.queue,
 		QueueTimeout:        cfg.QueueTimeout,
+		Joins:               &a.joins,
 	}, a.log)
 	if err != nil {
 		return err

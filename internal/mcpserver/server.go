@@ -147,7 +147,6 @@ type tools struct {
 	engine Engine
 	opts   Options
 	chunks *chunkStore
-	joins  joiner
 	tasks  tasks
 }
 
@@ -157,10 +156,9 @@ func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if query == "" {
 		return blankArgument("search", "query"), nil
 	}
-	return t.research(ctx, req, model, []string{"search", normalize(query), model},
-		func(ctx context.Context, p research.Progress) (research.Report, error) {
-			return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Progress: p})
-		}), nil
+	return t.research(ctx, req, model, func(ctx context.Context, p research.Progress) (research.Report, error) {
+		return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Progress: p})
+	}), nil
 }
 
 func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -170,15 +168,14 @@ func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if topic == "" {
 		return blankArgument("deep_search", "topic"), nil
 	}
-	return t.research(ctx, req, model, []string{"deep_search", normalize(topic), depth, model},
-		func(ctx context.Context, p research.Progress) (research.Report, error) {
-			return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model, Progress: p})
-		}), nil
+	return t.research(ctx, req, model, func(ctx context.Context, p research.Progress) (research.Report, error) {
+		return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model, Progress: p})
+	}), nil
 }
 
-// research runs one research call, joining an identical one already running (same key), with progress
-// reporting, and shapes its result.
-func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string, key []string,
+// research runs one research call, as an MCP task when the client asked for one, with progress reporting, and
+// shapes its result.
+func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string,
 	run func(context.Context, research.Progress) (research.Report, error)) *mcp.CallToolResult {
 	start := time.Now()
 	if req.Params.Task != nil {
@@ -188,11 +185,7 @@ func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model str
 	}
 	p := startProgress(ctx, req, cmp.Or(t.opts.Heartbeat, defaultHeartbeat))
 	defer p.stop()
-	k, _ := json.Marshal(key)
-	rep, joined, err := t.joins.do(ctx, string(k), p.report, run)
-	if joined {
-		t.opts.Logger.Info("joined an identical request already running", "tool", key[0])
-	}
+	rep, err := run(ctx, p.report)
 	if err != nil {
 		return errorResult(start, model, err)
 	}
@@ -212,11 +205,6 @@ func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.Cal
 			Details: "Run the search again to get a new id."}), nil
 	}
 	return structured(chunkBody{Success: true, ID: id, Index: index, Count: count, Text: text}), nil
-}
-
-// normalize makes requests that differ only in case and spacing identical, for joining.
-func normalize(s string) string {
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
 // Error codes the MCP layer adds to the engine's.

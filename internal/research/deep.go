@@ -29,11 +29,20 @@ type DeepSearchRequest struct {
 // DeepSearch researches a topic, then verifies the draft in further rounds: each checks the key claims against
 // sources, looks for newer or contradicting sources and for gaps, and returns the corrected report. It stops when
 // a round reports no open gaps or after MaxRounds. When a later round fails or times out, the last complete
-// round's report comes back marked partial.
+// round's report comes back marked partial. An identical request already running is joined rather than started
+// again.
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
-	start := e.now()
 	model := cmp.Or(req.Model, e.settings.Model)
 	depth := cmp.Or(req.Depth, DepthDetailed)
+	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model}, req.Progress,
+		func(ctx context.Context, p Progress) (Report, error) {
+			req.Progress = p
+			return e.deepSearch(ctx, req, model, depth)
+		})
+}
+
+func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, depth string) (Report, error) {
+	start := e.now()
 	maxRounds := cmp.Or(e.settings.MaxRounds, defaultMaxRounds)
 	if e.settings.MaxIterations > 0 {
 		maxRounds = min(maxRounds, e.settings.MaxIterations)

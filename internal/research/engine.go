@@ -34,6 +34,7 @@ type Settings struct {
 	ProgressLogInterval time.Duration // how often a running request is logged
 	Queue               *Queue        // shared limit on concurrent CLI runs; nil: no limit
 	QueueTimeout        time.Duration // longest wait for a queue slot; 0: no limit
+	Joins               *Joins        // shared by identical requests running at once; nil: no joining
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -144,9 +145,18 @@ const (
 
 // Search runs the single-round research agent. It returns a *Failure when the agent could not produce a report,
 // or the context's error when the caller went away.
+// An identical request already running is joined rather than started again.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
-	start := e.now()
 	model := cmp.Or(req.Model, e.settings.Model)
+	return e.joined(ctx, []string{"search", normalize(req.Query), model}, req.Progress,
+		func(ctx context.Context, p Progress) (Report, error) {
+			req.Progress = p
+			return e.search(ctx, req, model)
+		})
+}
+
+func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (Report, error) {
+	start := e.now()
 	stop := e.logProgress(req.Query, start)
 	defer stop()
 

@@ -1,44 +1,46 @@
-package mcpserver
+package research
 
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
-
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// joiner lets identical requests that arrive while one is running share its run instead of starting a second
-// agent. The shared run lives as long as at least one caller still waits for it.
-type joiner struct {
+// Joins lets identical requests that arrive while one is running share its run instead of starting a second
+// agent. The shared run lives as long as at least one caller still waits for it. Like the Queue, one Joins is
+// shared by every engine of a server, so a request joins an identical one started before a configuration change.
+// The zero value is ready to use.
+type Joins struct {
 	mu      sync.Mutex
 	flights map[string]*flight
 }
 
 type flight struct {
 	done    chan struct{}
-	rep     research.Report
+	rep     Report
 	err     error
 	cancel  context.CancelFunc
-	waiters int // guarded by joiner.mu
+	waiters int // guarded by Joins.mu
 
 	mu        sync.Mutex // guards the subscribers and the last stage
-	subs      map[int]research.Progress
+	subs      map[int]Progress
 	nextSub   int
 	lastStage string
 }
 
 // do returns the result of run for key, starting it unless an identical request is already running. progress
 // receives the shared run's stages. When every caller has gone, the run is cancelled.
-func (j *joiner) do(ctx context.Context, key string, progress research.Progress,
-	run func(context.Context, research.Progress) (research.Report, error)) (rep research.Report, joined bool, err error) {
+func (j *Joins) do(ctx context.Context, key string, progress Progress,
+	run func(context.Context, Progress) (Report, error)) (rep Report, joined bool, err error) {
 	j.mu.Lock()
 	if j.flights == nil {
 		j.flights = map[string]*flight{}
 	}
 	f, joined := j.flights[key]
 	if !joined {
-		f = &flight{done: make(chan struct{}), subs: map[int]research.Progress{}}
+		f = &flight{done: make(chan struct{}), subs: map[int]Progress{}}
 		j.flights[key] = f
 	}
 	f.waiters++
@@ -67,24 +69,24 @@ func (j *joiner) do(ctx context.Context, key string, progress research.Progress,
 			j.forgetLocked(key, f) // a new identical request must not join a run being cancelled
 		}
 		j.mu.Unlock()
-		return research.Report{}, joined, ctx.Err()
+		return Report{}, joined, ctx.Err()
 	}
 }
 
-func (j *joiner) forget(key string, f *flight) {
+func (j *Joins) forget(key string, f *flight) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.forgetLocked(key, f)
 }
 
-func (j *joiner) forgetLocked(key string, f *flight) {
+func (j *Joins) forgetLocked(key string, f *flight) {
 	if j.flights[key] == f {
 		delete(j.flights, key)
 	}
 }
 
 // subscribe adds p to the run's progress listeners and tells a joiner the current stage.
-func (f *flight) subscribe(p research.Progress, joined bool) int {
+func (f *flight) subscribe(p Progress, joined bool) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextSub++
@@ -110,4 +112,24 @@ func (f *flight) broadcast(stage string) {
 			p(stage)
 		}
 	}
+}
+
+// joined runs run for the request identified by key, or joins the identical one already running. Requests that
+// differ only in case and spacing of their text are identical.
+func (e *Engine) joined(ctx context.Context, key []string, progress Progress,
+	run func(context.Context, Progress) (Report, error)) (Report, error) {
+	if e.settings.Joins == nil {
+		return run(ctx, progress)
+	}
+	k, _ := json.Marshal(key)
+	rep, joined, err := e.settings.Joins.do(ctx, string(k), progress, run)
+	if joined {
+		e.log.Info("joined an identical request already running", "request", key[0])
+	}
+	return rep, err
+}
+
+// normalize makes requests that differ only in case and spacing identical, for joining.
+func normalize(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
