@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -338,7 +339,7 @@ func TestMissingCLIWarnsAndStillServes(t *testing.T) {
 	if b := decode(t, res); !res.IsError || b.Error.Code != "CLI_NOT_FOUND" {
 		t.Errorf("got %+v, want CLI_NOT_FOUND", b)
 	}
-	testkit.WaitFor(t, "the missing-CLI warning", func() bool { return strings.Contains(stderr.String(), "Gemini CLI not found") })
+	testkit.WaitFor(t, "the missing-CLI warning", func() bool { return strings.Contains(stderr.String(), "[WARN] Gemini CLI: not found") })
 }
 
 func TestVersion(t *testing.T) {
@@ -368,17 +369,22 @@ func TestDoctor(t *testing.T) {
 		if out, err := runServer(t, env, "doctor"); err != nil { // writes settings.json without Firecrawl
 			t.Fatalf("doctor: %v\n%s", err, out)
 		}
+		path := filepath.Join(configDir, ".gemini", "settings.json")
+		edited := strings.Replace(readFile(t, path), "{", `{"ui": {"theme": "mine"},`, 1) // the user's own entry
+		if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		env = append(env, "FIRECRAWL_API_KEY=fc-test-key-123")
+		if out, _ := runServer(t, env); strings.Contains(out, "fc-test-key-123") {
+			t.Errorf("the server's log shows the key:\n%s", out)
+		}
+		settings := readFile(t, path)
+		if !strings.Contains(settings, `"firecrawl"`) || !strings.Contains(settings, `"theme": "mine"`) || strings.Contains(settings, "fc-test-key-123") {
+			t.Errorf("after a start with FIRECRAWL_API_KEY, settings.json is\n%s\nwant the firecrawl server added, the user's entry kept and no key", settings)
+		}
 		out, err := runServer(t, env, "doctor")
-		if err != nil {
-			t.Errorf("a hint made doctor fail: %v", err)
-		}
-		want := "! Firecrawl     FIRECRAWL_API_KEY is set, but " + filepath.Join(configDir, ".gemini", "settings.json") + " has no firecrawl server"
-		if !strings.Contains(out, want) || strings.Contains(out, "fc-test-key-123") {
-			t.Errorf("doctor output lacks %q (or shows the key):\n%s", want, out)
-		}
-		if out, _ := runServer(t, env); !strings.Contains(out, "[WARN] FIRECRAWL_API_KEY is set, but") {
-			t.Errorf("the server does not warn at startup:\n%s", out)
+		if err != nil || !strings.Contains(out, "✓ Firecrawl     cloud (API key)") || strings.Contains(out, "fc-test-key-123") {
+			t.Errorf("doctor: %v\n%s\nwant Firecrawl on, without the key", err, out)
 		}
 	})
 	t.Run("broken", func(t *testing.T) {
@@ -502,5 +508,47 @@ func quitDuringCall(t *testing.T, call string, extraEnv ...string) {
 	t.Logf("exited %v after stdin closed", time.Since(start).Round(time.Millisecond))
 	if pids := fake.LivePIDs(); len(pids) > 0 {
 		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestHTTPStatusPage: the headless HTTP server serves the status page too, read-only, behind the per-launch token
+// of the link it logs; it has no settings page.
+func TestHTTPStatusPage(t *testing.T) {
+	env, _ := serverEnv(t, geminitest.New(t, "ok"))
+	_, base, stderr := startHTTP(t, env)
+	link := regexp.MustCompile(`status="?(http://\S+/status\?token=[0-9a-f]+)`).FindStringSubmatch(stderr.String())
+	if link == nil {
+		t.Fatalf("the log gives no status page link:\n%s", stderr)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	get := func(c *http.Client, u string) (int, string) {
+		t.Helper()
+		res, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	if code, _ := get(http.DefaultClient, base+"/status"); code != http.StatusForbidden {
+		t.Errorf("/status without the token: %d, want 403", code)
+	}
+	code, page := get(browser, link[1])
+	if code != http.StatusOK || !strings.Contains(page, "Running on "+base+"/mcp") {
+		t.Errorf("/status with the token: %d, want 200 saying where the server runs:\n%s", code, page)
+	}
+	if code, _ := get(browser, base+"/settings"); code != http.StatusNotFound {
+		t.Errorf("/settings: %d, want 404: the headless server has no settings page", code)
 	}
 }

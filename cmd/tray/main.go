@@ -5,12 +5,12 @@ package main
 import (
 	"os"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/trayapp"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
-	os.Exit(app.TrayMain(os.Args[1:], version, os.Stdout, os.Stderr))
+	os.Exit(trayapp.Main(os.Args[1:], version, os.Stdout, os.Stderr))
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 )
 
 // MaxFailures is how many recent failures a Registry keeps.
@@ -50,13 +52,13 @@ type Registry struct {
 	nextID   uint64
 	runs     map[uint64]*Run
 	failures []Failure
-	changed  chan struct{}
+	changed  broadcast.Signal
 	now      func() time.Time
 }
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{runs: map[uint64]*Run{}, changed: make(chan struct{}), now: time.Now}
+	return &Registry{runs: map[uint64]*Run{}, now: time.Now}
 }
 
 // Begin records the start of a tool call; the caller must call End on the returned Tracker.
@@ -105,16 +107,9 @@ func (r *Registry) ClearFailures() {
 }
 
 // Changed returns a channel that is closed at the next change, for views that redraw on change.
-func (r *Registry) Changed() <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.changed
-}
+func (r *Registry) Changed() <-chan struct{} { return r.changed.Changed() }
 
-func (r *Registry) notifyLocked() {
-	close(r.changed)
-	r.changed = make(chan struct{})
-}
+func (r *Registry) notifyLocked() { r.changed.Notify() }
 
 // Tracker updates one run. A nil *Tracker ignores every call, so code paths without a registry need no checks.
 type Tracker struct {

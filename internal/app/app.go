@@ -1,15 +1,17 @@
-// Package app wires the configuration, the research workspace, the Gemini CLI runner, the research engine and
-// the MCP server together. The headless binary and the tray are thin shells around it.
+// Package app wires one research server: configuration → workspace → Gemini CLI runner → research engine → MCP
+// server, and serves it over stdio or HTTP. A configuration change takes one road, Commit: the workspace and the
+// engine are rebuilt for it, then every Committer reacts. The headless binary (Main) and the tray
+// (internal/trayapp) are thin shells around an App.
 package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 
@@ -17,18 +19,21 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
 
-// App is one research server. Its configuration can change while it serves (Reconfigure); the MCP server, the
-// activity registry and the queue of CLI runs stay the same.
+// App is one research server. Its configuration can change while it serves (Commit); the MCP server, its HTTP
+// handler, the activity registry, the queue of CLI runs and the joined calls stay the same.
 type App struct {
 	version  string
+	env      config.Env
 	log      *slog.Logger
+	wrote    func(path string, data []byte)
 	activity *activity.Registry
 	queue    *research.Queue
 	joins    research.Joins
@@ -36,86 +41,155 @@ type App struct {
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
 	mcp      *server.MCPServer
-	state    atomic.Pointer[state]
+	mcpHTTP  http.Handler // /mcp and /healthz
+
+	commitMu   sync.Mutex // one configuration change at a time; guards committers
+	committers []Committer
+	backend    atomic.Pointer[backend]
 }
 
-// state is everything that is rebuilt from a configuration.
-type state struct {
-	cfg    config.Config
-	cli    gemini.Command
-	cliErr error // why no CLI was found; the server still serves and every search reports it
-	engine *research.Engine
+// Options configure an App beyond its configuration.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+	Env     config.Env // the process environment, for the setup checks
+	// WroteFile is told of every file the App writes (settings.json), so that a watcher of that file does not take
+	// the App's own write for an edit. nil: nobody is told.
+	WroteFile func(path string, data []byte)
 }
 
-// New prepares the config dir and research workspace, resolves the Gemini CLI and builds the MCP server.
-func New(cfg config.Config, version string, logger *slog.Logger) (*App, error) {
-	a := &App{version: version, log: logger, activity: activity.New(), queue: research.NewQueue(cfg.MaxConcurrent),
-		runs: newRunGate()}
-	if err := a.Reconfigure(cfg); err != nil {
+// A Committer reacts to a configuration the App has just put in force (syncthing's Committer): the HTTP side
+// moves to a new address, the views redraw. It runs inside Commit, after the workspace and the engine have been
+// rebuilt for to, and must not call Commit.
+type Committer interface {
+	Committed(from, to config.Config)
+}
+
+// New prepares the config dir and research workspace for cfg, resolves the Gemini CLI, builds the engine and the
+// MCP server, and logs what the setup checks find wrong. It fails only when the workspace cannot be made.
+func New(cfg config.Config, o Options) (*App, error) {
+	a := &App{version: o.Version, env: o.Env, log: o.Logger, wrote: o.WroteFile, activity: activity.New(),
+		queue: research.NewQueue(cfg.MaxConcurrent), runs: newRunGate()}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.wrote == nil {
+		a.wrote = func(string, []byte) {}
+	}
+	if err := a.keepWorkspace(cfg, false); err != nil {
 		return nil, err
 	}
+	b, err := a.newBackend(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.backend.Store(b)
+	a.warnSetup(cfg)
+
 	a.lifetime, a.end = context.WithCancel(context.Background())
-	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: version, Logger: logger, Activity: a.activity,
+	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: o.Logger, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars }, Lifetime: a.lifetime})
+	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
+		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
+		Health:    a.health,
+		Logger:    o.Logger,
+	})
 	return a, nil
 }
 
-// Reconfigure applies cfg: it prepares the workspace (creating settings.json only when it is missing), resolves
-// the CLI and rebuilds the engine. Searches already running finish with the settings they started with. The HTTP
-// address is not the App's concern: a caller that serves HTTP restarts its listener when Host or Port changed.
-func (a *App) Reconfigure(cfg config.Config) error {
-	created, err := workspace.Prepare(cfg.Dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()})
-	if err != nil {
-		return err
-	}
-	if created {
-		a.log.Info("created the research workspace", "settings", workspace.SettingsPath(cfg.Dir), "firecrawl", cfg.FirecrawlMode())
-	}
+// Subscribe adds c to the Committers told of each configuration change.
+func (a *App) Subscribe(c Committer) {
+	a.commitMu.Lock()
+	defer a.commitMu.Unlock()
+	a.committers = append(a.committers, c)
+}
 
-	s := &state{cfg: cfg}
-	var runner research.Runner
-	s.cli, s.cliErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
-	if s.cliErr != nil {
-		a.log.Warn("Gemini CLI not found: searches will fail until it is installed (npm install -g @google/gemini-cli) or GEMINI_CLI_PATH is set, and the server restarted",
-			"err", s.cliErr)
-		runner = missingCLI{err: s.cliErr}
-	} else {
-		a.log.Info("using the Gemini CLI", "command", s.cli.String())
-		runner = gemini.NewRunner(gemini.Config{
-			Command:  s.cli,
-			Dir:      cfg.Dir,
-			ExtraEnv: cfg.CLIEnv(),
-			Secrets:  cfg.Secrets(),
-			Timeout:  cfg.SearchTimeout,
-			Logger:   a.log,
-		})
+// Commit puts to in force: the workspace's owned entries follow it (an unparseable settings.json is set aside as
+// settings.json.bak and replaced, since the user asked for a change), the CLI is resolved again and the engine
+// rebuilt, then every Committer reacts. Searches already running finish with the settings they started with. On
+// error nothing changed.
+func (a *App) Commit(to config.Config) error {
+	a.commitMu.Lock()
+	defer a.commitMu.Unlock()
+	from := a.Config()
+	if err := a.keepWorkspace(to, true); err != nil {
+		return err
 	}
-	a.queue.SetLimit(cfg.MaxConcurrent)
-	s.engine, err = research.New(gatedRunner{runner, a.runs}, research.Settings{
-		Model:               cfg.Model,
-		CorrectionModel:     cfg.CorrectionModel,
-		FallbackModel:       cfg.FallbackModel,
-		SystemPrompt:        cfg.SystemPrompt,
-		JSONMaxRetries:      cfg.JSONMaxRetries,
-		MaxIterations:       cfg.MaxIterations,
-		MaxRounds:           cfg.DeepSearchMaxRounds,
-		ProgressLogInterval: cfg.ProgressLogInterval,
-		Queue:               a.queue,
-		QueueTimeout:        cfg.QueueTimeout,
-		Joins:               &a.joins,
-	}, a.log)
+	b, err := a.newBackend(to)
 	if err != nil {
 		return err
 	}
-	a.state.Store(s)
+	a.backend.Store(b)
+	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
+	a.warnSetup(to)
+	for _, c := range a.committers {
+		c.Committed(from, to)
+	}
 	return nil
 }
 
-// Config returns the configuration in use.
-func (a *App) Config() config.Config { return a.state.Load().cfg }
+// RepairWorkspace gives settings.json back the entries the server owns after somebody edited or deleted it; the
+// user's other edits stay, and an unparseable file is left alone and reported.
+func (a *App) RepairWorkspace() {
+	a.commitMu.Lock()
+	defer a.commitMu.Unlock()
+	if err := a.keepWorkspace(a.Config(), false); err != nil {
+		a.Problem("settings.json", "SETTINGS_ERROR", err)
+	}
+}
+
+// keepWorkspace brings the owned entries of settings.json in line with cfg. With replaceInvalid an unparseable
+// file is moved to settings.json.bak and replaced; otherwise it is left alone and reported as a problem. The error
+// is one that leaves no usable workspace: the folder cannot be made, or the file not written.
+func (a *App) keepWorkspace(cfg config.Config, replaceInvalid bool) error {
+	path := workspace.SettingsPath(cfg.Dir)
+	res, err := workspace.Regenerate(cfg.Dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}, replaceInvalid)
+	if res.Wrote {
+		a.wrote(path, res.Data)
+		a.log.Info("updated the research workspace", "settings", path, "firecrawl", cfg.FirecrawlMode())
+	}
+	if res.Backup != "" {
+		a.log.Warn("settings.json could not be parsed: replaced it and kept the old one", "backup", res.Backup)
+	}
+	var invalid *workspace.InvalidSettingsError
+	if errors.As(err, &invalid) {
+		a.Problem("settings.json", "SETTINGS_ERROR",
+			fmt.Errorf("%w (left as it is; fix it, or delete it to have it written again)", err))
+		return nil
+	}
+	return err
+}
+
+// warnSetup logs what the setup checks find wrong with cfg: no Gemini CLI, no credential.
+func (a *App) warnSetup(cfg config.Config) {
+	for _, c := range doctor.Problems(doctor.Setup(cfg, a.env)) {
+		a.log.Warn(c.Name + ": " + c.Detail)
+	}
+}
+
+// Problem shows a problem of the app itself (a settings file it cannot use, say) among the last errors, and logs
+// it.
+func (a *App) Problem(what, code string, err error) {
+	a.log.Error(err.Error(), "code", code)
+	a.activity.Record(activity.Failure{Tool: what, Code: code, Message: err.Error()})
+}
+
+// Config returns the configuration in force.
+func (a *App) Config() config.Config { return a.backend.Load().cfg }
 
 // Activity is the registry of running searches and recent failures.
 func (a *App) Activity() *activity.Registry { return a.activity }
+
+// Handler is the HTTP surface: /mcp and /healthz behind the MCP checks (Host, Origin, body size and the
+// MCP_AUTH_TOKEN of the configuration in force), and pages' /status and /settings, which check a token of their
+// own.
+func (a *App) Handler(pages http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/settings", pages)
+	mux.Handle("/status", pages)
+	mux.Handle("/", a.mcpHTTP)
+	return mux
+}
 
 // ServeStdio serves MCP over in/out until in closes or ctx is cancelled, then shuts the app down.
 func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -123,12 +197,25 @@ func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error
 	return mcpserver.ServeStdio(ctx, a.mcp, in, out, a.log)
 }
 
-// ServeHTTP serves Streamable HTTP on ln until ctx is cancelled, then shuts the app down.
-func (a *App) ServeHTTP(ctx context.Context, ln net.Listener) error {
+// ServeOn serves HTTP on ln until ctx is cancelled, then shuts the app down. The status page is there too,
+// read-only, behind a token of this launch that the log gives with its link.
+func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 	defer a.Shutdown()
-	a.log.Info("serving MCP over HTTP", "url", fmt.Sprintf("http://%s/mcp", ln.Addr()))
-	return httpserver.Serve(ctx, ln, a.HTTPHandler())
+	status := httpserver.Status{State: httpserver.Running, Addr: ln.Addr().String()}
+	pages := web.New(statusView{a, status}, web.NewToken(), a.log)
+	a.log.Info("serving MCP over HTTP", "url", status.URL(), "status", pages.URL("http://"+status.Addr, "/status"))
+	return httpserver.Serve(ctx, ln, a.Handler(pages))
 }
+
+// statusView is what the headless server's status page shows: the App, on the one address it serves.
+type statusView struct {
+	a      *App
+	status httpserver.Status
+}
+
+func (v statusView) Config() config.Config       { return v.a.Config() }
+func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
+func (v statusView) Status() httpserver.Status   { return v.status }
 
 // Shutdown cancels the work that outlives its request (MCP tasks), refuses new CLI runs, and waits until every
 // running one has ended with its processes. Requests' own searches end when their servers cancel them.
@@ -137,105 +224,13 @@ func (a *App) Shutdown() {
 	a.runs.closeAndWait()
 }
 
-// HTTPHandler is the HTTP surface: /mcp and /healthz behind the Origin, size and token checks. The token is read
-// when the handler is built: rebuild it after a Reconfigure that changed MCP_AUTH_TOKEN.
-func (a *App) HTTPHandler() http.Handler {
-	return mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
-		AuthToken: a.Config().AuthToken.Reveal(),
-		Health:    a.health,
-		Logger:    a.log,
-	})
-}
-
 func (a *App) health() any {
-	s := a.state.Load()
+	b := a.backend.Load()
 	cli := "missing"
-	if s.cliErr == nil {
-		cli = s.cli.String()
+	if b.cliErr == nil {
+		cli = b.cli.String()
 	}
 	running, queued := a.queue.Active()
 	return map[string]any{"status": "ok", "version": a.version, "gemini_cli": cli,
 		"running_searches": running, "queued_searches": queued}
-}
-
-// engineOf lets the MCP server always reach the current engine.
-type engineOf struct{ a *App }
-
-func (e engineOf) Search(ctx context.Context, req research.SearchRequest) (research.Report, error) {
-	return e.a.state.Load().engine.Search(ctx, req)
-}
-
-func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
-	return e.a.state.Load().engine.DeepSearch(ctx, req)
-}
-
-// errShuttingDown refuses a CLI run once shutdown has begun; it is a cancellation, not a failure.
-var errShuttingDown = fmt.Errorf("the server is shutting down: %w", context.Canceled)
-
-// runGate counts the CLI runs in progress. Once closed it admits no new run (a deep search between two rounds,
-// say), so shutdown can wait for the last one.
-type runGate struct {
-	mu     sync.Mutex
-	idle   *sync.Cond
-	n      int
-	closed bool
-}
-
-func newRunGate() *runGate {
-	g := &runGate{}
-	g.idle = sync.NewCond(&g.mu)
-	return g
-}
-
-func (g *runGate) enter() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return false
-	}
-	g.n++
-	return true
-}
-
-func (g *runGate) leave() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.n--; g.n == 0 {
-		g.idle.Broadcast()
-	}
-}
-
-func (g *runGate) closeAndWait() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.closed = true
-	for g.n > 0 {
-		g.idle.Wait()
-	}
-}
-
-// gatedRunner runs the CLI only through the gate.
-type gatedRunner struct {
-	next research.Runner
-	gate *runGate
-}
-
-func (r gatedRunner) Run(ctx context.Context, req gemini.Request) (gemini.Result, error) {
-	if !r.gate.enter() {
-		return gemini.Result{}, errShuttingDown
-	}
-	defer r.gate.leave()
-	return r.next.Run(ctx, req)
-}
-
-// missingCLI answers every run with CLI_NOT_FOUND.
-type missingCLI struct{ err error }
-
-func (m missingCLI) Run(context.Context, gemini.Request) (gemini.Result, error) {
-	return gemini.Result{}, &gemini.Error{
-		Code:     gemini.CodeCLINotFound,
-		Message:  "The Gemini CLI was not found: " + m.err.Error(),
-		Hint:     "Install it with `npm install -g @google/gemini-cli` (or set GEMINI_CLI_PATH to its path), then restart the server.",
-		ExitCode: -1,
-	}
 }

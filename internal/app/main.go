@@ -30,59 +30,51 @@ Flags:
 
 // Main runs the headless server binary and returns its exit code.
 func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := newServerFlags("gemini-search-mcp", usage, stderr)
-	httpMode := flags.fs.Bool("http", false, "serve Streamable HTTP instead of stdio")
-	if code, done := flags.parse(args, version, stdout); done {
+	const name = "gemini-search-mcp"
+	flags := NewFlags(name, usage, stderr)
+	httpMode := flags.Bool("http", false, "serve Streamable HTTP instead of stdio")
+	if code, done := flags.Parse(args, version, stdout); done {
 		return code
 	}
-	fs := flags.fs
-	command := fs.Arg(0)
-	if fs.NArg() > 1 || (command != "" && command != "doctor") {
-		fmt.Fprintf(stderr, "gemini-search-mcp: unknown command %q\n\n", strings.Join(fs.Args(), " "))
-		fs.Usage()
+	command := flags.Arg(0)
+	if flags.NArg() > 1 || (command != "" && command != "doctor") {
+		fmt.Fprintf(stderr, "%s: unknown command %q\n\n", name, strings.Join(flags.Args(), " "))
+		flags.Usage()
 		return 2
 	}
-
-	env := config.OSEnv()
-	cfg, err := config.Load(env)
+	src := Source{Env: config.OSEnv(), Flags: flags, Stdio: !*httpMode}
+	cfg, err := src.Load()
 	if err != nil {
-		fmt.Fprintf(stderr, "gemini-search-mcp: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	flags.override(&cfg)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	if command == "doctor" {
-		if doctor.Print(stdout, doctor.Run(ctx, cfg, env)) {
+		if doctor.Print(stdout, doctor.Run(ctx, cfg, src.Env)) {
 			return 0
 		}
 		return 1
 	}
 
 	logger := logging.New(stderr, cfg.Debug)
-	if err := checkExposure(cfg); *httpMode && err != nil {
-		logger.Error(err.Error())
-		return 1
-	}
-	a, err := New(cfg, version, logger)
+	a, err := New(cfg, Options{Version: version, Logger: logger, Env: src.Env})
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
-	}
-	if problem := doctor.FirecrawlMismatch(cfg); problem != "" {
-		logger.Warn(problem)
 	}
 	if !*httpMode {
 		err = a.ServeStdio(ctx, stdin, stdout)
 	} else {
 		var ln net.Listener
 		if ln, err = net.Listen("tcp", cfg.Addr()); err != nil {
+			a.Shutdown()
 			logger.Error("cannot listen; is another server using the port? Set MCP_SERVER_PORT or --port", "addr", cfg.Addr(), "err", err)
 			return 1
 		}
-		err = a.ServeHTTP(ctx, ln)
+		err = a.ServeOn(ctx, ln)
 	}
 	if err != nil {
 		logger.Error("server stopped", "err", err)

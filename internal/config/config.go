@@ -52,6 +52,9 @@ type Config struct {
 	// that a flag set (SetByFlag); the others came from the environment.
 	SetBy map[string]string
 
+	// shown holds each variable's value in force as people may see it (Shown).
+	shown map[string]string
+
 	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI
 	// reads that file too, so they can turn up in its error output.
 	fileSecrets []Secret
@@ -105,18 +108,26 @@ func (c Config) Secrets() []string {
 	return s
 }
 
-// SetByFlag records that flag, given on the command line, set the variable name: it overrides the environment
-// and the .env file.
-func (c *Config) SetByFlag(name, flag string) {
+// SetByFlag records that flag, given on the command line, set the variable name to value: it overrides the
+// environment and the .env file. The caller has stored the value in c.
+func (c *Config) SetByFlag(name, flag, value string) {
 	if c.Overridden == nil {
 		c.Overridden = map[string]bool{}
 	}
 	if c.SetBy == nil {
 		c.SetBy = map[string]string{}
 	}
+	if c.shown == nil {
+		c.shown = map[string]string{}
+	}
 	c.Overridden[name] = true
 	c.SetBy[name] = flag
+	c.shown[name] = value
 }
+
+// Shown is the value in force for the variable name as people may see it: a credential shows as ••••abcd, an
+// unset variable as "".
+func (c Config) Shown(name string) string { return c.shown[name] }
 
 // Addr is the MCP HTTP server's listen address, host:port.
 func (c Config) Addr() string {
@@ -150,15 +161,16 @@ func Load(e Env) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	file, err := readDotenv(EnvPath(dir))
+	_, file, err := ReadDotenv(EnvPath(dir))
 	if err != nil {
 		return Config{}, err
 	}
-	return load(e, dir, file)
+	return load(e, dir, file, false)
 }
 
 // LoadWithDotenv is Load with data standing in for the contents of the .env file: the Config the program would
-// run with once data is written there. It reads no file.
+// run with once data is written there. It reads no file. It is stricter than Load: every value data holds must be
+// valid, even one that the process environment overrides today, since the file outlives this environment.
 func LoadWithDotenv(e Env, data []byte) (Config, error) {
 	dir, err := configDir(e)
 	if err != nil {
@@ -168,7 +180,7 @@ func LoadWithDotenv(e Env, data []byte) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", EnvPath(dir), err)
 	}
-	return load(e, dir, file)
+	return load(e, dir, file, true)
 }
 
 func configDir(e Env) (string, error) {
@@ -179,9 +191,10 @@ func configDir(e Env) (string, error) {
 	return dir, nil
 }
 
-// load builds the Config from the process environment, then file (the .env variables), then the defaults.
-func load(e Env, dir string, file map[string]string) (Config, error) {
-	c := Config{Dir: dir, Overridden: make(map[string]bool)}
+// load builds the Config from the process environment, then file (the .env variables), then the defaults. With
+// strict, a value of file that the environment overrides must be valid too.
+func load(e Env, dir string, file map[string]string, strict bool) (Config, error) {
+	c := Config{Dir: dir, Overridden: make(map[string]bool), shown: make(map[string]string)}
 	if _, ok := e.lookup(DirVar); ok {
 		c.Overridden[DirVar] = true
 	}
@@ -192,10 +205,19 @@ func load(e Env, dir string, file map[string]string) (Config, error) {
 	}
 	var errs []error
 	for _, v := range variables {
+		fromFile := strings.TrimSpace(file[v.Name])
 		value, fromEnv := e.lookup(v.Name)
-		if fromEnv {
+		switch {
+		case fromEnv:
 			c.Overridden[v.Name] = true
-		} else if value = strings.TrimSpace(file[v.Name]); value == "" {
+			if strict && fromFile != "" {
+				if err := v.apply(&Config{}, fromFile); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		case fromFile != "":
+			value = fromFile
+		default:
 			value = v.Default
 		}
 		if value == "" {
@@ -204,6 +226,7 @@ func load(e Env, dir string, file map[string]string) (Config, error) {
 		if err := v.apply(&c, value); err != nil {
 			errs = append(errs, err)
 		}
+		c.shown[v.Name] = v.show(value)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
@@ -211,19 +234,18 @@ func load(e Env, dir string, file map[string]string) (Config, error) {
 	return c, nil
 }
 
-// readDotenv parses the .env file at path; a missing file is empty.
-func readDotenv(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+// ReadDotenv reads and parses the .env file at path: its contents and its variables. A missing file is empty; an
+// unreadable or malformed one is an error naming the file.
+func ReadDotenv(path string) (data []byte, vars map[string]string, err error) {
+	data, err = os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, map[string]string{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	defer f.Close()
-	vars, err := ParseDotenv(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if vars, err = ParseDotenv(bytes.NewReader(data)); err != nil {
+		return data, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return vars, nil
+	return data, vars, nil
 }

@@ -50,6 +50,7 @@ func TestLoadDefaults(t *testing.T) {
 		MaxResponseChars:    20000,
 		Overridden:          map[string]bool{DirVar: true},
 	}
+	got.shown = nil // TestShown
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -356,5 +357,46 @@ func TestSecretsIncludeOtherCredentialsOfTheDotenv(t *testing.T) {
 	}
 	if slices.Contains(got, "true") {
 		t.Error("a short flag value was taken for a credential")
+	}
+}
+
+// TestLoadWithDotenvChecksEveryValue: a proposed .env file is refused for each bad value it holds, even one that the
+// process environment overrides today (the file outlives this environment); unknown variables are kept out of it.
+func TestLoadWithDotenvChecksEveryValue(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{"GEMINI_MAX_CONCURRENT": "4"}, "")
+	if _, err := LoadWithDotenv(e, []byte("# ok\nGEMINI_MODEL=gemini-2.5-pro\nMCP_SERVER_PORT=3100\nUNKNOWN=whatever\n")); err != nil {
+		t.Errorf("valid file: %v", err)
+	}
+	_, err := LoadWithDotenv(e, []byte("MCP_SERVER_PORT=99999\nFIRECRAWL_API_KEY=fc key\nGEMINI_MAX_CONCURRENT=99\n"))
+	var bad []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var inv *InvalidError
+		if errors.As(e, &inv) {
+			bad = append(bad, inv.Var+"="+inv.Value)
+		}
+	}
+	slices.Sort(bad)
+	want := []string{"FIRECRAWL_API_KEY=[redacted]", "GEMINI_MAX_CONCURRENT=99", "MCP_SERVER_PORT=99999"}
+	if !slices.Equal(bad, want) {
+		t.Errorf("got %v, want %v", bad, want)
+	}
+}
+
+// TestShown: the value in force of each variable, as the settings page shows it, whatever set it.
+func TestShown(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{"GEMINI_MODEL": "from-env"}, "FIRECRAWL_API_KEY=fc-0123456789abcd\n")
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Port = 0
+	c.SetByFlag("MCP_SERVER_PORT", "--port", "0")
+	for name, want := range map[string]string{"GEMINI_MODEL": "from-env", "FIRECRAWL_API_KEY": "••••abcd",
+		"MCP_SERVER_PORT": "0", "GEMINI_MAX_CONCURRENT": "3", "FIRECRAWL_API_URL": ""} {
+		if got := c.Shown(name); got != want {
+			t.Errorf("Shown(%s) = %q, want %q", name, got, want)
+		}
 	}
 }

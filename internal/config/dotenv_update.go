@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -122,26 +121,4 @@ func WriteDotenv(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// CheckDotenv validates the contents of a .env file with the same rules as Load: it must parse, and every
-// variable Load reads must hold a valid value. Each bad value is an *InvalidError (use errors.As on each error
-// of the join); the process environment plays no part.
-func CheckDotenv(data []byte) error {
-	file, err := ParseDotenv(bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	var c Config
-	var errs []error
-	for _, v := range variables {
-		value := strings.TrimSpace(file[v.Name])
-		if value == "" {
-			continue
-		}
-		if err := v.apply(&c, value); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -86,27 +85,5 @@ func TestWriteDotenv(t *testing.T) {
 	}
 	if err := WriteDotenv(filepath.Join(dir, "missing", ".env"), nil); err == nil {
 		t.Error("writing into a missing dir succeeded, want an error")
-	}
-}
-
-func TestCheckDotenv(t *testing.T) {
-	t.Parallel()
-	if err := CheckDotenv([]byte("# ok\nGEMINI_MODEL=gemini-2.5-pro\nMCP_SERVER_PORT=3100\nUNKNOWN=whatever\n")); err != nil {
-		t.Errorf("valid file: %v", err)
-	}
-	err := CheckDotenv([]byte("MCP_SERVER_PORT=99999\nFIRECRAWL_API_KEY=fc key\nGEMINI_MAX_CONCURRENT=2\n"))
-	var bad []string
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var inv *InvalidError
-		if errors.As(e, &inv) {
-			bad = append(bad, inv.Var+"="+inv.Value)
-		}
-	}
-	want := []string{"FIRECRAWL_API_KEY=[redacted]", "MCP_SERVER_PORT=99999"}
-	if len(bad) != 2 || bad[0] != want[0] || bad[1] != want[1] {
-		t.Errorf("got %v, want %v", bad, want)
-	}
-	if err := CheckDotenv([]byte("A='open\n")); err == nil {
-		t.Error("malformed file passed")
 	}
 }

@@ -16,6 +16,11 @@ type VarDoc struct {
 	Default     string // "" when the variable has no default
 	Description string
 	Secret      bool // the value is a credential: mask it, never show it
+
+	// The settings page shows the variables that have a Label, in this table's order.
+	Label string // the field's name, "Firecrawl API key"
+	Help  string // one line under the field, with the limits the value must keep
+	Input string // the HTML input type: text, password, url or number
 }
 
 // EnvVars returns every variable Load reads, in a stable order. It leaves out
@@ -36,6 +41,14 @@ type variable struct {
 	set func(c *Config, value string) error
 }
 
+// show is value as people may see it.
+func (v variable) show(value string) string {
+	if v.Secret {
+		return Secret(value).Last4()
+	}
+	return value
+}
+
 // apply stores value in c, or returns an *InvalidError naming the variable (with a secret's value redacted).
 func (v variable) apply(c *Config, value string) error {
 	if err := v.set(c, value); err != nil {
@@ -48,16 +61,33 @@ func (v variable) apply(c *Config, value string) error {
 	return nil
 }
 
-// variables is the one list of configuration variables, in Config's order.
+// variables is the one list of configuration variables: what Load reads, .env.example and the README document,
+// and the settings page shows, in this order.
 var variables = []variable{
-	{VarDoc{Name: "GEMINI_MODEL", Description: "Gemini model for research, passed to the Gemini CLI as --model " +
-		"(e.g. gemini-2.5-pro). Empty: the Gemini CLI picks a model itself."},
+	{VarDoc{Name: "FIRECRAWL_API_KEY", Label: "Firecrawl API key", Input: "password",
+		Help:   "From firecrawl.dev. Leave empty to keep the current key.",
+		Secret: true, Description: "Firecrawl cloud API key (firecrawl.dev). " +
+			"With this or FIRECRAWL_API_URL set, the research agent can also scrape, search and map with Firecrawl."},
+		func(c *Config, v string) (err error) { c.FirecrawlAPIKey, err = secret(v); return err }},
+	{VarDoc{Name: "FIRECRAWL_API_URL", Label: "Firecrawl API URL", Input: "url",
+		Help: "A self-hosted Firecrawl, e.g. https://firecrawl.example.com. Empty: the cloud API.",
+		Description: "URL of a self-hosted Firecrawl instance " +
+			"(e.g. https://firecrawl.example.com)."},
+		func(c *Config, v string) (err error) { c.FirecrawlAPIURL, err = httpURL(v); return err }},
+	{VarDoc{Name: "GEMINI_MODEL", Label: "Gemini model", Input: "text",
+		Help: "Model for research, e.g. gemini-2.5-pro. Empty: the Gemini CLI chooses.",
+		Description: "Gemini model for research, passed to the Gemini CLI as --model " +
+			"(e.g. gemini-2.5-pro). Empty: the Gemini CLI picks a model itself."},
 		func(c *Config, v string) (err error) { c.Model, err = modelName(v); return err }},
-	{VarDoc{Name: "GEMINI_CORRECTION_MODEL", Description: "Model for the call that repairs an answer that was " +
-		"not valid JSON. Empty: the Gemini CLI picks a model itself."},
+	{VarDoc{Name: "GEMINI_CORRECTION_MODEL", Label: "Correction model", Input: "text",
+		Help: "Model that repairs an answer that was not valid JSON.",
+		Description: "Model for the call that repairs an answer that was " +
+			"not valid JSON. Empty: the Gemini CLI picks a model itself."},
 		func(c *Config, v string) (err error) { c.CorrectionModel, err = modelName(v); return err }},
-	{VarDoc{Name: "GEMINI_FALLBACK_MODEL", Default: "gemini-2.5-flash", Description: "Model to retry with when " +
-		"the main model hits a quota or rate limit. \"none\" turns the fallback off."},
+	{VarDoc{Name: "GEMINI_FALLBACK_MODEL", Label: "Fallback model", Input: "text",
+		Help:    "Model to retry with when the quota runs out; none turns it off.",
+		Default: "gemini-2.5-flash", Description: "Model to retry with when " +
+			"the main model hits a quota or rate limit. \"none\" turns the fallback off."},
 		func(c *Config, v string) (err error) {
 			if strings.EqualFold(v, "none") {
 				c.FallbackModel = ""
@@ -66,14 +96,10 @@ var variables = []variable{
 			c.FallbackModel, err = modelName(v)
 			return err
 		}},
-	{VarDoc{Name: "FIRECRAWL_API_KEY", Secret: true, Description: "Firecrawl cloud API key (firecrawl.dev). " +
-		"With this or FIRECRAWL_API_URL set, the research agent can also scrape, search and map with Firecrawl."},
-		func(c *Config, v string) (err error) { c.FirecrawlAPIKey, err = secret(v); return err }},
-	{VarDoc{Name: "FIRECRAWL_API_URL", Description: "URL of a self-hosted Firecrawl instance " +
-		"(e.g. https://firecrawl.example.com)."},
-		func(c *Config, v string) (err error) { c.FirecrawlAPIURL, err = httpURL(v); return err }},
-	{VarDoc{Name: "GEMINI_SEARCH_TIMEOUT", Default: "300000", Description: "Longest time one Gemini CLI run may " +
-		"take, in milliseconds (1000 to 1800000)."},
+	{VarDoc{Name: "GEMINI_SEARCH_TIMEOUT", Label: "Search timeout (ms)", Input: "number",
+		Help:    "Longest time one research run may take, 1000 to 1800000.",
+		Default: "300000", Description: "Longest time one Gemini CLI run may " +
+			"take, in milliseconds (1000 to 1800000)."},
 		func(c *Config, v string) (err error) {
 			c.SearchTimeout, err = millis(v, 1000, 1_800_000, "must be a whole number of milliseconds between 1000 and 1800000")
 			return err
@@ -91,7 +117,9 @@ var variables = []variable{
 		func(c *Config, v string) (err error) { c.Debug, err = parseBool(v); return err }},
 	{VarDoc{Name: "MCP_SERVER_HOST", Default: "127.0.0.1", Description: "Address the MCP HTTP server listens on."},
 		func(c *Config, v string) error { c.Host = v; return nil }},
-	{VarDoc{Name: "MCP_SERVER_PORT", Default: "3000", Description: "Port the MCP HTTP server listens on."},
+	{VarDoc{Name: "MCP_SERVER_PORT", Label: "Port", Input: "number",
+		Help:    "Port of the MCP server and of these pages; clients must use the new URL.",
+		Default: "3000", Description: "Port the MCP HTTP server listens on."},
 		func(c *Config, v string) (err error) {
 			c.Port, err = intBetween(v, 1, 65535, "must be a port number between 1 and 65535")
 			return err
@@ -115,8 +143,10 @@ var variables = []variable{
 			c.MaxIterations, err = intBetween(v, 1, 100, "must be a whole number between 1 and 100")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_MAX_CONCURRENT", Default: "3", Description: "Most Gemini CLI processes running at " +
-		"once; further searches wait their turn (1 to 32)."},
+	{VarDoc{Name: "GEMINI_MAX_CONCURRENT", Label: "Max concurrent runs", Input: "number",
+		Help:    "Gemini CLI processes at once, 1 to 32; more searches wait.",
+		Default: "3", Description: "Most Gemini CLI processes running at " +
+			"once; further searches wait their turn (1 to 32)."},
 		func(c *Config, v string) (err error) {
 			c.MaxConcurrent, err = intBetween(v, 1, 32, "must be a whole number between 1 and 32")
 			return err

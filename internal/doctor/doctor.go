@@ -1,10 +1,12 @@
 // Package doctor is the checklist of what the server needs: a writable config dir, a Gemini CLI that runs, a valid
-// settings.json, Firecrawl and credentials. The doctor command prints it; the servers log its problems at start.
+// settings.json, Firecrawl and credentials. The doctor command prints it all (Run); the servers log the problems
+// of the checks that run nothing (Setup) at start and after each configuration change.
 package doctor
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +37,27 @@ func Run(ctx context.Context, cfg config.Config, env config.Env) []Check {
 	}
 }
 
+// Setup runs the checks that start no program and write nothing: the Gemini CLI is found, and a credential is
+// there. The servers run them at start and after each configuration change.
+func Setup(cfg config.Config, env config.Env) []Check {
+	c := Check{Name: "Gemini CLI"}
+	if cmd, err := findCLI(cfg, &c); err == nil {
+		c.OK, c.Detail = true, cmd.String()
+	}
+	return []Check{c, checkAuth(cfg.Dir, env)}
+}
+
+// Problems are the checks that did not pass, hints included.
+func Problems(checks []Check) []Check {
+	var problems []Check
+	for _, c := range checks {
+		if !c.OK {
+			problems = append(problems, c)
+		}
+	}
+	return problems
+}
+
 // Print writes checks as a checklist and reports whether nothing is broken.
 func Print(w io.Writer, checks []Check) bool {
 	healthy := true
@@ -56,9 +79,8 @@ func Print(w io.Writer, checks []Check) bool {
 
 func checkCLI(ctx context.Context, cfg config.Config) Check {
 	c := Check{Name: "Gemini CLI"}
-	cmd, err := gemini.Resolve(cfg.CLIPath, exec.LookPath)
+	cmd, err := findCLI(cfg, &c)
 	if err != nil {
-		c.Detail = fmt.Sprintf("not found (%v); install it with `npm install -g @google/gemini-cli` or set GEMINI_CLI_PATH", err)
 		return c
 	}
 	version, err := gemini.NewRunner(gemini.Config{Command: cmd, Dir: cfg.Dir}).Version(ctx)
@@ -70,12 +92,23 @@ func checkCLI(ctx context.Context, cfg config.Config) Check {
 	return c
 }
 
-// checkConfigDir prepares the config dir and workspace as the server would at startup, then proves the dir is
-// writable.
+// findCLI resolves the Gemini CLI as the server does; when it is missing, c says so and how to install it.
+func findCLI(cfg config.Config, c *Check) (gemini.Command, error) {
+	cmd, err := gemini.Resolve(cfg.CLIPath, exec.LookPath)
+	if err != nil {
+		c.Detail = fmt.Sprintf("not found (%v); install it with `npm install -g @google/gemini-cli` or set GEMINI_CLI_PATH", err)
+	}
+	return cmd, err
+}
+
+// checkConfigDir prepares the config dir and workspace as the servers do at start, then proves the dir is
+// writable. An unparseable settings.json is checkSettings' to report.
 func checkConfigDir(cfg config.Config) Check {
 	c := Check{Name: "Config dir"}
 	dir := cfg.Dir
-	if _, err := workspace.Prepare(dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}); err != nil {
+	_, err := workspace.Regenerate(dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}, false)
+	var invalid *workspace.InvalidSettingsError
+	if err != nil && !errors.As(err, &invalid) {
 		c.Detail = err.Error()
 		return c
 	}
@@ -106,36 +139,7 @@ func checkFirecrawl(cfg config.Config) Check {
 	if !cfg.FirecrawlEnabled() {
 		c.Detail = "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
 	}
-	if problem := FirecrawlMismatch(cfg); problem != "" {
-		c.OK, c.Detail = false, problem
-	}
 	return c
-}
-
-// FirecrawlMismatch explains how settings.json and the Firecrawl variables disagree, or returns "". The headless
-// server never rewrites an existing settings.json, so a Firecrawl variable set after it was written has no effect
-// until the file is regenerated.
-func FirecrawlMismatch(cfg config.Config) string {
-	has, err := workspace.HasFirecrawl(cfg.Dir)
-	switch {
-	case err != nil:
-		return ""
-	case cfg.FirecrawlEnabled() && !has:
-		return fmt.Sprintf("%s is set, but %s has no firecrawl server (it was written before): delete the file to "+
-			"have it written again with Firecrawl (the tray app updates it by itself)", firecrawlVar(cfg), workspace.SettingsPath(cfg.Dir))
-	case !cfg.FirecrawlEnabled() && has:
-		return fmt.Sprintf("%s starts firecrawl-mcp, but neither FIRECRAWL_API_KEY nor FIRECRAWL_API_URL is set: it "+
-			"runs keyless against the cloud API; set one, or delete the file to have it written again without Firecrawl",
-			workspace.SettingsPath(cfg.Dir))
-	}
-	return ""
-}
-
-func firecrawlVar(cfg config.Config) string {
-	if cfg.FirecrawlAPIURL != "" {
-		return "FIRECRAWL_API_URL"
-	}
-	return "FIRECRAWL_API_KEY"
 }
 
 // checkAuth looks for the credentials the Gemini CLI can use headless. It cannot prove they work without calling
@@ -148,13 +152,9 @@ func checkAuth(dir string, env config.Env) Check {
 			return c
 		}
 	}
-	if dotenv, err := os.Open(filepath.Join(dir, ".env")); err == nil {
-		vars, _ := config.ParseDotenv(dotenv)
-		dotenv.Close()
-		if vars["GEMINI_API_KEY"] != "" {
-			c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+filepath.Join(dir, ".env")
-			return c
-		}
+	if _, vars, _ := config.ReadDotenv(config.EnvPath(dir)); vars["GEMINI_API_KEY"] != "" {
+		c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+config.EnvPath(dir)
+		return c
 	}
 	gemini := filepath.Join(env.Home, ".gemini")
 	if _, err := os.Stat(filepath.Join(gemini, "oauth_creds.json")); err == nil {

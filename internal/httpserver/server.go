@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sync"
 	"syscall"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 )
 
 // State is what a Server is doing.
@@ -48,12 +50,12 @@ type Server struct {
 	status  Status
 	cancel  context.CancelFunc
 	done    chan struct{}
-	changed chan struct{}
+	changed broadcast.Signal
 }
 
 // New returns a stopped server for h on addr (host:port; port 0 picks a free port).
 func New(h http.Handler, addr string, logger *slog.Logger) *Server {
-	return &Server{handler: h, log: logger, addr: addr, status: Status{Addr: addr}, changed: make(chan struct{})}
+	return &Server{handler: h, log: logger, addr: addr, status: Status{Addr: addr}}
 }
 
 // Status returns the current state.
@@ -64,16 +66,11 @@ func (s *Server) Status() Status {
 }
 
 // Changed returns a channel that is closed at the next change of Status.
-func (s *Server) Changed() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed
-}
+func (s *Server) Changed() <-chan struct{} { return s.changed.Changed() }
 
 func (s *Server) setLocked(st Status) {
 	s.status = st
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Notify()
 }
 
 // SetAddr sets the address the next Start listens on.
@@ -207,4 +204,29 @@ func listenError(addr string, err error) error {
 		reason = "address " + addr + " is not on this machine"
 	}
 	return &ListenError{Addr: addr, Reason: reason, Err: err}
+}
+
+// Reason says why the server is down, in words: "port 3000 is already in use by another program"; "" unless it
+// failed.
+func (s Status) Reason() string {
+	if s.State != Failed || s.Err == nil {
+		return ""
+	}
+	var le *ListenError
+	if errors.As(s.Err, &le) {
+		return le.Reason
+	}
+	return s.Err.Error()
+}
+
+// Line is the status as the tray menu and the status page show it: "Running on http://127.0.0.1:3000/mcp",
+// "Not running: <reason>" or "Stopped".
+func (s Status) Line() string {
+	switch {
+	case s.State == Running:
+		return "Running on " + s.URL()
+	case s.State == Failed:
+		return "Not running: " + s.Reason()
+	}
+	return "Stopped"
 }

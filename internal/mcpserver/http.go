@@ -22,7 +22,9 @@ const MaxBodyBytes = 1 << 20
 
 // HTTPOptions configures the HTTP handler.
 type HTTPOptions struct {
-	AuthToken string     // when set, every request needs "Authorization: Bearer <AuthToken>"
+	// AuthToken returns the token every request must send as "Authorization: Bearer <token>", read per request so
+	// that a new one applies at once; "" (or a nil func) lets requests in without one.
+	AuthToken func() string
 	Health    func() any // the body of GET /healthz, encoded as JSON
 	Logger    *slog.Logger
 }
@@ -32,6 +34,9 @@ type HTTPOptions struct {
 func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.AuthToken == nil {
+		o.AuthToken = func() string { return "" }
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger)))
@@ -60,7 +65,7 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q may not use this server", origin), http.StatusForbidden)
 			return
 		}
-		if o.AuthToken != "" && !validBearer(r.Header.Get("Authorization"), o.AuthToken) {
+		if token := o.AuthToken(); token != "" && !validBearer(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gemini-search-mcp"`)
 			http.Error(w, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>", http.StatusUnauthorized)
 			return

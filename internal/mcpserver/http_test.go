@@ -19,7 +19,7 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 func newHTTPTestServer(t *testing.T, scenario, token string) *httptest.Server {
 	t.Helper()
 	s, _ := newTestServer(t, scenario)
-	h := HTTPHandler(s, HTTPOptions{AuthToken: token, Health: func() any { return map[string]string{"status": "ok", "version": "test"} }})
+	h := HTTPHandler(s, HTTPOptions{AuthToken: func() string { return token }, Health: func() any { return map[string]string{"status": "ok", "version": "test"} }})
 	srv := httptest.NewServer(h) // listens on 127.0.0.1, so mcp-go's Host check applies
 	t.Cleanup(srv.Close)
 	return srv

@@ -159,7 +159,7 @@ func TestQueueTimeoutAndPosition(t *testing.T) {
 
 func TestIdenticalRequestsShareOneRun(t *testing.T) {
 	t.Setenv(geminitest.EnvDelay, "1s")
-	s, fake := newPipelineServer(t, "slow", research.Settings{}, Options{}, 30*time.Second)
+	s, fake := newPipelineServer(t, "slow", research.Settings{Joins: &research.Joins{}}, Options{}, 30*time.Second)
 	c := connect(t, s)
 
 	var wg sync.WaitGroup

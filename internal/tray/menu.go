@@ -18,11 +18,12 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
 // Controller is what the menu needs from the app.
 type Controller interface {
-	Status() ServerStatus
+	Status() httpserver.Status
 	Activity() activity.Snapshot
 	Changed() <-chan struct{} // closed at the next change of Status or Activity
 	StartServer() error

@@ -8,14 +8,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
-
-// ServerStatus is how the MCP server is doing, as the menu shows it.
-type ServerStatus struct {
-	Running bool
-	URL     string // the MCP endpoint when running
-	Down    string // why it is down when it failed; "" when it was stopped on request
-}
 
 // Menu labels that do not change.
 const (
@@ -49,21 +43,15 @@ type View struct {
 }
 
 // Render computes the menu for a server status and an activity snapshot at now.
-func Render(st ServerStatus, snap activity.Snapshot, now time.Time) View {
+func Render(st httpserver.Status, snap activity.Snapshot, now time.Time) View {
+	running := st.State == httpserver.Running
 	v := View{
-		Start:       !st.Running,
-		Stop:        st.Running,
-		Restart:     st.Running,
+		Status:      st.Line(),
+		Start:       !running,
+		Stop:        running,
+		Restart:     running,
 		RunsTitle:   fmt.Sprintf("Running searches (%d)", len(snap.Running)),
 		ErrorsTitle: fmt.Sprintf("Last errors (%d)", len(snap.Failures)),
-	}
-	switch {
-	case st.Running:
-		v.Status = "Running on " + st.URL
-	case st.Down != "":
-		v.Status = "Not running: " + st.Down
-	default:
-		v.Status = "Stopped"
 	}
 	for i, run := range snap.Running {
 		if i == MaxRunLines {
@@ -76,9 +64,9 @@ func Render(st ServerStatus, snap activity.Snapshot, now time.Time) View {
 		v.Errors = append(v.Errors, ErrorLine(f))
 	}
 	switch {
-	case !st.Running && st.Down != "":
+	case st.State == httpserver.Failed:
 		v.Icon = assets.Error
-	case !st.Running:
+	case !running:
 		v.Icon = assets.Stopped
 	case len(snap.Running) > 0:
 		v.Icon = assets.Researching

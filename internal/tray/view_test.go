@@ -3,28 +3,31 @@ package tray
 import (
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
 func TestRender(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
-	running := ServerStatus{Running: true, URL: "http://127.0.0.1:3000/mcp"}
+	running := httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 	run := activity.Run{Tool: "search", Query: "what changed in\nthe Rust 2024 edition and why does it matter", Stage: "searching: rust", Started: now.Add(-83 * time.Second)}
 	fail := activity.Failure{Time: now, Tool: "search", Code: "QUOTA_ERROR", Message: "daily quota used up"}
 	tests := []struct {
 		name string
-		st   ServerStatus
+		st   httpserver.Status
 		snap activity.Snapshot
 		want View
 	}{
-		{"stopped", ServerStatus{}, activity.Snapshot{}, View{Icon: assets.Stopped, Status: "Stopped", Start: true,
+		{"stopped", httpserver.Status{}, activity.Snapshot{}, View{Icon: assets.Stopped, Status: "Stopped", Start: true,
 			RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
-		{"port in use", ServerStatus{Down: "port 3000 is already in use by another program"}, activity.Snapshot{},
+		{"port in use", httpserver.Status{State: httpserver.Failed, Addr: "127.0.0.1:3000",
+			Err: &httpserver.ListenError{Reason: "port 3000 is already in use by another program", Err: syscall.EADDRINUSE}}, activity.Snapshot{},
 			View{Icon: assets.Error, Status: "Not running: port 3000 is already in use by another program", Start: true,
 				RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
 		{"idle", running, activity.Snapshot{}, View{Icon: assets.Idle, Status: "Running on http://127.0.0.1:3000/mcp",
@@ -56,7 +59,7 @@ func TestRenderManyRuns(t *testing.T) {
 	for range MaxRunLines + 3 {
 		snap.Running = append(snap.Running, activity.Run{Tool: "search", Query: "q", Started: now})
 	}
-	v := Render(ServerStatus{Running: true}, snap, now)
+	v := Render(httpserver.Status{State: httpserver.Running}, snap, now)
 	if len(v.Runs) != MaxRunLines+1 || v.Runs[MaxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
 		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
 	}

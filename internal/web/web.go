@@ -15,18 +15,16 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
@@ -41,16 +39,25 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 type Backend interface {
 	Config() config.Config
 	Activity() activity.Snapshot
-	ServerStatus() string // the status line: "Running on http://127.0.0.1:3000/mcp", "Stopped", or why it is down
-	// CheckDotenv reports why the app would refuse data as its .env file, given its process environment and
-	// command-line flags too: each bad value as a *config.InvalidError (in an errors.Join), any other reason (a
-	// server exposed without a token, say) as an error of its own. nil means SaveDotenv would take it.
-	CheckDotenv(data []byte) error
-	// SaveDotenv checks data as CheckDotenv does, then writes it to the config dir's .env and applies it. moved
-	// is the new base URL (http://host:port) when the server is about to move there, else "". An error means
-	// nothing was written, except a *NotAppliedError: the file was written but the app could not apply it.
+	Status() httpserver.Status // where the MCP server is, for the status line
+}
+
+// Settings is what /settings needs on top of a Backend. Pages whose Backend is not also a Settings serve /status
+// alone, read-only.
+type Settings interface {
+	// SaveDotenv checks data as the app's .env file, given its process environment and command-line flags too,
+	// then writes it and applies it. moved is the new base URL (http://host:port) when the server is about to move
+	// there, else "". An error means nothing was written: a *RefusedError when the app would not run with data
+	// (each bad value a *config.InvalidError in an errors.Join), another error when writing failed. The one
+	// exception is a *NotAppliedError: the file was written but the app could not apply it.
 	SaveDotenv(data []byte) (moved string, err error)
 }
+
+// RefusedError is SaveDotenv's error when the app would not run with the proposed .env file.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // NotAppliedError is SaveDotenv's error when the .env file was written but the app could not apply it.
 type NotAppliedError struct{ Err error }
@@ -61,6 +68,7 @@ func (e *NotAppliedError) Unwrap() error { return e.Err }
 // Handler serves /settings and /status.
 type Handler struct {
 	b     Backend
+	s     Settings // nil: no settings page
 	token string
 	csrf  string
 	log   *slog.Logger
@@ -81,7 +89,8 @@ func NewToken() string {
 func New(b Backend, token string, logger *slog.Logger) *Handler {
 	mac := hmac.New(sha256.New, []byte(token))
 	mac.Write([]byte("csrf"))
-	return &Handler{b: b, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
+	s, _ := b.(Settings)
+	return &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
 }
 
 // URL returns the address that opens page ("/settings" or "/status") on base (http://host:port) with the token.
@@ -118,6 +127,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case r.URL.Path == "/settings" && h.s == nil:
+		http.NotFound(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodGet:
 		h.getSettings(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodPost:
@@ -190,7 +201,7 @@ type runView struct {
 
 func (h *Handler) getStatus(w http.ResponseWriter) {
 	snap := h.b.Activity()
-	p := statusPage{Server: h.b.ServerStatus(), Failures: snap.Failures}
+	p := statusPage{Server: h.b.Status().Line(), Failures: snap.Failures}
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
 	}
@@ -199,27 +210,15 @@ func (h *Handler) getStatus(w http.ResponseWriter) {
 
 // field is one setting on the page.
 type field struct {
-	Name, Label, Help, Type string
-	Value                   string // from the .env file; never the API key
-	Default                 string
-	Error                   string
-	Overridden              bool   // set in the process environment or by a flag, which win over .env
-	Flag                    string // the command-line flag that set it ("--port"), when Overridden by one
-	Effective               string // the value in force when Overridden (masked for secrets)
+	config.VarDoc
+	Value      string // from the .env file; never the API key
+	Error      string
+	Overridden bool   // set in the process environment or by a flag, which win over .env
+	Flag       string // the command-line flag that set it ("--port"), when Overridden by one
+	Effective  string // the value in force when Overridden (masked for secrets)
 }
 
-// fields lists the page's settings in order.
-var fields = []struct{ name, label, help, typ string }{
-	{"FIRECRAWL_API_KEY", "Firecrawl API key", "From firecrawl.dev. Leave empty to keep the current key.", "password"},
-	{"FIRECRAWL_API_URL", "Firecrawl API URL", "A self-hosted Firecrawl, e.g. https://firecrawl.example.com. Empty: the cloud API.", "url"},
-	{"GEMINI_MODEL", "Gemini model", "Model for research, e.g. gemini-2.5-pro. Empty: the Gemini CLI chooses.", "text"},
-	{"GEMINI_CORRECTION_MODEL", "Correction model", "Model that repairs an answer that was not valid JSON.", "text"},
-	{"GEMINI_FALLBACK_MODEL", "Fallback model", "Model to retry with when the quota runs out; none turns it off.", "text"},
-	{"GEMINI_SEARCH_TIMEOUT", "Search timeout (ms)", "Longest time one research run may take, 1000 to 1800000.", "number"},
-	{"GEMINI_MAX_CONCURRENT", "Max concurrent runs", "Gemini CLI processes at once, 1 to 32; more searches wait.", "number"},
-	{"MCP_SERVER_PORT", "Port", "Port of the MCP server and of these pages; clients must use the new URL.", "number"},
-}
-
+// keyField is the one secret on the page: it is never shown, and an empty field keeps the saved key.
 const keyField = "FIRECRAWL_API_KEY"
 
 type settingsPage struct {
@@ -234,68 +233,39 @@ type settingsPage struct {
 	DotenvPath string
 }
 
+// pageVars are the variables the page shows: those with a label, in config's order.
+func pageVars() []config.VarDoc {
+	var vars []config.VarDoc
+	for _, v := range config.EnvVars() {
+		if v.Label != "" {
+			vars = append(vars, v)
+		}
+	}
+	return vars
+}
+
 // readDotenv returns the .env file's contents and variables; a missing file is empty.
 func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
-	path := config.EnvPath(h.b.Config().Dir)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	vars, err := config.ParseDotenv(strings.NewReader(string(data)))
-	if err != nil {
-		return data, map[string]string{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return data, vars, nil
+	return config.ReadDotenv(config.EnvPath(h.b.Config().Dir))
 }
 
 // page shows the settings with values in the fields (the .env file's, or a rejected form's) and the key saved
 // in the .env file, saved (the page never shows a key it did not save).
 func (h *Handler) page(values map[string]string, saved map[string]string) settingsPage {
 	cfg := h.b.Config()
-	defaults := map[string]string{}
-	for _, v := range config.EnvVars() {
-		defaults[v.Name] = v.Default
-	}
-	p := settingsPage{CSRF: h.csrf, Server: h.b.ServerStatus(), DotenvPath: config.EnvPath(cfg.Dir)}
-	for _, f := range fields {
-		fl := field{Name: f.name, Label: f.label, Help: f.help, Type: f.typ, Value: values[f.name], Default: defaults[f.name],
-			Overridden: cfg.Overridden[f.name], Flag: cfg.SetBy[f.name]}
-		if fl.Overridden {
-			fl.Effective = effective(cfg, f.name)
+	p := settingsPage{CSRF: h.csrf, Server: h.b.Status().Line(), DotenvPath: config.EnvPath(cfg.Dir)}
+	for _, v := range pageVars() {
+		f := field{VarDoc: v, Value: values[v.Name], Overridden: cfg.Overridden[v.Name], Flag: cfg.SetBy[v.Name]}
+		if f.Overridden {
+			f.Effective = cfg.Shown(v.Name)
 		}
-		if f.name == keyField {
+		if v.Name == keyField {
 			p.KeyMasked = config.Secret(saved[keyField]).Last4()
-			fl.Value = ""
+			f.Value = ""
 		}
-		p.Fields = append(p.Fields, fl)
+		p.Fields = append(p.Fields, f)
 	}
 	return p
-}
-
-// effective is the value in force for name, as people may see it.
-func effective(cfg config.Config, name string) string {
-	switch name {
-	case "FIRECRAWL_API_KEY":
-		return cfg.FirecrawlAPIKey.Last4()
-	case "FIRECRAWL_API_URL":
-		return cfg.FirecrawlAPIURL
-	case "GEMINI_MODEL":
-		return cfg.Model
-	case "GEMINI_CORRECTION_MODEL":
-		return cfg.CorrectionModel
-	case "GEMINI_FALLBACK_MODEL":
-		return cfg.FallbackModel
-	case "GEMINI_SEARCH_TIMEOUT":
-		return fmt.Sprint(cfg.SearchTimeout.Milliseconds())
-	case "GEMINI_MAX_CONCURRENT":
-		return fmt.Sprint(cfg.MaxConcurrent)
-	case "MCP_SERVER_PORT":
-		return fmt.Sprint(cfg.Port)
-	}
-	return ""
 }
 
 func (h *Handler) getSettings(w http.ResponseWriter, r *http.Request) {
@@ -310,7 +280,7 @@ func (h *Handler) getSettings(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	old, saved, err := h.readDotenv()
-	if err != nil && old == nil {
+	if err != nil && old == nil { // unreadable; a malformed file is refused with its line by SaveDotenv
 		p := h.page(map[string]string{}, map[string]string{})
 		p.Error = err.Error()
 		w.WriteHeader(http.StatusInternalServerError)
@@ -319,73 +289,78 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	submitted := map[string]string{}
 	var changes []config.Assignment
-	for _, f := range fields {
-		v := strings.TrimSpace(r.PostForm.Get(f.name))
-		submitted[f.name] = v
-		if f.name == keyField {
+	for _, v := range pageVars() {
+		value := strings.TrimSpace(r.PostForm.Get(v.Name))
+		submitted[v.Name] = value
+		if v.Name == keyField {
 			switch {
 			case r.PostForm.Get("clear_key") == "on":
-				v = ""
-			case v == "":
+				value = ""
+			case value == "":
 				continue // keep the current key: the page never shows it
 			}
 		}
-		changes = append(changes, config.Assignment{Name: f.name, Value: v})
+		changes = append(changes, config.Assignment{Name: v.Name, Value: value})
 	}
 	data := config.UpdateDotenv(old, changes)
 
-	p := h.page(submitted, saved)
-	if err := h.b.CheckDotenv(data); err != nil {
-		byName := map[string]*field{}
-		for i := range p.Fields {
-			byName[p.Fields[i].Name] = &p.Fields[i]
-		}
-		var other []string
-		for _, e := range unjoin(err) {
-			var inv *config.InvalidError
-			if errors.As(e, &inv) && byName[inv.Var] != nil {
-				byName[inv.Var].Error = inv.Reason
-				continue
-			}
-			other = append(other, e.Error())
-		}
-		p.Error = "Nothing was saved: fix the values marked below."
-		if len(other) > 0 {
-			p.Error = "Nothing was saved: " + strings.Join(other, "; ")
-		}
-		if byName[keyField].Error != "" {
-			byName[keyField].Error += " (enter the key again)"
-		}
+	moved, err := h.s.SaveDotenv(data)
+	var (
+		refused    *RefusedError
+		notApplied *NotAppliedError
+	)
+	switch {
+	case errors.As(err, &refused):
+		p := h.page(submitted, saved)
+		h.markRefused(&p, refused.Err)
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		h.render(w, "settings.html", p)
-		return
-	}
-	moved, err := h.b.SaveDotenv(data)
-	var notApplied *NotAppliedError
-	if errors.As(err, &notApplied) {
+	case errors.As(err, &notApplied):
 		h.log.Error("settings saved but not applied", "file", config.EnvPath(h.b.Config().Dir), "err", notApplied.Err)
 		_, values, _ := h.readDotenv()
-		p = h.page(values, values)
+		p := h.page(values, values)
 		p.NotApplied = notApplied.Err.Error()
 		h.render(w, "settings.html", p)
-		return
-	}
-	if err != nil {
+	case err != nil:
 		h.log.Error("save settings", "err", err)
+		p := h.page(submitted, saved)
 		p.Error = "Nothing was saved: " + err.Error()
 		w.WriteHeader(http.StatusInternalServerError)
 		h.render(w, "settings.html", p)
-		return
-	}
-	h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
-	if moved != "" {
+	case moved != "":
+		h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
 		_, values, _ := h.readDotenv()
-		p = h.page(values, values)
+		p := h.page(values, values)
 		p.Saved, p.Moved = true, moved+"/settings"
 		h.render(w, "settings.html", p)
-		return
+	default:
+		h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
+		http.Redirect(w, r, "/settings?saved=1", http.StatusSeeOther)
 	}
-	http.Redirect(w, r, "/settings?saved=1", http.StatusSeeOther)
+}
+
+// markRefused shows why the app refused the form: each bad value at its field, anything else in the banner.
+func (h *Handler) markRefused(p *settingsPage, err error) {
+	byName := map[string]*field{}
+	for i := range p.Fields {
+		byName[p.Fields[i].Name] = &p.Fields[i]
+	}
+	var other []string
+	for _, e := range unjoin(err) {
+		var inv *config.InvalidError
+		if errors.As(e, &inv) && byName[inv.Var] != nil {
+			byName[inv.Var].Error = inv.Reason
+			continue
+		}
+		other = append(other, e.Error())
+	}
+	p.Error = "Nothing was saved: fix the values marked below."
+	if len(other) > 0 {
+		p.Error = "Nothing was saved: " + strings.Join(other, "; ")
+	}
+	if byName[keyField].Error != "" {
+		byName[keyField].Error += " (enter the key again)"
+	}
 }
 
 func unjoin(err error) []error {

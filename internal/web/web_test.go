@@ -15,31 +15,32 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
 const fullKey = "fc-0123456789abcdefWXYZ"
 
 type fakeBackend struct {
+	env      map[string]string // the process environment
 	cfg      config.Config
 	snap     activity.Snapshot
 	saved    []byte
-	refuse   error // what CheckDotenv adds to the checks of each value
+	refuse   error // why SaveDotenv refuses a file whose values are all valid
 	applyErr error // why applying the saved file fails
 }
 
 func (f *fakeBackend) Config() config.Config       { return f.cfg }
 func (f *fakeBackend) Activity() activity.Snapshot { return f.snap }
-func (f *fakeBackend) ServerStatus() string        { return "Running on http://127.0.0.1:3000/mcp" }
-func (f *fakeBackend) CheckDotenv(data []byte) error {
-	if err := config.CheckDotenv(data); err != nil {
-		return err
-	}
-	return f.refuse
+func (f *fakeBackend) Status() httpserver.Status {
+	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
 
 func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
-	if err := f.CheckDotenv(data); err != nil {
-		return "", err
+	if _, err := config.LoadWithDotenv(config.Env{Lookup: f.lookup}, data); err != nil {
+		return "", &RefusedError{Err: err}
+	}
+	if f.refuse != nil {
+		return "", &RefusedError{Err: f.refuse}
 	}
 	f.saved = data
 	if err := config.WriteDotenv(config.EnvPath(f.cfg.Dir), data); err != nil {
@@ -51,13 +52,23 @@ func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
 	return "", nil
 }
 
+func (f *fakeBackend) lookup(name string) (string, bool) {
+	v, ok := f.env[name]
+	return v, ok
+}
+
 func setup(t *testing.T) (*fakeBackend, *httptest.Server, *Handler) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("# mine\nFIRECRAWL_API_KEY="+fullKey+"\nOTHER=1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b := &fakeBackend{cfg: config.Config{Dir: dir, Host: "127.0.0.1", Overridden: map[string]bool{"GEMINI_MODEL": true}, Model: "env-model"}}
+	b := &fakeBackend{env: map[string]string{config.DirVar: dir, "GEMINI_MODEL": "env-model"}}
+	cfg, err := config.Load(config.Env{Lookup: b.lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.cfg = cfg
 	h := New(b, "secret-token", slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -154,7 +165,7 @@ func TestSettingsPageFlagOverride(t *testing.T) {
 	t.Parallel()
 	b, srv, _ := setup(t)
 	b.cfg.Port = 4100
-	b.cfg.SetByFlag("MCP_SERVER_PORT", "--port")
+	b.cfg.SetByFlag("MCP_SERVER_PORT", "--port", "4100")
 	_, body := get(t, srv.URL+"/settings", true)
 	want := `<p class="note" id="overridden-MCP_SERVER_PORT">Set by --port on the command line (MCP_SERVER_PORT = 4100)`
 	if !strings.Contains(body, want) {
@@ -201,7 +212,7 @@ func TestSave(t *testing.T) {
 	if code != http.StatusSeeOther {
 		t.Fatalf("valid save: %d, want 303", code)
 	}
-	want := "# mine\nFIRECRAWL_API_KEY=" + fullKey + "\nOTHER=1\nGEMINI_MODEL=gemini-2.5-pro\nGEMINI_MAX_CONCURRENT=4\nMCP_SERVER_PORT=3100\n"
+	want := "# mine\nFIRECRAWL_API_KEY=" + fullKey + "\nOTHER=1\nGEMINI_MODEL=gemini-2.5-pro\nMCP_SERVER_PORT=3100\nGEMINI_MAX_CONCURRENT=4\n"
 	if string(b.saved) != want {
 		t.Errorf("saved %q, want %q", b.saved, want)
 	}

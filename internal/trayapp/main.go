@@ -1,4 +1,7 @@
-package app
+// Package trayapp is the desktop app: an App served over HTTP by a server the menu can stop, restart and move, the
+// settings and status pages on the same port, and a watcher that applies edits of .env and repairs settings.json.
+// The tray icon and its menu (internal/tray) talk to it through the controller.
+package trayapp
 
 import (
 	"context"
@@ -12,13 +15,14 @@ import (
 
 	"github.com/adrg/xdg"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray"
 )
 
-const trayUsage = `gemini-search-tray: the Gemini Search MCP server with a system tray icon.
+const usage = `gemini-search-tray: the Gemini Search MCP server with a system tray icon.
 
 It serves MCP at http://127.0.0.1:3000/mcp (MCP_SERVER_HOST, MCP_SERVER_PORT), shows what is being researched, and
 opens a settings page in the browser. Without a desktop session it keeps serving and logs the pages' addresses.
@@ -35,33 +39,31 @@ const (
 	logKeep     = 3
 )
 
-// TrayMain runs the tray binary and returns its exit code. It must run on the main goroutine: the tray icon's
-// event loop needs it on macOS and Windows.
-func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
-	flags := newServerFlags("gemini-search-tray", trayUsage, stderr)
-	headless := flags.fs.Bool("headless", false, "serve without a tray icon")
-	if code, done := flags.parse(args, version, stdout); done {
+// Main runs the tray binary and returns its exit code. It must run on the main goroutine: the tray icon's event
+// loop needs it on macOS and Windows.
+func Main(args []string, version string, stdout, stderr io.Writer) int {
+	const name = "gemini-search-tray"
+	flags := app.NewFlags(name, usage, stderr)
+	headless := flags.Bool("headless", false, "serve without a tray icon")
+	if code, done := flags.Parse(args, version, stdout); done {
 		return code
 	}
-	if flags.fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gemini-search-tray: unexpected arguments %q\n\n", flags.fs.Args())
-		flags.fs.Usage()
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected arguments %q\n\n", name, flags.Args())
+		flags.Usage()
 		return 2
 	}
-	override := flags.override
-
-	env := config.OSEnv()
-	cfg, err := config.Load(env)
+	src := app.Source{Env: config.OSEnv(), Flags: flags}
+	cfg, err := src.Load()
 	if err != nil {
-		fmt.Fprintf(stderr, "gemini-search-tray: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	override(&cfg)
 
 	logOut := stderr
 	logPath := filepath.Join(xdg.StateHome, "gemini-search-mcp", "tray.log")
 	if f, err := logging.OpenRotating(logPath, logMaxBytes, logKeep); err != nil {
-		fmt.Fprintf(stderr, "gemini-search-tray: no log file: %v\n", err)
+		fmt.Fprintf(stderr, "%s: no log file: %v\n", name, err)
 		logPath = ""
 	} else {
 		defer f.Close()
@@ -70,31 +72,22 @@ func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
 	logger := logging.New(logOut, cfg.Debug)
 	slog.SetDefault(logger) // the tray library logs through the standard log package
 
-	if err := checkExposure(cfg); err != nil {
-		logger.Error(err.Error())
-		return 1
-	}
-	a, err := New(cfg, version, logger)
+	c, err := start(cfg, src, version, logger)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
 	}
-	h, err := newTrayHost(a, env, override)
-	if err != nil {
-		logger.Error("cannot start", "err", err)
-		return 1
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := h.run(ctx); err != nil {
+	if err := c.run(ctx); err != nil {
 		logger.Error("cannot start", "err", err)
+		c.shutdown()
 		return 1
 	}
 	logger.Info("gemini-search-tray started", "version", version, "config_dir", cfg.Dir, "log_file", logPath)
 
 	if *headless {
-		h.logPages("serving without a tray icon (--headless)")
+		c.logPages("serving without a tray icon (--headless)")
 		<-ctx.Done()
 	} else {
 		auto, err := desktop.NewAutostart(executable())
@@ -102,7 +95,7 @@ func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
 			logger.Warn("start at login is not available", "err", err)
 		}
 		opts := tray.Options{
-			Controller: h,
+			Controller: c,
 			Autostart:  auto,
 			ConfigDir:  cfg.Dir,
 			LogFile:    logPath,
@@ -112,30 +105,19 @@ func TrayMain(args []string, version string, stdout, stderr io.Writer) int {
 			Logger:     logger,
 		}
 		if !tray.HostPresent() {
-			h.logPages("no tray host is running yet: the icon appears when one starts")
+			c.logPages("no tray host is running yet: the icon appears when one starts")
 		}
 		if err := tray.Run(ctx, opts); err != nil {
-			h.logPages(fmt.Sprintf("no tray icon (%v): serving without one", err))
+			c.logPages(fmt.Sprintf("no tray icon (%v): serving without one", err))
 			<-ctx.Done()
 		}
 	}
 
 	logger.Info("quitting: stopping the server and every search")
 	stop()
-	h.shutdown()
+	c.shutdown()
 	logger.Info("stopped")
 	return 0
-}
-
-// logPages logs why there is no icon and where the pages are, for people without a tray.
-func (h *trayHost) logPages(why string) {
-	settings, err := h.SettingsURL()
-	status, _ := h.StatusURL()
-	if err != nil {
-		h.log.Warn(why, "err", err)
-		return
-	}
-	h.log.Info(why, "settings", settings, "status", status)
 }
 
 func executable() string {

@@ -1,4 +1,4 @@
-package app
+package trayapp
 
 import (
 	"context"
@@ -15,24 +15,23 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
-// hostOptions describe the process a test trayHost runs in.
+// hostOptions describe the process a test controller runs in.
 type hostOptions struct {
 	env    map[string]string // the process environment (GEMINI_SEARCH_CONFIG_DIR is the test's own)
 	dotenv string            // the .env file at the start ("": none)
 	args   []string          // the command line (default: --port 0)
 }
 
-// startHost runs a trayHost as TrayMain does, without the tray icon, on a fresh config dir, until the test ends.
-func startHost(t *testing.T, o hostOptions) *trayHost {
+// startHost runs a controller as Main does, without the tray icon, on a fresh config dir, until the test ends.
+func startHost(t *testing.T, o hostOptions) *controller {
 	t.Helper()
 	dir := t.TempDir()
 	if o.dotenv != "" {
@@ -46,21 +45,16 @@ func startHost(t *testing.T, o hostOptions) *trayHost {
 	if o.args == nil {
 		o.args = []string{"--port", "0"}
 	}
-	flags := newServerFlags("test", "", io.Discard)
-	if _, done := flags.parse(o.args, "test", io.Discard); done {
+	flags := app.NewFlags("test", "", io.Discard)
+	if _, done := flags.Parse(o.args, "test", io.Discard); done {
 		t.Fatalf("bad flags %q", o.args)
 	}
-	cfg, err := config.Load(env)
+	src := app.Source{Env: env, Flags: flags}
+	cfg, err := src.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags.override(&cfg)
-	logger := slog.New(slog.DiscardHandler)
-	a, err := New(cfg, "test", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := newTrayHost(a, env, flags.override)
+	h, err := start(cfg, src, "test", slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +76,7 @@ type settingsClient struct {
 	c    *http.Client
 }
 
-func openSettings(t *testing.T, h *trayHost) *settingsClient {
+func openSettings(t *testing.T, h *controller) *settingsClient {
 	t.Helper()
 	srv := httptest.NewServer(h.pages)
 	t.Cleanup(srv.Close)
@@ -136,60 +130,6 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
-}
-
-// TestForwardLosesNoChange: a change of a source that lands while forward passes the previous one on must still
-// reach the views. The source here changes once more exactly while forward asks it for its next channel, after
-// the view has already looked (if forward notified first) or not at all (if it asks first).
-func TestForwardLosesNoChange(t *testing.T) {
-	t.Parallel()
-	h := &trayHost{}
-	h.changes.ch = make(chan struct{})
-
-	var src notifier
-	src.ch = make(chan struct{})
-	var version atomic.Int32 // what the source shows
-	looked := make(chan struct{})
-	var lookedOnce sync.Once
-	var calls atomic.Int32
-	firstCall := make(chan struct{})
-	changed := func() <-chan struct{} {
-		switch calls.Add(1) {
-		case 1:
-			close(firstCall)
-		case 2:
-			// The second change lands now: after the view looked, if it was told of the first one already.
-			select {
-			case <-looked:
-			case <-time.After(200 * time.Millisecond):
-			}
-			version.Store(2)
-			src.notify()
-		}
-		return src.wait()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	view := h.Changed()
-	go h.forward(ctx, changed)
-	<-firstCall
-	version.Store(1)
-	src.notify()
-
-	// The view: on each notification it takes the next channel, then looks at the source.
-	deadline := time.After(5 * time.Second)
-	shown := int32(0)
-	for shown != 2 {
-		select {
-		case <-view:
-		case <-deadline:
-			t.Fatalf("the view shows version %d, want 2: a change of the source was not passed on", shown)
-		}
-		view = h.Changed()
-		shown = version.Load()
-		lookedOnce.Do(func() { close(looked) })
-	}
 }
 
 func TestSettingsPageRefusesWhatTheAppWouldRefuse(t *testing.T) {
@@ -305,7 +245,7 @@ func TestReportIsNotARun(t *testing.T) {
 		snap.Failures[0].Message != "open the settings page: xdg-open is not installed" {
 		t.Errorf("failures %+v, want the TRAY_ERROR", snap.Failures)
 	}
-	run := h.app.activity.Begin("search", "q")
+	run := h.app.Activity().Begin("search", "q")
 	defer run.End(nil)
 	if running := h.Activity().Running; len(running) != 1 || running[0].ID != 1 {
 		t.Errorf("the next run is %+v, want run 1: Report registered a run", running)

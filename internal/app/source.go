@@ -1,0 +1,116 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
+)
+
+// Flags are the command-line flags both binaries take: where to serve, and --version. A binary adds its own to
+// FlagSet before Parse.
+type Flags struct {
+	*flag.FlagSet
+	host        *string
+	port        *int
+	showVersion *bool
+}
+
+// NewFlags returns the flags of the binary name, printing usage (then the flags) for -h.
+func NewFlags(name, usage string, stderr io.Writer) *Flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return &Flags{
+		FlagSet:     fs,
+		host:        fs.String("host", "", "HTTP host to bind (overrides MCP_SERVER_HOST)"),
+		port:        fs.Int("port", -1, "HTTP port (overrides MCP_SERVER_PORT; 0 picks a free port)"),
+		showVersion: fs.Bool("version", false, "print the version and exit"),
+	}
+}
+
+// Parse parses args. When it returns done, the binary exits with code: -h, --version, or a usage error.
+func (f *Flags) Parse(args []string, version string, stdout io.Writer) (code int, done bool) {
+	if err := f.FlagSet.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, true
+		}
+		return 2, true
+	}
+	if *f.showVersion {
+		fmt.Fprintln(stdout, f.Name(), version)
+		return 0, true
+	}
+	if *f.port < -1 || *f.port > 65535 {
+		fmt.Fprintf(f.Output(), "%s: invalid --port %d: must be between 0 and 65535\n", f.Name(), *f.port)
+		return 2, true
+	}
+	return 0, false
+}
+
+// override applies --host and --port, when given, to c, and marks what they set as overridden, so the settings
+// page says why the value in .env is not the one in force.
+func (f *Flags) override(c *config.Config) {
+	if *f.host != "" {
+		c.Host = *f.host
+		c.SetByFlag("MCP_SERVER_HOST", "--host", *f.host)
+	}
+	if *f.port >= 0 {
+		c.Port = *f.port
+		c.SetByFlag("MCP_SERVER_PORT", "--port", strconv.Itoa(*f.port))
+	}
+}
+
+// Source is where a binary's configuration comes from: the process environment, the config dir's .env file and
+// the command-line flags. Its loads give the configuration the app runs with, checked as the app checks it at
+// start, or say why the app would refuse it: the start, a reload and a save on the settings page share them.
+type Source struct {
+	Env   config.Env
+	Flags *Flags // nil: no flags
+	Stdio bool   // serves stdio only: the HTTP host is not checked
+}
+
+// Load loads the configuration from the environment, the .env file and the flags.
+func (s Source) Load() (config.Config, error) {
+	return s.checked(config.Load(s.Env))
+}
+
+// LoadDotenv is Load with data standing in for the .env file: what the app would run with once data is written
+// there. Every value of data must be valid, even one the environment overrides today.
+func (s Source) LoadDotenv(data []byte) (config.Config, error) {
+	return s.checked(config.LoadWithDotenv(s.Env, data))
+}
+
+func (s Source) checked(cfg config.Config, err error) (config.Config, error) {
+	if err != nil {
+		return config.Config{}, err
+	}
+	if s.Flags != nil {
+		s.Flags.override(&cfg)
+	}
+	if !s.Stdio {
+		if err := checkExposure(cfg); err != nil {
+			return config.Config{}, err
+		}
+	}
+	return cfg, nil
+}
+
+// errExposed refuses to serve beyond this machine without a token.
+var errExposed = errors.New("refusing to serve on a non-loopback host without a token: anyone on the network " +
+	"could run searches on your account; set MCP_AUTH_TOKEN or bind 127.0.0.1")
+
+// checkExposure returns errExposed when cfg serves a non-loopback host without MCP_AUTH_TOKEN.
+func checkExposure(cfg config.Config) error {
+	if !loopback.IsHost(cfg.Host) && cfg.AuthToken == "" {
+		return fmt.Errorf("%w (MCP_SERVER_HOST=%s)", errExposed, cfg.Host)
+	}
+	return nil
+}

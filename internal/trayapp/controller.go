@@ -1,0 +1,184 @@
+package trayapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
+)
+
+// controller runs an App the way the tray does: on a server that can be stopped, restarted and moved, with the
+// settings and status pages on the same port and a watcher on the config files. It is what the menu controls
+// (tray.Controller), what the pages show and save (web.Backend, web.Settings), and the HTTP side's Committer.
+type controller struct {
+	app      *app.App
+	source   app.Source
+	log      *slog.Logger
+	server   *httpserver.Server
+	pages    *web.Handler
+	watcher  *watch.Watcher
+	changes  broadcast.Signal // the menu's: the server, the activity or the configuration changed
+	stdioCmd string           // gemini-search-mcp next to the tray binary, for stdio-only clients
+
+	saveMu sync.Mutex // one .env change at a time: a save on the settings page, or an edit the watcher saw
+
+	pagesMu  sync.Mutex
+	fallback *httpserver.Server // the pages alone, on a free port, while the main server is down
+	closed   bool               // shutdown began: no fallback is started any more; guarded by pagesMu
+}
+
+// watchDebounce is how long the watcher waits after the last event on a file.
+const watchDebounce = 100 * time.Millisecond
+
+// start builds the App for cfg and the tray's side of it; nothing serves yet.
+func start(cfg config.Config, src app.Source, version string, logger *slog.Logger) (*controller, error) {
+	w, err := watch.New(watchDebounce, logger)
+	if err != nil {
+		return nil, err
+	}
+	a, err := app.New(cfg, app.Options{Version: version, Logger: logger, Env: src.Env, WroteFile: w.Wrote})
+	if err != nil {
+		return nil, err
+	}
+	c := &controller{app: a, source: src, log: logger, watcher: w}
+	c.pages = web.New(c, web.NewToken(), logger)
+	c.server = httpserver.New(a.Handler(c.pages), cfg.Addr(), logger)
+	a.Subscribe(c)
+	if exe, err := os.Executable(); err == nil {
+		name := "gemini-search-mcp"
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		c.stdioCmd = filepath.Join(filepath.Dir(exe), name)
+	}
+	return c, nil
+}
+
+// run watches the config files until ctx is cancelled and starts the server (a busy port leaves it failed, with
+// the reason shown). It returns once everything is started.
+func (c *controller) run(ctx context.Context) error {
+	dir := c.app.Config().Dir
+	if err := c.watchConfig(ctx, dir); err != nil {
+		return err
+	}
+	go c.changes.Follow(ctx, c.app.Activity().Changed)
+	go c.changes.Follow(ctx, c.server.Changed)
+	go c.retireFallback(ctx)
+	_ = c.server.Start() // a failure is a state the menu shows
+	return nil
+}
+
+// shutdown stops the servers for good, which cancels running searches, and waits until every CLI run has ended.
+// A restart asked for meanwhile (a settings save that moves the server, the watcher) starts nothing.
+func (c *controller) shutdown() {
+	c.server.Close()
+	c.pagesMu.Lock()
+	c.closed = true
+	if c.fallback != nil {
+		c.fallback.Close()
+	}
+	c.pagesMu.Unlock()
+	c.app.Shutdown()
+}
+
+// Committed moves the server when the address changed, and has the views redraw.
+func (c *controller) Committed(from, to config.Config) {
+	defer c.changes.Notify()
+	if to.Addr() == from.Addr() {
+		return
+	}
+	c.server.SetAddr(to.Addr())
+	if c.server.Status().State == httpserver.Stopped { // a server stopped from the menu stays stopped
+		return
+	}
+	// On a goroutine of its own: Restart waits for the requests in progress, and the save on the settings page
+	// that led here may be one of them.
+	go func() { _ = c.server.Restart() }()
+}
+
+// The tray's Controller.
+
+func (c *controller) Status() httpserver.Status   { return c.server.Status() }
+func (c *controller) Activity() activity.Snapshot { return c.app.Activity().Snapshot() }
+func (c *controller) Changed() <-chan struct{}    { return c.changes.Changed() }
+func (c *controller) StartServer() error          { return c.server.Start() }
+func (c *controller) StopServer()                 { c.server.Stop() }
+func (c *controller) RestartServer() error        { return c.server.Restart() }
+func (c *controller) ClearErrors()                { c.app.Activity().ClearFailures() }
+
+func (c *controller) SettingsURL() (string, error) { return c.pageURL("/settings") }
+func (c *controller) StatusURL() (string, error)   { return c.pageURL("/status") }
+
+func (c *controller) Clients() []clients.Client {
+	cfg := c.app.Config()
+	url := "http://" + cfg.Addr() + "/mcp"
+	if st := c.server.Status(); st.State == httpserver.Running {
+		url = st.URL()
+	}
+	s := clients.Server{URL: url, AuthToken: cfg.AuthToken.Reveal(), StdioCommand: c.stdioCmd}
+	if cfg.Overridden[config.DirVar] {
+		s.ConfigDir = cfg.Dir
+	}
+	env := c.source.Env
+	return clients.All(clients.Platform{GOOS: runtime.GOOS, Home: env.Home, AppData: env.AppData, XDGConfigHome: xdg.ConfigHome}, s)
+}
+
+func (c *controller) Report(what string, err error) {
+	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: "TRAY_ERROR", Message: what + ": " + err.Error()})
+}
+
+// logPages logs why there is no icon and where the pages are, for people without a tray.
+func (c *controller) logPages(why string) {
+	settings, err := c.SettingsURL()
+	status, _ := c.StatusURL()
+	if err != nil {
+		c.log.Warn(why, "err", err)
+		return
+	}
+	c.log.Info(why, "settings", settings, "status", status)
+}
+
+// openHidingQuery wraps open (desktop.Open) so that its error never holds the query of the URL it could not open:
+// the links to the settings and status pages carry this launch's token there, and the error reaches the last
+// errors and the log.
+func openHidingQuery(open func(target string) error) func(target string) error {
+	return func(target string) error {
+		err := open(target)
+		if err == nil {
+			return nil
+		}
+		u, perr := url.Parse(target)
+		if perr != nil || (u.RawQuery == "" && u.Fragment == "") {
+			return err
+		}
+		values := u.Query()
+		u.RawQuery, u.Fragment = "", ""
+		msg := strings.ReplaceAll(err.Error(), target, u.String())
+		for _, vs := range values {
+			for _, v := range vs {
+				if v != "" && strings.Contains(msg, v) { // the target was quoted or escaped some other way
+					return fmt.Errorf("could not open %s", u)
+				}
+			}
+		}
+		return errors.New(msg)
+	}
+}

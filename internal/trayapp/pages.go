@@ -1,0 +1,92 @@
+package trayapp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
+)
+
+// The pages' Backend and Settings (Activity and Status are the menu's too).
+
+func (c *controller) Config() config.Config { return c.app.Config() }
+
+// SaveDotenv writes data to the .env file and commits the configuration it makes, once the app has checked it as
+// it checks its start-up configuration: data is parsed and validated once, here.
+func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
+	c.saveMu.Lock()
+	defer c.saveMu.Unlock()
+	from := c.app.Config()
+	stopped := c.server.Status().State == httpserver.Stopped // a server stopped from the menu stays stopped
+	cfg, err := c.source.LoadDotenv(data)
+	if err != nil {
+		return "", &web.RefusedError{Err: err}
+	}
+	path := config.EnvPath(cfg.Dir)
+	if err := config.WriteDotenv(path, data); err != nil {
+		return "", err
+	}
+	c.watcher.Wrote(path, data)
+	if err := c.app.Commit(cfg); err != nil {
+		c.app.Problem("settings", "CONFIG_ERROR", fmt.Errorf("the settings were saved but not applied: %w", err))
+		return "", &web.NotAppliedError{Err: err}
+	}
+	if cfg.Addr() == from.Addr() || stopped {
+		return "", nil
+	}
+	return "http://" + cfg.Addr(), nil
+}
+
+func (c *controller) pageURL(page string) (string, error) {
+	base, err := c.pagesBase()
+	if err != nil {
+		return "", fmt.Errorf("serve the %s page: %w", page, err)
+	}
+	return c.pages.URL(base, page), nil
+}
+
+// pagesBase is where the settings and status pages are served: on the MCP server's port while it runs, else on
+// a fallback server of their own on a free loopback port, so settings (say, a busy port) can still be changed.
+func (c *controller) pagesBase() (string, error) {
+	c.pagesMu.Lock() // before looking at the server: retireFallback then sees any fallback started here
+	defer c.pagesMu.Unlock()
+	if st := c.server.Status(); st.State == httpserver.Running {
+		return "http://" + st.Addr, nil
+	}
+	if c.closed {
+		return "", httpserver.ErrClosed
+	}
+	if c.fallback == nil {
+		mux := http.NewServeMux()
+		mux.Handle("/settings", c.pages)
+		mux.Handle("/status", c.pages)
+		c.fallback = httpserver.New(mux, "127.0.0.1:0", c.log)
+	}
+	if err := c.fallback.Start(); err != nil {
+		return "", err
+	}
+	return "http://" + c.fallback.Status().Addr, nil
+}
+
+// retireFallback stops the fallback pages server each time the main server runs again: it serves the pages
+// itself then, and the cookie holds for every port of the host.
+func (c *controller) retireFallback(ctx context.Context) {
+	for {
+		changed := c.server.Changed()
+		if c.server.Status().State == httpserver.Running {
+			c.pagesMu.Lock()
+			if c.fallback != nil {
+				c.fallback.Stop()
+			}
+			c.pagesMu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
+}
