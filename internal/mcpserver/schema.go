@@ -1,7 +1,21 @@
 package mcpserver
 
-// resultSchema describes structuredContent of search and deep_search for both outcomes: a report, or an error.
-const resultSchema = `{
+// The output schemas the tools declare: the one description of their structured results. Each covers both
+// outcomes, a result or an error (errorBody). TestResultsMatchTheirOutputSchemas holds the results to them.
+
+// errorSchema describes errorBody's error.
+const errorSchema = `{
+      "type": "object",
+      "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "details": {"type": "string"}
+      },
+      "required": ["code", "message"]
+    }`
+
+// reportSchema describes the structured content of search and deep_search: reportBody, or errorBody.
+const reportSchema = `{
   "type": "object",
   "properties": {
     "success": {"type": "boolean", "description": "true when a report was produced"},
@@ -33,15 +47,21 @@ const resultSchema = `{
         "output_truncated": {"type": "boolean"}
       }
     },
-    "error": {
-      "type": "object",
-      "properties": {
-        "code": {"type": "string"},
-        "message": {"type": "string"},
-        "details": {"type": "string"}
-      },
-      "required": ["code", "message"]
-    }
+    "error": ` + errorSchema + `
+  },
+  "required": ["success"]
+}`
+
+// chunkSchema describes the structured content of fetch_chunk: chunkBody, or errorBody.
+const chunkSchema = `{
+  "type": "object",
+  "properties": {
+    "success": {"type": "boolean", "description": "true when the part was found"},
+    "id": {"type": "string", "description": "the report id"},
+    "index": {"type": "integer", "description": "the part's number, from 2 to count"},
+    "count": {"type": "integer", "description": "how many parts the report has"},
+    "text": {"type": "string", "description": "the part's text, to append to the parts before it"},
+    "error": ` + errorSchema + `
   },
   "required": ["success"]
 }`

@@ -88,7 +88,7 @@ func searchTool() mcp.Tool {
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxQueryLen),
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
 		modelArgument(),
-		mcp.WithRawOutputSchema(json.RawMessage(resultSchema)),
+		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		researchAnnotations(),
 	)
 }
@@ -105,7 +105,7 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
 			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
 		modelArgument(),
-		mcp.WithRawOutputSchema(json.RawMessage(resultSchema)),
+		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
 	)
@@ -118,6 +118,7 @@ func fetchChunkTool() mcp.Tool {
 			"its id and how many parts there are; parts are kept for 30 minutes."),
 		mcp.WithString("id", mcp.Required(), mcp.Pattern(`^[0-9a-f]{16}$`), mcp.Description("The report id given with its first part.")),
 		mcp.WithInteger("index", mcp.Required(), mcp.Min(1), mcp.Description("The part to fetch, from 2 to the number of parts.")),
+		mcp.WithRawOutputSchema(json.RawMessage(chunkSchema)),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithIdempotentHintAnnotation(true),

@@ -1,0 +1,134 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// TestResultsMatchTheirOutputSchemas: every tool declares an output schema, and each kind of result it returns
+// (a report, a report in parts, a partial report, each error) validates against the schema the tool declares in
+// tools/list. The check is stricter than the schema: a field the schema does not describe fails it too, so a new
+// field cannot reach clients undocumented.
+func TestResultsMatchTheirOutputSchemas(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Line of a long report.\n", 40)
+	answer, _ := json.Marshal(map[string]any{"success": true, "report": long})
+	ok := connect(t, localServer(t, geminitest.ScenarioOK, 30*time.Second, geminitest.EnvAnswer+"=```json\n"+string(answer)+"\n```"))
+	failing := connect(t, localServer(t, geminitest.ScenarioQuota, 30*time.Second))
+	timingOut := connect(t, localServer(t, geminitest.ScenarioHang, time.Second))
+
+	schemas := declaredSchemas(t, ok)
+	report := call(context.Background(), t, ok, "search", map[string]any{"query": "q"}, nil)
+	chunks, _ := decodeBody(t, report)["chunks"].(map[string]any)
+	if chunks == nil {
+		t.Fatalf("the long report came in one piece: %s", resultText(t, report))
+	}
+	id := chunks["id"].(string)
+	results := []struct {
+		name, tool string
+		res        *mcp.CallToolResult
+	}{
+		{"a report in parts", "search", report},
+		{"a deep report", "deep_search", call(context.Background(), t, ok, "deep_search", map[string]any{"topic": "t", "depth": "concise"}, nil)},
+		{"a quota error", "search", call(context.Background(), t, failing, "search", map[string]any{"query": "q"}, nil)},
+		{"a deep search error", "deep_search", call(context.Background(), t, failing, "deep_search", map[string]any{"topic": "t"}, nil)},
+		{"a partial report", "search", call(context.Background(), t, timingOut, "search", map[string]any{"query": "q"}, nil)},
+		{"invalid arguments", "search", call(context.Background(), t, ok, "search", map[string]any{"query": ""}, nil)},
+		{"a part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": id, "index": 2}, nil)},
+		{"an unknown part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)},
+	}
+	covered := map[string]bool{}
+	for _, r := range results {
+		covered[r.tool] = true
+		t.Run(r.name, func(t *testing.T) {
+			if r.res.StructuredContent == nil {
+				t.Fatalf("%s returned no structured content: %s", r.tool, resultText(t, r.res))
+			}
+			b, _ := json.Marshal(r.res.StructuredContent)
+			inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := schemas[r.tool].Validate(inst); err != nil {
+				t.Errorf("%s's result does not match its output schema: %v\n%s", r.tool, err, b)
+			}
+		})
+	}
+	for tool := range schemas {
+		if !covered[tool] {
+			t.Errorf("no result of %s is checked against its output schema", tool)
+		}
+	}
+}
+
+// localServer serves the real engine over a fake CLI of its own, so that servers of several scenarios run side by
+// side; reports longer than 300 characters come in parts.
+func localServer(t *testing.T, scenario string, timeout time.Duration, env ...string) *server.MCPServer {
+	t.Helper()
+	fake := geminitest.NewLocal(t, scenario)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: timeout,
+		KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...)})
+	engine, err := research.New(runner, research.Settings{MaxRounds: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(engine, Options{Version: "test", ResponseLimit: func() int { return 300 }})
+}
+
+// declaredSchemas compiles the output schema of each tool c lists, closed to undescribed fields.
+func declaredSchemas(t *testing.T, c *client.Client) map[string]*jsonschema.Schema {
+	t.Helper()
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Schema{}
+	for _, tool := range list.Tools {
+		raw, _ := json.Marshal(tool.OutputSchema)
+		if len(tool.RawOutputSchema) > 0 {
+			raw = tool.RawOutputSchema
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(raw, &doc); err != nil || doc["type"] != "object" {
+			t.Fatalf("%s declares no output schema: %s", tool.Name, raw)
+		}
+		closeObjects(doc)
+		comp := jsonschema.NewCompiler()
+		url := fmt.Sprintf("%s-output.json", tool.Name)
+		if err := comp.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+		schemas[tool.Name] = comp.MustCompile(url)
+	}
+	return schemas
+}
+
+// closeObjects forbids properties that an object schema with properties does not describe.
+func closeObjects(schema any) {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		if _, set := m["additionalProperties"]; !set {
+			m["additionalProperties"] = false
+		}
+		for _, p := range props {
+			closeObjects(p)
+		}
+	}
+	closeObjects(m["items"])
+}
