@@ -16,8 +16,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jsonedit"
 )
 
-// ServerName is this server's key in a client's list of servers.
-const ServerName = "gemini-search"
+// serverName is this server's key in a client's list of servers.
+const serverName = "gemini-search"
 
 // Client is one MCP client's configuration file and the entry this server should have in it.
 type Client struct {
@@ -64,11 +64,11 @@ func headers(s Server) map[string]string {
 
 // All returns the clients the tray can connect, in menu order.
 func All(p Platform, s Server) []Client {
-	return []Client{Cursor(p, s), ClaudeDesktop(p, s), VSCode(p, s)}
+	return []Client{cursor(p, s), claudeDesktop(p, s), vsCode(p, s)}
 }
 
-// Cursor reaches the server over HTTP; its user-wide file is ~/.cursor/mcp.json on every platform.
-func Cursor(p Platform, s Server) Client {
+// cursor reaches the server over HTTP; its user-wide file is ~/.cursor/mcp.json on every platform.
+func cursor(p Platform, s Server) Client {
 	return Client{
 		Name:       "Cursor",
 		Path:       filepath.Join(p.Home, ".cursor", "mcp.json"),
@@ -77,8 +77,8 @@ func Cursor(p Platform, s Server) Client {
 	}
 }
 
-// ClaudeDesktop starts stdio servers only, so its entry runs gemini-search-mcp.
-func ClaudeDesktop(p Platform, s Server) Client {
+// claudeDesktop starts stdio servers only, so its entry runs gemini-search-mcp.
+func claudeDesktop(p Platform, s Server) Client {
 	entry := stdioEntry{Command: s.StdioCommand, Args: []string{}}
 	if s.ConfigDir != "" {
 		entry.Env = map[string]string{"GEMINI_SEARCH_CONFIG_DIR": s.ConfigDir}
@@ -91,8 +91,8 @@ func ClaudeDesktop(p Platform, s Server) Client {
 	}
 }
 
-// VSCode reaches the server over HTTP; the entry goes into the user's mcp.json.
-func VSCode(p Platform, s Server) Client {
+// vsCode reaches the server over HTTP; the entry goes into the user's mcp.json.
+func vsCode(p Platform, s Server) Client {
 	return Client{
 		Name:       "VS Code",
 		Path:       filepath.Join(appConfigDir(p), "Code", "User", "mcp.json"),
@@ -122,7 +122,7 @@ func appConfigDir(p Platform) string {
 // Snippet is the client's configuration with only this server, to paste by hand.
 func (c Client) Snippet() (string, error) {
 	servers := jsonedit.Object{}
-	if err := servers.SetValue(ServerName, c.Entry); err != nil {
+	if err := servers.SetValue(serverName, c.Entry); err != nil {
 		return "", err
 	}
 	data, err := servers.MarshalJSON()
@@ -150,7 +150,7 @@ func (c Client) Connect(now time.Time) (backup string, err error) {
 	if _, present := config.Get(c.ServersKey); present && !ok {
 		return "", fmt.Errorf("%s: %q is not an object: add the entry by hand with \"Copy %s config\"", c.Path, c.ServersKey, c.Name)
 	}
-	if err := servers.SetValue(ServerName, c.Entry); err != nil {
+	if err := servers.SetValue(serverName, c.Entry); err != nil {
 		return "", err
 	}
 	serversJSON, err := servers.MarshalJSON()

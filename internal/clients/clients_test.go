@@ -57,11 +57,11 @@ func TestSnippet(t *testing.T) {
 		client Client
 		want   string
 	}{
-		{Cursor(p, server), `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`},
-		{Cursor(p, Server{URL: server.URL, AuthToken: "tok"}), `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp","headers":{"Authorization":"Bearer tok"}}}}`},
-		{ClaudeDesktop(p, server), `{"mcpServers":{"gemini-search":{"command":"/opt/gsm/gemini-search-mcp","args":[]}}}`},
-		{ClaudeDesktop(p, Server{StdioCommand: "/x", ConfigDir: "/cfg"}), `{"mcpServers":{"gemini-search":{"command":"/x","args":[],"env":{"GEMINI_SEARCH_CONFIG_DIR":"/cfg"}}}}`},
-		{VSCode(p, server), `{"servers":{"gemini-search":{"type":"http","url":"http://127.0.0.1:3000/mcp"}}}`},
+		{cursor(p, server), `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`},
+		{cursor(p, Server{URL: server.URL, AuthToken: "tok"}), `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp","headers":{"Authorization":"Bearer tok"}}}}`},
+		{claudeDesktop(p, server), `{"mcpServers":{"gemini-search":{"command":"/opt/gsm/gemini-search-mcp","args":[]}}}`},
+		{claudeDesktop(p, Server{StdioCommand: "/x", ConfigDir: "/cfg"}), `{"mcpServers":{"gemini-search":{"command":"/x","args":[],"env":{"GEMINI_SEARCH_CONFIG_DIR":"/cfg"}}}}`},
+		{vsCode(p, server), `{"servers":{"gemini-search":{"type":"http","url":"http://127.0.0.1:3000/mcp"}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client.Name, func(t *testing.T) {
@@ -112,7 +112,7 @@ func TestConnect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
-			c := Cursor(Platform{GOOS: "linux", Home: home}, server)
+			c := cursor(Platform{GOOS: "linux", Home: home}, server)
 			if tt.existing != "" {
 				if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
 					t.Fatal(err)

@@ -176,7 +176,7 @@ func LoadWithDotenv(e Env, data []byte) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	file, err := ParseDotenv(bytes.NewReader(data))
+	file, err := parseDotenv(bytes.NewReader(data))
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", EnvPath(dir), err)
 	}
@@ -184,7 +184,7 @@ func LoadWithDotenv(e Env, data []byte) (Config, error) {
 }
 
 func configDir(e Env) (string, error) {
-	dir := DefaultDir(e)
+	dir := defaultDir(e)
 	if dir == "" {
 		return "", fmt.Errorf("find config dir: home directory unknown; set %s", DirVar)
 	}
@@ -244,7 +244,7 @@ func ReadDotenv(path string) (data []byte, vars map[string]string, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if vars, err = ParseDotenv(bytes.NewReader(data)); err != nil {
+	if vars, err = parseDotenv(bytes.NewReader(data)); err != nil {
 		return data, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return data, vars, nil

@@ -17,7 +17,7 @@ const appName = "gemini-search-mcp"
 // lives inside that directory.
 const DirVar = "GEMINI_SEARCH_CONFIG_DIR"
 
-// Env is everything platform-specific that Load and DefaultDir read, so that
+// Env is everything platform-specific that Load and defaultDir read, so that
 // both can be tested for every platform on any platform. OSEnv returns the
 // real one.
 type Env struct {
@@ -30,7 +30,7 @@ type Env struct {
 
 // OSEnv returns the Env of the running process.
 func OSEnv() Env {
-	home, _ := os.UserHomeDir() // "" when unknown; DefaultDir copes
+	home, _ := os.UserHomeDir() // "" when unknown; defaultDir copes
 	return Env{
 		Lookup:        os.LookupEnv,
 		GOOS:          runtime.GOOS,
@@ -51,7 +51,7 @@ func (e Env) lookup(name string) (string, bool) {
 	return v, v != ""
 }
 
-// DefaultDir returns the directory holding .env and the Gemini CLI workspace:
+// defaultDir returns the directory holding .env and the Gemini CLI workspace:
 // $GEMINI_SEARCH_CONFIG_DIR when set (a leading ~ is the home directory,
 // relative paths are made absolute), else
 //
@@ -60,7 +60,7 @@ func (e Env) lookup(name string) (string, bool) {
 //	windows:              %APPDATA%\gemini-search-mcp (roaming, not LOCALAPPDATA)
 //
 // It returns "" when the home directory is needed but unknown.
-func DefaultDir(e Env) string {
+func defaultDir(e Env) string {
 	if dir, ok := e.lookup(DirVar); ok {
 		return absPath(expandHome(dir, e.Home))
 	}

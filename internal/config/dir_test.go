@@ -54,7 +54,7 @@ func TestDefaultDir(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := DefaultDir(tt.env); got != tt.want {
+			if got := defaultDir(tt.env); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -67,7 +67,7 @@ func TestOSEnv(t *testing.T) {
 	if e.Lookup == nil || e.GOOS == "" {
 		t.Fatalf("got %+v, want Lookup and GOOS set", e)
 	}
-	if e.Home != "" && DefaultDir(e) == "" {
-		t.Errorf("DefaultDir(OSEnv()) is empty although Home is %q", e.Home)
+	if e.Home != "" && defaultDir(e) == "" {
+		t.Errorf("defaultDir(OSEnv()) is empty although Home is %q", e.Home)
 	}
 }

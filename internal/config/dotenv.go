@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ParseDotenv reads a .env file: KEY=VALUE lines, blank lines, # comments and
+// parseDotenv reads a .env file: KEY=VALUE lines, blank lines, # comments and
 // an optional "export " prefix. Values are trimmed; they may be
 // 'single quoted' (taken literally) or "double quoted" (with \n, \t, \r, \"
 // and \\ escapes; other backslashes are kept). An unquoted value ends at a
@@ -17,7 +17,7 @@ import (
 // Quoted values keep their inner blanks (Load trims every value anyway).
 // A malformed line is an error naming its line number. The error never quotes
 // the line, which may hold a secret.
-func ParseDotenv(r io.Reader) (map[string]string, error) {
+func parseDotenv(r io.Reader) (map[string]string, error) {
 	vars := make(map[string]string)
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {

@@ -34,7 +34,7 @@ func TestParseDotenv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ParseDotenv(strings.NewReader(tt.in))
+			got, err := parseDotenv(strings.NewReader(tt.in))
 			if err != nil {
 				t.Fatalf("got error %v, want none", err)
 			}
@@ -61,7 +61,7 @@ func TestParseDotenvErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ParseDotenv(strings.NewReader(tt.in))
+			_, err := parseDotenv(strings.NewReader(tt.in))
 			if err == nil {
 				t.Fatalf("got no error, want %q", tt.want)
 			}

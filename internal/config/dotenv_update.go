@@ -101,7 +101,7 @@ func lineEnding(line string) string {
 	return ""
 }
 
-// quoteDotenv writes value so that ParseDotenv reads it back unchanged: bare when that is safe, 'single quoted'
+// quoteDotenv writes value so that parseDotenv reads it back unchanged: bare when that is safe, 'single quoted'
 // when it has no ' or line break, else "double quoted" with escapes.
 func quoteDotenv(value string) string {
 	if value != "" && !strings.ContainsAny(value, " \t\r\n#'\"\\=") {

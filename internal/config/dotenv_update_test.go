@@ -40,7 +40,7 @@ func TestUpdateDotenv(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
-			if _, err := ParseDotenv(bytes.NewReader([]byte(got))); err != nil && tt.name != "malformed line kept" {
+			if _, err := parseDotenv(bytes.NewReader([]byte(got))); err != nil && tt.name != "malformed line kept" {
 				t.Errorf("result does not parse: %v", err)
 			}
 		})
@@ -52,7 +52,7 @@ func TestQuoteDotenvRoundTrip(t *testing.T) {
 	for _, v := range []string{"plain", "a b", "#x", "x #y", `C:\Users\me`, `"q"`, "it's", "l1\nl2", "tab\there", "a=b", `both ' and "`} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
-			vars, err := ParseDotenv(bytes.NewReader(UpdateDotenv(nil, []Assignment{{"K", v}})))
+			vars, err := parseDotenv(bytes.NewReader(UpdateDotenv(nil, []Assignment{{"K", v}})))
 			if err != nil {
 				t.Fatal(err)
 			}

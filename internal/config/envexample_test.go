@@ -69,7 +69,7 @@ func TestEnvExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f2.Close()
-	vars, err := ParseDotenv(f2)
+	vars, err := parseDotenv(f2)
 	if err != nil {
 		t.Fatalf("parse %s: %v", path, err)
 	}

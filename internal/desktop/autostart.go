@@ -15,8 +15,8 @@ type Autostart interface {
 	SetEnabled(on bool) error
 }
 
-// AppID names the autostart entry on every platform.
-const AppID = "gemini-search-tray"
+// appID names the autostart entry on every platform.
+const appID = "gemini-search-tray"
 
 // fileAutostart is an autostart entry that is one file: a .desktop file in the XDG autostart folder (Linux and
 // other Unix desktops) or a LaunchAgent property list (macOS).
@@ -52,11 +52,11 @@ func (f fileAutostart) SetEnabled(on bool) error {
 	return nil
 }
 
-// XDGAutostart is the freedesktop.org autostart entry for exe in configHome/autostart (configHome is
+// xdgAutostart is the freedesktop.org autostart entry for exe in configHome/autostart (configHome is
 // $XDG_CONFIG_HOME, ~/.config by default).
-func XDGAutostart(configHome, exe string) Autostart {
+func xdgAutostart(configHome, exe string) Autostart {
 	return fileAutostart{
-		path: filepath.Join(configHome, "autostart", AppID+".desktop"),
+		path: filepath.Join(configHome, "autostart", appID+".desktop"),
 		content: []byte("[Desktop Entry]\n" +
 			"Type=Application\n" +
 			"Name=Gemini Search MCP\n" +
@@ -77,8 +77,8 @@ func desktopExec(arg string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `%%`).Replace(arg)
 }
 
-// LaunchAgent is the macOS login item for exe: ~/Library/LaunchAgents/<label>.plist, read by launchd at login.
-func LaunchAgent(home, exe string) Autostart {
+// launchAgent is the macOS login item for exe: ~/Library/LaunchAgents/<label>.plist, read by launchd at login.
+func launchAgent(home, exe string) Autostart {
 	label := "io.github.gemini-search-mcp.tray"
 	return fileAutostart{
 		path: filepath.Join(home, "Library", "LaunchAgents", label+".plist"),

@@ -11,5 +11,5 @@ func NewAutostart(exe string) (Autostart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start at login: %w", err)
 	}
-	return LaunchAgent(home, exe), nil
+	return launchAgent(home, exe), nil
 }

@@ -6,5 +6,5 @@ import "github.com/adrg/xdg"
 
 // NewAutostart returns the autostart entry of exe for this platform.
 func NewAutostart(exe string) (Autostart, error) {
-	return XDGAutostart(xdg.ConfigHome, exe), nil
+	return xdgAutostart(xdg.ConfigHome, exe), nil
 }

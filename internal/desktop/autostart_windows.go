@@ -22,7 +22,7 @@ func (r runKey) Enabled() (bool, error) {
 		return false, fmt.Errorf("read the Run key: %w", err)
 	}
 	defer k.Close()
-	_, _, err = k.GetStringValue(AppID)
+	_, _, err = k.GetStringValue(appID)
 	if errors.Is(err, registry.ErrNotExist) {
 		return false, nil
 	}
@@ -36,12 +36,12 @@ func (r runKey) SetEnabled(on bool) error {
 	}
 	defer k.Close()
 	if !on {
-		if err := k.DeleteValue(AppID); err != nil && !errors.Is(err, registry.ErrNotExist) {
+		if err := k.DeleteValue(appID); err != nil && !errors.Is(err, registry.ErrNotExist) {
 			return fmt.Errorf("turn off start at login: %w", err)
 		}
 		return nil
 	}
-	if err := k.SetStringValue(AppID, `"`+r.exe+`"`); err != nil {
+	if err := k.SetStringValue(appID, `"`+r.exe+`"`); err != nil {
 		return fmt.Errorf("turn on start at login: %w", err)
 	}
 	return nil

@@ -72,8 +72,8 @@ func TestDesktopExec(t *testing.T) {
 func TestFileAutostart(t *testing.T) {
 	t.Parallel()
 	for name, a := range map[string]func(dir string) Autostart{
-		"xdg":         func(dir string) Autostart { return XDGAutostart(dir, "/opt/my tray/gemini-search-tray") },
-		"launchagent": func(dir string) Autostart { return LaunchAgent(dir, "/opt/my tray/gemini-search-tray") },
+		"xdg":         func(dir string) Autostart { return xdgAutostart(dir, "/opt/my tray/gemini-search-tray") },
+		"launchagent": func(dir string) Autostart { return launchAgent(dir, "/opt/my tray/gemini-search-tray") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -44,7 +44,7 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 	if b, err := json.Marshal(res.StructuredContent); err == nil {
 		_ = json.Unmarshal(b, &body)
 	}
-	if body.Error.Code == CodeCancelled {
+	if body.Error.Code == codeCancelled {
 		return nil
 	}
 	if body.Error.Code == "" { // every error result of ours has a code; this is a safety net

@@ -57,7 +57,7 @@ func invalidArguments(toolName string, err error) *mcp.CallToolResult {
 	if errors.As(err, &verr) {
 		msg = strings.Join(describe(verr), "; ")
 	}
-	return errorResultInfo(errorInfo{Code: CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg})
+	return errorResultInfo(errorInfo{Code: codeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg})
 }
 
 // describe renders each leaf of a validation error as a sentence naming the argument.

@@ -17,8 +17,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
-// MaxBodyBytes bounds an HTTP request body.
-const MaxBodyBytes = 1 << 20
+// maxBodyBytes bounds an HTTP request body.
+const maxBodyBytes = 1 << 20
 
 // HTTPOptions configures the HTTP handler.
 type HTTPOptions struct {
@@ -73,10 +73,10 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			// Read the body here, not lazily downstream, so an oversized request gets a clear 413 instead of a
 			// JSON-RPC parse error from half a message.
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				http.Error(w, fmt.Sprintf("Request body too large: the limit is %d bytes", MaxBodyBytes), http.StatusRequestEntityTooLarge)
+				http.Error(w, fmt.Sprintf("Request body too large: the limit is %d bytes", maxBodyBytes), http.StatusRequestEntityTooLarge)
 				return
 			}
 			if err != nil {

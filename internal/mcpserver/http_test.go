@@ -108,7 +108,7 @@ func TestHTTPRejections(t *testing.T) {
 		{"foreign origin", []byte(initializeBody), map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
 		{"null origin", []byte(initializeBody), map[string]string{"Origin": "null"}, http.StatusForbidden},
 		{"rebinding host", []byte(initializeBody), map[string]string{"Host": "evil.example:3000"}, http.StatusForbidden},
-		{"body over 1 MiB", append([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`), bytes.Repeat([]byte("x"), MaxBodyBytes)...), nil, http.StatusRequestEntityTooLarge},
+		{"body over 1 MiB", append([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`), bytes.Repeat([]byte("x"), maxBodyBytes)...), nil, http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

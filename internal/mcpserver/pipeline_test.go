@@ -214,7 +214,7 @@ func TestLongReportComesInChunks(t *testing.T) {
 	}
 
 	res := call(context.Background(), t, c, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)
-	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != CodeChunkNotFound {
+	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != codeChunkNotFound {
 		t.Errorf("unknown id: %v", body)
 	}
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// Name is the server name announced to MCP clients.
-const Name = "gemini-search-mcp"
+// serverName is the server name announced to MCP clients.
+const serverName = "gemini-search-mcp"
 
 // Engine is the research engine the tools call. *research.Engine implements it.
 type Engine interface {
@@ -27,8 +27,8 @@ type Engine interface {
 	DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error)
 }
 
-// MaxQueryLen bounds a query's or topic's length in characters.
-const MaxQueryLen = 10000
+// maxQueryLen bounds a query's or topic's length in characters.
+const maxQueryLen = 10000
 
 // modelPattern keeps a model name from being read as a CLI flag.
 const modelPattern = `^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$`
@@ -68,7 +68,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 	if o.Activity != nil {
 		opts = append(opts, server.WithToolHandlerMiddleware(recordActivity(o.Activity)))
 	}
-	s := server.NewMCPServer(Name, o.Version, opts...)
+	s := server.NewMCPServer(serverName, o.Version, opts...)
 	for _, st := range []server.ServerTool{
 		{Tool: searchTool(), Handler: t.search},
 		{Tool: deepSearchTool(), Handler: t.deepSearch},
@@ -85,7 +85,7 @@ func searchTool() mcp.Tool {
 		mcp.WithDescription("Researches a question on the web in a single round: a Gemini agent searches with Google Search, "+
 			"reads pages (JavaScript-heavy ones through Firecrawl when configured), and returns a Markdown report with its sources. "+
 			"Use it for quick answers that need current information."),
-		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxQueryLen),
+		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
 		modelArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
@@ -100,7 +100,7 @@ func deepSearchTool() mcp.Tool {
 			"draft's key claims against sources, look for newer or contradicting sources and for gaps, and correct the report. "+
 			"Returns a Markdown report with sources and how many claims were verified and corrected. Takes several minutes; "+
 			"supports MCP tasks and progress notifications."),
-		mcp.WithString("topic", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxQueryLen),
+		mcp.WithString("topic", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The research question or topic. Be detailed: say what you need to know and why.")),
 		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
 			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
@@ -198,9 +198,9 @@ func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	index := req.GetInt("index", 0)
 	text, count, err := t.chunks.get(id, index)
 	if err != nil {
-		code := CodeInvalidArgument
+		code := codeInvalidArgument
 		if errors.Is(err, errChunkNotFound) {
-			code = CodeChunkNotFound
+			code = codeChunkNotFound
 		}
 		return errorResultInfo(errorInfo{Code: code, Message: err.Error(),
 			Details: "Run the search again to get a new id."}), nil
@@ -210,9 +210,9 @@ func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.Cal
 
 // Error codes the MCP layer adds to the engine's.
 const (
-	CodeInvalidArgument = "INVALID_ARGUMENT"
-	CodeCancelled       = "CANCELLED"
-	CodeChunkNotFound   = "CHUNK_NOT_FOUND"
+	codeInvalidArgument = "INVALID_ARGUMENT"
+	codeCancelled       = "CANCELLED"
+	codeChunkNotFound   = "CHUNK_NOT_FOUND"
 )
 
 // reportBody is the structured content of a report; Chunks is set when the report comes in parts.
@@ -263,7 +263,7 @@ func (t *tools) reportResult(rep research.Report) *mcp.CallToolResult {
 }
 
 func blankArgument(tool, arg string) *mcp.CallToolResult {
-	return errorResultInfo(errorInfo{Code: CodeInvalidArgument,
+	return errorResultInfo(errorInfo{Code: codeInvalidArgument,
 		Message: fmt.Sprintf("invalid arguments for %s: %s must contain text, not only white space", tool, arg)})
 }
 
@@ -274,7 +274,7 @@ func errorResult(start time.Time, model string, err error) *mcp.CallToolResult {
 	case errors.As(err, &f):
 		info = errorInfo{Code: f.Code, Message: f.Message, Details: f.Details}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		info = errorInfo{Code: CodeCancelled, Message: "the search was cancelled before it finished"}
+		info = errorInfo{Code: codeCancelled, Message: "the search was cancelled before it finished"}
 	}
 	res := errorResultInfo(info)
 	res.Meta = meta(time.Since(start).Milliseconds(), model, false)

@@ -224,7 +224,7 @@ func TestSearchRejectsBadArguments(t *testing.T) {
 		{"missing query", map[string]any{}, "query is required"},
 		{"empty query", map[string]any{"query": ""}, "query must not be empty"},
 		{"blank query", map[string]any{"query": "   "}, "query must contain text, not only white space"},
-		{"too long", map[string]any{"query": strings.Repeat("x", MaxQueryLen+1)}, "query must be at most 10000 characters long (got 10001)"},
+		{"too long", map[string]any{"query": strings.Repeat("x", maxQueryLen+1)}, "query must be at most 10000 characters long (got 10001)"},
 		{"wrong type", map[string]any{"query": 42}, "query must be a string, not a number"},
 		{"model like a flag", map[string]any{"query": "q", "model": "--yolo"}, `model \"--yolo\" is not valid`},
 	}
@@ -307,7 +307,7 @@ func TestActivityShowsRunsAndFailures(t *testing.T) {
 
 	callSearch(context.Background(), t, c, map[string]any{"query": ""})
 	f := reg.Snapshot().Failures
-	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != CodeInvalidArgument || !strings.Contains(f[0].Message, "query") {
+	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != codeInvalidArgument || !strings.Contains(f[0].Message, "query") {
 		t.Errorf("failures = %+v, want the invalid call", f)
 	}
 }

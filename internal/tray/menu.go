@@ -92,16 +92,16 @@ func (m *Menu) build(ctx context.Context) {
 	m.status = systray.AddMenuItem("…", "Where the MCP server is listening")
 	m.status.Disable()
 	m.runs = systray.AddMenuItem("Running searches (0)", "The searches in progress; click one for the status page")
-	m.noRuns = m.runs.AddSubMenuItem(LabelNoRuns, "")
+	m.noRuns = m.runs.AddSubMenuItem(labelNoRuns, "")
 	m.noRuns.Disable()
-	for range MaxRunLines + 1 {
+	for range maxRunLines + 1 {
 		slot := m.runs.AddSubMenuItem("", "Open the status page")
 		slot.Hide()
 		m.runSlots = append(m.runSlots, slot)
 		m.on(ctx, slot, m.openStatus)
 	}
 	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures; click one for the status page")
-	m.noErrs = m.errs.AddSubMenuItem(LabelNoErrors, "")
+	m.noErrs = m.errs.AddSubMenuItem(labelNoErrors, "")
 	m.noErrs.Disable()
 	for range activity.MaxFailures {
 		slot := m.errs.AddSubMenuItem("", "Open the status page")
@@ -110,15 +110,15 @@ func (m *Menu) build(ctx context.Context) {
 		m.on(ctx, slot, m.openStatus)
 	}
 	m.errs.AddSeparator()
-	m.clear = m.errs.AddSubMenuItem(LabelClear, "Forget the recorded errors")
+	m.clear = m.errs.AddSubMenuItem(labelClear, "Forget the recorded errors")
 	m.on(ctx, m.clear, func() { m.ctl.ClearErrors() })
 	systray.AddSeparator()
 
-	m.start = systray.AddMenuItem(LabelStart, "Start the MCP server")
+	m.start = systray.AddMenuItem(labelStart, "Start the MCP server")
 	m.on(ctx, m.start, func() { m.report("start the server", m.ctl.StartServer()) })
-	m.stop = systray.AddMenuItem(LabelStop, "Stop the MCP server; running searches are cancelled")
+	m.stop = systray.AddMenuItem(labelStop, "Stop the MCP server; running searches are cancelled")
 	m.on(ctx, m.stop, m.ctl.StopServer)
-	m.restart = systray.AddMenuItem(LabelRestart, "Restart the MCP server; running searches are cancelled")
+	m.restart = systray.AddMenuItem(labelRestart, "Restart the MCP server; running searches are cancelled")
 	m.on(ctx, m.restart, func() { m.report("restart the server", m.ctl.RestartServer()) })
 	systray.AddSeparator()
 
@@ -132,13 +132,13 @@ func (m *Menu) build(ctx context.Context) {
 	}
 	systray.AddSeparator()
 
-	settings := systray.AddMenuItem(LabelSettings, "Edit the Firecrawl keys and other settings in the browser")
+	settings := systray.AddMenuItem(labelSettings, "Edit the Firecrawl keys and other settings in the browser")
 	m.on(ctx, settings, func() { m.openURL("open the settings page", m.ctl.SettingsURL) })
-	statusPage := systray.AddMenuItem(LabelStatusPage, "Running searches and recent errors in the browser")
+	statusPage := systray.AddMenuItem(labelStatusPage, "Running searches and recent errors in the browser")
 	m.on(ctx, statusPage, m.openStatus)
-	folder := systray.AddMenuItem(LabelConfigFolder, m.o.ConfigDir)
+	folder := systray.AddMenuItem(labelConfigFolder, m.o.ConfigDir)
 	m.on(ctx, folder, func() { m.report("open the config folder", m.o.Open(m.o.ConfigDir)) })
-	logFile := systray.AddMenuItem(LabelLogFile, m.o.LogFile)
+	logFile := systray.AddMenuItem(labelLogFile, m.o.LogFile)
 	if m.o.LogFile == "" {
 		logFile.Disable()
 	}
@@ -146,11 +146,11 @@ func (m *Menu) build(ctx context.Context) {
 	if m.o.Autostart != nil {
 		on, err := m.o.Autostart.Enabled()
 		m.report("read the start at login setting", err)
-		m.autostart = systray.AddMenuItemCheckbox(LabelAutostart, "Start the tray when you log in", on)
+		m.autostart = systray.AddMenuItemCheckbox(labelAutostart, "Start the tray when you log in", on)
 		m.on(ctx, m.autostart, m.toggleAutostart)
 	}
 	systray.AddSeparator()
-	quit := systray.AddMenuItem(LabelQuit, "Stop the server and quit")
+	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.on(ctx, quit, m.o.Quit)
 
 	m.applyLocked(Render(m.ctl.Status(), m.ctl.Activity(), m.o.Now()))

@@ -13,22 +13,22 @@ import (
 
 // Menu labels that do not change.
 const (
-	LabelStart        = "Start server"
-	LabelStop         = "Stop server"
-	LabelRestart      = "Restart"
-	LabelClear        = "Clear"
-	LabelSettings     = "Settings…"
-	LabelStatusPage   = "Open status page"
-	LabelConfigFolder = "Open config folder"
-	LabelLogFile      = "Open log file"
-	LabelAutostart    = "Start at login"
-	LabelQuit         = "Quit"
-	LabelNoRuns       = "No searches running"
-	LabelNoErrors     = "No errors"
+	labelStart        = "Start server"
+	labelStop         = "Stop server"
+	labelRestart      = "Restart"
+	labelClear        = "Clear"
+	labelSettings     = "Settings…"
+	labelStatusPage   = "Open status page"
+	labelConfigFolder = "Open config folder"
+	labelLogFile      = "Open log file"
+	labelAutostart    = "Start at login"
+	labelQuit         = "Quit"
+	labelNoRuns       = "No searches running"
+	labelNoErrors     = "No errors"
 )
 
-// MaxRunLines is how many running searches the menu lists; more are summed up in one line.
-const MaxRunLines = 10
+// maxRunLines is how many running searches the menu lists; more are summed up in one line.
+const maxRunLines = 10
 
 // View is everything the menu shows at one moment; Render computes it, Menu applies it.
 type View struct {
@@ -37,7 +37,7 @@ type View struct {
 	Tooltip              string
 	Start, Stop, Restart bool // enabled
 	RunsTitle            string
-	Runs                 []string // at most MaxRunLines+1
+	Runs                 []string // at most maxRunLines+1
 	ErrorsTitle          string
 	Errors               []string
 }
@@ -54,14 +54,14 @@ func Render(st httpserver.Status, snap activity.Snapshot, now time.Time) View {
 		ErrorsTitle: fmt.Sprintf("Last errors (%d)", len(snap.Failures)),
 	}
 	for i, run := range snap.Running {
-		if i == MaxRunLines {
-			v.Runs = append(v.Runs, fmt.Sprintf("… and %d more", len(snap.Running)-MaxRunLines))
+		if i == maxRunLines {
+			v.Runs = append(v.Runs, fmt.Sprintf("… and %d more", len(snap.Running)-maxRunLines))
 			break
 		}
-		v.Runs = append(v.Runs, RunLine(run, now))
+		v.Runs = append(v.Runs, runLine(run, now))
 	}
 	for _, f := range snap.Failures {
-		v.Errors = append(v.Errors, ErrorLine(f))
+		v.Errors = append(v.Errors, errorLine(f))
 	}
 	switch {
 	case st.State == httpserver.Failed:
@@ -82,22 +82,22 @@ func Render(st httpserver.Status, snap activity.Snapshot, now time.Time) View {
 	return v
 }
 
-// RunLine is one running search: tool, short query, elapsed mm:ss and stage.
-func RunLine(r activity.Run, now time.Time) string {
-	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 40), r.Elapsed(now))
+// runLine is one running search: tool, short query, elapsed mm:ss and stage.
+func runLine(r activity.Run, now time.Time) string {
+	line := fmt.Sprintf("%s · %q · %s", r.Tool, shorten(r.Query, 40), r.Elapsed(now))
 	if r.Stage != "" {
-		line += " · " + Shorten(r.Stage, 40)
+		line += " · " + shorten(r.Stage, 40)
 	}
 	return line
 }
 
-// ErrorLine is one recent failure: time, tool, code and message.
-func ErrorLine(f activity.Failure) string {
-	return fmt.Sprintf("%s %s %s: %s", f.Time.Local().Format("15:04:05"), f.Tool, f.Code, Shorten(f.Message, 80))
+// errorLine is one recent failure: time, tool, code and message.
+func errorLine(f activity.Failure) string {
+	return fmt.Sprintf("%s %s %s: %s", f.Time.Local().Format("15:04:05"), f.Tool, f.Code, shorten(f.Message, 80))
 }
 
-// Shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.
-func Shorten(s string, n int) string {
+// shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.
+func shorten(s string, n int) string {
 	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 	r := []rune(s)
 	if len(r) <= n {

@@ -56,11 +56,11 @@ func TestRenderManyRuns(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	var snap activity.Snapshot
-	for range MaxRunLines + 3 {
+	for range maxRunLines + 3 {
 		snap.Running = append(snap.Running, activity.Run{Tool: "search", Query: "q", Started: now})
 	}
 	v := Render(httpserver.Status{State: httpserver.Running}, snap, now)
-	if len(v.Runs) != MaxRunLines+1 || v.Runs[MaxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
+	if len(v.Runs) != maxRunLines+1 || v.Runs[maxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
 		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
 	}
 	if !strings.Contains(v.Tooltip, "13 researching") {
@@ -71,8 +71,8 @@ func TestRenderManyRuns(t *testing.T) {
 func TestShorten(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"short": "short", "  a \n b ": "a b", "abcdefghijk": "abcdefghi…", "ééééééééééé": "ééééééééé…"} {
-		if got := Shorten(in, 10); got != want {
-			t.Errorf("Shorten(%q) = %q, want %q", in, got, want)
+		if got := shorten(in, 10); got != want {
+			t.Errorf("shorten(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -75,8 +75,8 @@ type Handler struct {
 	now   func() time.Time
 }
 
-// CookieName is the session cookie.
-const CookieName = "gemini_search_session"
+// cookieName is the session cookie.
+const cookieName = "gemini_search_session"
 
 // NewToken returns a random token for one launch.
 func NewToken() string {
@@ -112,7 +112,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.forbidden(w, "the link's token is not this launch's (it changes each time the tray starts)")
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: h.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q := r.URL.Query()
 		q.Del("token")
 		target := r.URL.Path
@@ -122,7 +122,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target, http.StatusSeeOther)
 		return
 	}
-	if c, err := r.Cookie(CookieName); err != nil || !equal(c.Value, h.token) {
+	if c, err := r.Cookie(cookieName); err != nil || !equal(c.Value, h.token) {
 		h.forbidden(w, "open this page from the tray menu (Settings…), or with the link in the log")
 		return
 	}

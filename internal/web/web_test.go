@@ -92,7 +92,7 @@ func get(t *testing.T, u string, cookie bool) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	if cookie {
-		req.AddCookie(&http.Cookie{Name: CookieName, Value: "secret-token"})
+		req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
 	}
 	return do(t, req)
 }
@@ -104,7 +104,7 @@ func post(t *testing.T, srv *httptest.Server, origin string, form url.Values) (i
 	if origin != "" {
 		req.Header.Set("Origin", origin)
 	}
-	req.AddCookie(&http.Cookie{Name: CookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
 	return do(t, req)
 }
 
@@ -137,7 +137,7 @@ func TestAccess(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/settings", nil)
 	req.Host = "evil.example:3000"
-	req.AddCookie(&http.Cookie{Name: CookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
 	if code, _ := do(t, req); code != http.StatusForbidden {
 		t.Errorf("foreign Host: %d, want 403", code)
 	}

@@ -38,7 +38,7 @@ type InvalidSettingsError struct {
 func (e *InvalidSettingsError) Error() string { return e.Err.Error() }
 func (e *InvalidSettingsError) Unwrap() error { return e.Err }
 
-// Regenerate brings the entries the server owns in dir's settings.json in line with o and keeps every other
+// Regenerate creates dir (mode 0700) and its .gemini folder when missing, and brings the entries the server owns in dir's settings.json in line with o and keeps every other
 // entry as the user left it (key order included). A missing file is written from the template. It writes only
 // when something changed, so a file with comments keeps them until an owned entry has to change.
 //
@@ -46,10 +46,13 @@ func (e *InvalidSettingsError) Unwrap() error { return e.Err }
 // then it is moved to settings.json.bak and a fresh one is written from the template.
 func Regenerate(dir string, o Options, replaceInvalid bool) (Result, error) {
 	path := SettingsPath(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return Result{}, pathError("create config dir", dir, err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return Result{}, pathError("create", filepath.Dir(path), err)
 	}
-	want, err := Render(o)
+	want, err := render(o)
 	if err != nil {
 		return Result{}, err
 	}
@@ -189,7 +192,7 @@ func setObject(o *jsonedit.Object, key string, v jsonedit.Object) error {
 // firecrawlTools returns the tools.core names that only the Firecrawl template adds.
 func firecrawlTools() ([]string, error) {
 	core := func(o Options) ([]string, error) {
-		data, err := Render(o)
+		data, err := render(o)
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ func settingsOf(t *testing.T, data []byte) map[string]any {
 
 func rendered(t *testing.T, o Options) map[string]any {
 	t.Helper()
-	data, err := Render(o)
+	data, err := render(o)
 	if err != nil {
 		t.Fatal(err)
 	}

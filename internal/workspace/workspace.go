@@ -29,9 +29,9 @@ type Options struct {
 	Firecrawl bool // add the firecrawl MCP server and its three tools
 }
 
-// Render returns the settings.json for o: valid JSON, indented with two
+// render returns the settings.json for o: valid JSON, indented with two
 // spaces, ending in a newline.
-func Render(o Options) ([]byte, error) {
+func render(o Options) ([]byte, error) {
 	var raw bytes.Buffer
 	if err := settingsTmpl.Execute(&raw, o); err != nil {
 		return nil, fmt.Errorf("render %s: %w", settingsTemplate, err)
@@ -47,33 +47,6 @@ func Render(o Options) ([]byte, error) {
 // SettingsPath returns the path of the Gemini CLI settings in dir.
 func SettingsPath(dir string) string {
 	return filepath.Join(dir, ".gemini", "settings.json")
-}
-
-// Prepare creates dir (mode 0700) and dir/.gemini when missing, and writes
-// settings.json from the template when it is missing. It never overwrites an
-// existing settings.json, which the user may have edited. It reports whether
-// it wrote the file.
-func Prepare(dir string, o Options) (created bool, err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false, pathError("create config dir", dir, err)
-	}
-	path := SettingsPath(dir)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, pathError("create", filepath.Dir(path), err)
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return false, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, pathError("check", path, err)
-	}
-	data, err := Render(o)
-	if err != nil {
-		return false, err
-	}
-	if err := writeNew(path, data); err != nil {
-		return false, pathError("write", path, err)
-	}
-	return true, nil
 }
 
 // writeNew writes data to path atomically, readable by the owner only.
@@ -182,21 +155,4 @@ func stripComments(data []byte) []byte {
 		}
 	}
 	return out
-}
-
-// HasFirecrawl reports whether dir's settings.json starts the firecrawl MCP server.
-func HasFirecrawl(dir string) (bool, error) {
-	path := SettingsPath(dir)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false, pathError("read", path, err)
-	}
-	var settings struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(stripComments(data), &settings); err != nil {
-		return false, Check(dir)
-	}
-	_, ok := settings.MCPServers[firecrawlServer]
-	return ok, nil
 }

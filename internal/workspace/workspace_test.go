@@ -40,7 +40,7 @@ func TestRenderGolden(t *testing.T) {
 	for name, o := range map[string]Options{"plain": {}, "firecrawl": {Firecrawl: true}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Render(o)
+			got, err := render(o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("Render(%+v) differs from %s (run go test -update if intended):\ngot:\n%s\nwant:\n%s", o, golden, got, want)
+				t.Errorf("render(%+v) differs from %s (run go test -update if intended):\ngot:\n%s\nwant:\n%s", o, golden, got, want)
 			}
 		})
 	}
@@ -76,7 +76,7 @@ func TestRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			data, err := Render(tt.o)
+			data, err := render(tt.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestTemplateReadsAsOutput(t *testing.T) {
 		if err := settingsTmpl.Execute(&raw, o); err != nil {
 			t.Fatal(err)
 		}
-		rendered, err := Render(o)
+		rendered, err := render(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestRenderHasNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Prepare(cfg.Dir, Options{Firecrawl: cfg.FirecrawlEnabled()}); err != nil {
+	if _, err := Regenerate(cfg.Dir, Options{Firecrawl: cfg.FirecrawlEnabled()}, false); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(SettingsPath(cfg.Dir))
@@ -203,14 +203,15 @@ func TestSettingsPath(t *testing.T) {
 	}
 }
 
-func TestPrepare(t *testing.T) {
+// TestRegenerateMakesAPrivateWorkspace: a missing config dir gets the rendered template, readable by its owner only.
+func TestRegenerateMakesAPrivateWorkspace(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "a", "gemini-search-mcp")
-	created, err := Prepare(dir, Options{Firecrawl: true})
-	if err != nil || !created {
-		t.Fatalf("first Prepare: got created=%v err=%v, want true, nil", created, err)
+	res, err := Regenerate(dir, Options{Firecrawl: true}, false)
+	if err != nil || !res.Wrote {
+		t.Fatalf("got %+v, %v; want the file written", res, err)
 	}
-	want, _ := Render(Options{Firecrawl: true})
+	want, _ := render(Options{Firecrawl: true})
 	got, err := os.ReadFile(SettingsPath(dir))
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("settings.json: got %q (%v), want the rendered template", got, err)
@@ -223,28 +224,11 @@ func TestPrepare(t *testing.T) {
 		}
 	}
 	if err := Check(dir); err != nil {
-		t.Errorf("Check after Prepare: %v", err)
-	}
-
-	// An edited file is kept, even when the options changed.
-	edited := []byte(`{"tools": {"core": ["google_web_search"]}}` + "\n")
-	if err := os.WriteFile(SettingsPath(dir), edited, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	created, err = Prepare(dir, Options{})
-	if err != nil || created {
-		t.Fatalf("second Prepare: got created=%v err=%v, want false, nil", created, err)
-	}
-	if got, _ := os.ReadFile(SettingsPath(dir)); !bytes.Equal(got, edited) {
-		t.Errorf("Prepare overwrote an edited settings.json: got %s", got)
-	}
-	entries, _ := os.ReadDir(filepath.Join(dir, ".gemini"))
-	if len(entries) != 1 {
-		t.Errorf("leftover files in .gemini: %v", entries)
+		t.Errorf("Check after Regenerate: %v", err)
 	}
 }
 
-func TestPrepareUnwritable(t *testing.T) {
+func TestRegenerateUnwritable(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 
@@ -255,10 +239,10 @@ func TestPrepareUnwritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(file, "sub")
-		created, err := Prepare(dir, Options{})
+		res, err := Regenerate(dir, Options{}, false)
 		want := "create config dir " + dir + ": not a directory"
-		if created || err == nil || err.Error() != want {
-			t.Errorf("got created=%v err=%v, want %q", created, err, want)
+		if res.Wrote || err == nil || err.Error() != want {
+			t.Errorf("got %+v, %v; want %q", res, err, want)
 		}
 	})
 
@@ -272,7 +256,7 @@ func TestPrepareUnwritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(parent, "sub")
-		_, err := Prepare(dir, Options{})
+		_, err := Regenerate(dir, Options{}, false)
 		want := "create config dir " + dir + ": permission denied"
 		if err == nil || err.Error() != want || !errors.Is(err, fs.ErrPermission) {
 			t.Errorf("got %v, want %q", err, want)
@@ -352,28 +336,5 @@ func TestStripComments(t *testing.T) {
 		if got := string(stripComments([]byte(tt.in))); got != tt.want {
 			t.Errorf("stripComments(%q): got %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestHasFirecrawl(t *testing.T) {
-	t.Parallel()
-	for _, firecrawl := range []bool{false, true} {
-		dir := t.TempDir()
-		if _, err := Prepare(dir, Options{Firecrawl: firecrawl}); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := HasFirecrawl(dir); err != nil || got != firecrawl {
-			t.Errorf("HasFirecrawl = %v, %v; want %v", got, err, firecrawl)
-		}
-	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Dir(SettingsPath(dir)), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(SettingsPath(dir), []byte("{oops"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := HasFirecrawl(dir); err == nil || !strings.Contains(err.Error(), "invalid JSON") {
-		t.Errorf("invalid file: %v, want the JSON error", err)
 	}
 }
