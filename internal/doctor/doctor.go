@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
@@ -147,7 +148,10 @@ func checkFirecrawl(cfg config.Config) Check {
 func checkAuth(dir string, env config.Env) Check {
 	c := Check{Name: "Auth", Hint: true}
 	for _, name := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
-		if v, ok := env.Lookup(name); ok && v != "" {
+		if env.Lookup == nil {
+			break // no process environment
+		}
+		if v, _ := env.Lookup(name); strings.TrimSpace(v) != "" {
 			c.OK, c.Detail = true, name+" is set"
 			return c
 		}
@@ -156,14 +160,16 @@ func checkAuth(dir string, env config.Env) Check {
 		c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+config.EnvPath(dir)
 		return c
 	}
-	gemini := filepath.Join(env.Home, ".gemini")
-	if _, err := os.Stat(filepath.Join(gemini, "oauth_creds.json")); err == nil {
-		c.OK, c.Detail = true, "Google login found in "+gemini
-		return c
-	}
-	if t := selectedAuthType(filepath.Join(gemini, "settings.json")); t != "" {
-		c.OK, c.Detail = true, fmt.Sprintf("auth type %q selected in %s", t, filepath.Join(gemini, "settings.json"))
-		return c
+	if env.Home != "" { // the Gemini CLI's own login lives in ~/.gemini
+		gemini := filepath.Join(env.Home, ".gemini")
+		if _, err := os.Stat(filepath.Join(gemini, "oauth_creds.json")); err == nil {
+			c.OK, c.Detail = true, "Google login found in "+gemini
+			return c
+		}
+		if t := selectedAuthType(filepath.Join(gemini, "settings.json")); t != "" {
+			c.OK, c.Detail = true, fmt.Sprintf("auth type %q selected in %s", t, filepath.Join(gemini, "settings.json"))
+			return c
+		}
 	}
 	c.Detail = "no credentials found: run `gemini` once and log in with Google, or set GEMINI_API_KEY"
 	return c

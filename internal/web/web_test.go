@@ -310,3 +310,30 @@ func TestStatusPage(t *testing.T) {
 		}
 	}
 }
+
+// statusOnly is a Backend without Settings, as the headless server's.
+type statusOnly struct{ b *fakeBackend }
+
+func (s statusOnly) Config() config.Config       { return s.b.Config() }
+func (s statusOnly) Activity() activity.Snapshot { return s.b.Activity() }
+func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
+
+// TestReadOnlyPages: pages whose backend cannot save settings serve /status alone, behind the same token.
+func TestReadOnlyPages(t *testing.T) {
+	t.Parallel()
+	b, _, _ := setup(t)
+	srv := httptest.NewServer(New(statusOnly{b}, "secret-token", slog.New(slog.DiscardHandler)))
+	t.Cleanup(srv.Close)
+	if code, _ := get(t, srv.URL+"/status", false); code != http.StatusForbidden {
+		t.Errorf("/status without the cookie: %d, want 403", code)
+	}
+	if code, body := get(t, srv.URL+"/status", true); code != http.StatusOK || !strings.Contains(body, "Running on http://127.0.0.1:3000/mcp") {
+		t.Errorf("/status: %d, want 200 with the status line:\n%s", code, body)
+	}
+	if code, _ := get(t, srv.URL+"/settings", true); code != http.StatusNotFound {
+		t.Errorf("GET /settings: %d, want 404", code)
+	}
+	if code, _ := post(t, srv, srv.URL, url.Values{"GEMINI_MODEL": {"m"}}); code != http.StatusNotFound && code != http.StatusForbidden {
+		t.Errorf("POST /settings: %d, want it refused", code)
+	}
+}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
+)
+
+// load loads a configuration for a fresh config dir with vars as the whole process environment.
+func load(t *testing.T, dir string, vars map[string]string) config.Config {
+	t.Helper()
+	env := map[string]string{config.DirVar: dir, "GEMINI_CLI_PATH": os.Args[0]}
+	for k, v := range vars {
+		env[k] = v
+	}
+	cfg, err := config.Load(config.Env{Lookup: func(n string) (string, bool) { v, ok := env[n]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+type committed struct{ from, to []config.Config }
+
+func (c *committed) Committed(from, to config.Config) {
+	c.from = append(c.from, from)
+	c.to = append(c.to, to)
+}
+
+// healthz asks a's HTTP handler for /healthz with token ("": none) and returns the status code.
+func healthz(a *App, token string) int {
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:3000/healthz", nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	a.Handler(http.NotFoundHandler()).ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// TestCommitIsTheOneRoad: a committed configuration reaches everything at once: the workspace's owned entries,
+// the engine's settings, the token the HTTP handler checks, and each Committer, which is told from and to.
+func TestCommitIsTheOneRoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, err := New(load(t, dir, nil), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Shutdown()
+	var seen committed
+	a.Subscribe(&seen)
+	if got := healthz(a, ""); got != http.StatusOK {
+		t.Fatalf("healthz without a token configured: %d, want 200", got)
+	}
+
+	to := load(t, dir, map[string]string{"FIRECRAWL_API_KEY": "fc-0123456789abcdef", "MCP_AUTH_TOKEN": "a-token-of-16-chars",
+		"GEMINI_MODEL": "gemini-2.5-pro"})
+	if err := a.Commit(to); err != nil {
+		t.Fatal(err)
+	}
+	if a.Config().Model != "gemini-2.5-pro" {
+		t.Errorf("model in force %q, want the committed one", a.Config().Model)
+	}
+	settings, _ := os.ReadFile(workspace.SettingsPath(dir))
+	if !strings.Contains(string(settings), `"firecrawl"`) || strings.Contains(string(settings), "fc-0123456789abcdef") {
+		t.Errorf("settings.json after the commit:\n%s\nwant the firecrawl server, without the key", settings)
+	}
+	if got := healthz(a, ""); got != http.StatusUnauthorized {
+		t.Errorf("healthz without the new token: %d, want 401", got)
+	}
+	if got := healthz(a, "a-token-of-16-chars"); got != http.StatusOK {
+		t.Errorf("healthz with the new token: %d, want 200", got)
+	}
+	if len(seen.to) != 1 || seen.from[0].Model != "" || seen.to[0].Model != "gemini-2.5-pro" {
+		t.Errorf("the Committer saw %d commits (from %+v), want one from the old configuration to the new", len(seen.to), seen.from)
+	}
+}
+
+// TestFailedCommitChangesNothing: when the workspace cannot be kept (a file stands where .gemini should be), the
+// configuration in force stays and no Committer hears of the change.
+func TestFailedCommitChangesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, err := New(load(t, dir, nil), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Shutdown()
+	var seen committed
+	a.Subscribe(&seen)
+	gemini := filepath.Join(dir, ".gemini")
+	if err := os.RemoveAll(gemini); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gemini, []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Commit(load(t, dir, map[string]string{"GEMINI_MODEL": "gemini-2.5-pro"})); err == nil {
+		t.Fatal("the commit succeeded without a workspace")
+	}
+	if a.Config().Model != "" || len(seen.to) != 0 {
+		t.Errorf("model %q, %d commits seen: want the old configuration in force and no Committer told", a.Config().Model, len(seen.to))
+	}
+}
+
+// TestUnparseableSettingsAtStart: the start leaves an unparseable settings.json alone and shows the problem among
+// the last errors; a later commit (the user changed a setting) replaces it and keeps the old one as a backup.
+func TestUnparseableSettingsAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := workspace.SettingsPath(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{oops"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(load(t, dir, nil), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Shutdown()
+	if f := a.Activity().Snapshot().Failures; len(f) != 1 || f[0].Code != "SETTINGS_ERROR" {
+		t.Errorf("failures %+v, want the SETTINGS_ERROR of settings.json", f)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "{oops" {
+		t.Errorf("settings.json is %q, want it left alone at start", got)
+	}
+	if err := a.Commit(load(t, dir, map[string]string{"GEMINI_MODEL": "m"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.Check(dir); err != nil {
+		t.Errorf("settings.json after the commit: %v, want a fresh one", err)
+	}
+	if got, _ := os.ReadFile(path + ".bak"); string(got) != "{oops" {
+		t.Errorf("the backup holds %q, want the old file", got)
+	}
+}
