@@ -43,10 +43,11 @@ e2e: build ## Run the end-to-end tests with the real Gemini CLI, firecrawl-mcp a
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
 		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT)
 
-lint: ## Check formatting (gofmt) and run go vet, also for Windows
+lint: ## Check formatting (gofmt), run go vet (also for Windows), and build the headless server for macOS without cgo
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=windows $(GO) vet ./...
+	GOOS=darwin CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gemini-search-mcp # it must link no tray code
 
 bench: ## Run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
