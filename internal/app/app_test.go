@@ -26,6 +26,19 @@ func load(t *testing.T, dir string, vars map[string]string) config.Config {
 	return cfg
 }
 
+// start starts an App on dir, until the test ends, with a Committer that records what it is told.
+func start(t *testing.T, dir string) (*App, *committed) {
+	t.Helper()
+	a, err := New(load(t, dir, nil), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Shutdown)
+	seen := &committed{}
+	a.Subscribe(seen)
+	return a, seen
+}
+
 type committed struct{ from, to []config.Config }
 
 func (c *committed) Committed(from, to config.Config) {
@@ -49,13 +62,7 @@ func healthz(a *App, token string) int {
 func TestCommitIsTheOneRoad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a, err := New(load(t, dir, nil), Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Shutdown()
-	var seen committed
-	a.Subscribe(&seen)
+	a, seen := start(t, dir)
 	if got := healthz(a, ""); got != http.StatusOK {
 		t.Fatalf("healthz without a token configured: %d, want 200", got)
 	}
@@ -88,13 +95,7 @@ func TestCommitIsTheOneRoad(t *testing.T) {
 func TestFailedCommitChangesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a, err := New(load(t, dir, nil), Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Shutdown()
-	var seen committed
-	a.Subscribe(&seen)
+	a, seen := start(t, dir)
 	gemini := filepath.Join(dir, ".gemini")
 	if err := os.RemoveAll(gemini); err != nil {
 		t.Fatal(err)
@@ -122,11 +123,7 @@ func TestUnparseableSettingsAtStart(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{oops"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(load(t, dir, nil), Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Shutdown()
+	a, _ := start(t, dir)
 	if f := a.Activity().Snapshot().Failures; len(f) != 1 || f[0].Code != "SETTINGS_ERROR" {
 		t.Errorf("failures %+v, want the SETTINGS_ERROR of settings.json", f)
 	}
