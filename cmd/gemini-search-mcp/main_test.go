@@ -375,6 +375,14 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		env = append(env, "FIRECRAWL_API_KEY=fc-test-key-123")
+		out, err := runServer(t, env, "doctor")
+		want := "! Firecrawl     cloud (API key); " + path + " does not match it yet"
+		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "fc-test-key-123") {
+			t.Errorf("doctor: %v\n%s\nwant the hint %q, without the key", err, out, want)
+		}
+		if got := readFile(t, path); got != edited {
+			t.Errorf("doctor rewrote settings.json:\n%s", got)
+		}
 		if out, _ := runServer(t, env); strings.Contains(out, "fc-test-key-123") {
 			t.Errorf("the server's log shows the key:\n%s", out)
 		}
@@ -382,7 +390,7 @@ func TestDoctor(t *testing.T) {
 		if !strings.Contains(settings, `"firecrawl"`) || !strings.Contains(settings, `"theme": "mine"`) || strings.Contains(settings, "fc-test-key-123") {
 			t.Errorf("after a start with FIRECRAWL_API_KEY, settings.json is\n%s\nwant the firecrawl server added, the user's entry kept and no key", settings)
 		}
-		out, err := runServer(t, env, "doctor")
+		out, err = runServer(t, env, "doctor")
 		if err != nil || !strings.Contains(out, "✓ Firecrawl     cloud (API key)") || strings.Contains(out, "fc-test-key-123") {
 			t.Errorf("doctor: %v\n%s\nwant Firecrawl on, without the key", err, out)
 		}

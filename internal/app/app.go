@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -45,7 +46,7 @@ type App struct {
 
 	commitMu   sync.Mutex // one configuration change at a time; guards committers
 	committers []Committer
-	backend    atomic.Pointer[backend]
+	configured atomic.Pointer[configured]
 }
 
 // Options configure an App beyond its configuration.
@@ -79,11 +80,11 @@ func New(cfg config.Config, o Options) (*App, error) {
 	if err := a.keepWorkspace(cfg, false); err != nil {
 		return nil, err
 	}
-	b, err := a.newBackend(cfg)
+	c, err := a.configure(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a.backend.Store(b)
+	a.configured.Store(c)
 	a.warnSetup(cfg)
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
@@ -115,15 +116,15 @@ func (a *App) Commit(to config.Config) error {
 	if err := a.keepWorkspace(to, true); err != nil {
 		return err
 	}
-	b, err := a.newBackend(to)
+	c, err := a.configure(to)
 	if err != nil {
 		return err
 	}
-	a.backend.Store(b)
+	a.configured.Store(c)
 	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
 	a.warnSetup(to)
-	for _, c := range a.committers {
-		c.Committed(from, to)
+	for _, committer := range a.committers {
+		committer.Committed(from, to)
 	}
 	return nil
 }
@@ -139,8 +140,9 @@ func (a *App) RepairWorkspace() {
 }
 
 // keepWorkspace brings the owned entries of settings.json in line with cfg. With replaceInvalid an unparseable
-// file is moved to settings.json.bak and replaced; otherwise it is left alone and reported as a problem. The error
-// is one that leaves no usable workspace: the folder cannot be made, or the file not written.
+// file is moved to settings.json.bak and replaced; otherwise it is left alone and reported as a problem. A file
+// that cannot be rewritten (a read-only mount, say) is reported and used as it is. The error is one that leaves no
+// settings.json at all: the folder cannot be made, or a missing file not written.
 func (a *App) keepWorkspace(cfg config.Config, replaceInvalid bool) error {
 	path := workspace.SettingsPath(cfg.Dir)
 	res, err := workspace.Regenerate(cfg.Dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}, replaceInvalid)
@@ -152,12 +154,24 @@ func (a *App) keepWorkspace(cfg config.Config, replaceInvalid bool) error {
 		a.log.Warn("settings.json could not be parsed: replaced it and kept the old one", "backup", res.Backup)
 	}
 	var invalid *workspace.InvalidSettingsError
-	if errors.As(err, &invalid) {
-		a.Problem("settings.json", "SETTINGS_ERROR",
-			fmt.Errorf("%w (left as it is; fix it, or delete it to have it written again)", err))
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &invalid):
+		err = fmt.Errorf("%w (left as it is; fix it, or delete it to have it written again)", err)
+	case !isFile(path):
+		return err
+	default:
+		err = fmt.Errorf("%w (the file is used as it is)", err)
 	}
-	return err
+	a.Problem("settings.json", "SETTINGS_ERROR", err)
+	return nil
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // warnSetup logs what the setup checks find wrong with cfg: no Gemini CLI, no credential.
@@ -175,7 +189,7 @@ func (a *App) Problem(what, code string, err error) {
 }
 
 // Config returns the configuration in force.
-func (a *App) Config() config.Config { return a.backend.Load().cfg }
+func (a *App) Config() config.Config { return a.configured.Load().cfg }
 
 // Activity is the registry of running searches and recent failures.
 func (a *App) Activity() *activity.Registry { return a.activity }
@@ -225,10 +239,10 @@ func (a *App) Shutdown() {
 }
 
 func (a *App) health() any {
-	b := a.backend.Load()
+	c := a.configured.Load()
 	cli := "missing"
-	if b.cliErr == nil {
-		cli = b.cli.String()
+	if c.cliErr == nil {
+		cli = c.cli.String()
 	}
 	running, queued := a.queue.Active()
 	return map[string]any{"status": "ok", "version": a.version, "gemini_cli": cli,

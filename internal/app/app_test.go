@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -138,5 +139,39 @@ func TestUnparseableSettingsAtStart(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path + ".bak"); string(got) != "{oops" {
 		t.Errorf("the backup holds %q, want the old file", got)
+	}
+}
+
+// TestReadOnlySettingsAreUsedAsTheyAre: a settings.json the App cannot rewrite (an immutable folder here, a
+// read-only mount for users) does not stop the start nor a change: it is reported and used as it is.
+func TestReadOnlySettingsAreUsedAsTheyAre(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gemini := filepath.Join(dir, ".gemini")
+	if err := os.MkdirAll(gemini, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const mine = `{"general": {"maxAttempts": 3}}`
+	if err := os.WriteFile(workspace.SettingsPath(dir), []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("chattr", "+i", gemini).CombinedOutput(); err != nil {
+		t.Skipf("cannot make a folder immutable here (chattr +i needs root on a file system that has it): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", gemini).Run() })
+
+	a, err := New(load(t, dir, map[string]string{"FIRECRAWL_API_KEY": "fc-0123456789abcdef"}), Options{Version: "test"})
+	if err != nil {
+		t.Fatalf("the start failed on a read-only settings.json: %v", err)
+	}
+	t.Cleanup(a.Shutdown)
+	if err := a.Commit(load(t, dir, map[string]string{"GEMINI_MODEL": "m"})); err != nil {
+		t.Fatalf("a change failed on a read-only settings.json: %v", err)
+	}
+	if a.Config().Model != "m" {
+		t.Errorf("model %q, want the change in force", a.Config().Model)
+	}
+	if f := a.Activity().Snapshot().Failures; len(f) == 0 || f[0].Code != "SETTINGS_ERROR" || !strings.Contains(f[0].Message, "used as it is") {
+		t.Errorf("failures %+v, want a SETTINGS_ERROR saying the file is used as it is", f)
 	}
 }

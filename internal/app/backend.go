@@ -11,26 +11,26 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// backend is everything that is rebuilt from a configuration: the resolved CLI, its runner and the engine.
-type backend struct {
+// configured is everything that is rebuilt from a configuration: the resolved CLI, its runner and the engine.
+type configured struct {
 	cfg    config.Config
 	cli    gemini.Command
 	cliErr error // why no CLI was found; the server still serves and every search reports it
 	engine *research.Engine
 }
 
-// newBackend resolves the Gemini CLI for cfg and builds the engine around it. The queue and the joined calls are
-// the App's, shared with the engines built before.
-func (a *App) newBackend(cfg config.Config) (*backend, error) {
-	b := &backend{cfg: cfg}
+// configure resolves the Gemini CLI for cfg and builds the engine around it. The queue and the joined calls are
+// the App's, shared with the engines built before; the queue takes cfg's limit once the engine is built.
+func (a *App) configure(cfg config.Config) (*configured, error) {
+	c := &configured{cfg: cfg}
 	var runner research.Runner
-	b.cli, b.cliErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
-	if b.cliErr != nil {
-		runner = missingCLI{err: b.cliErr}
+	c.cli, c.cliErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
+	if c.cliErr != nil {
+		runner = missingCLI{err: c.cliErr}
 	} else {
-		a.log.Info("using the Gemini CLI", "command", b.cli.String())
+		a.log.Info("using the Gemini CLI", "command", c.cli.String())
 		runner = gemini.NewRunner(gemini.Config{
-			Command:  b.cli,
+			Command:  c.cli,
 			Dir:      cfg.Dir,
 			ExtraEnv: cfg.CLIEnv(),
 			Secrets:  cfg.Secrets(),
@@ -38,9 +38,8 @@ func (a *App) newBackend(cfg config.Config) (*backend, error) {
 			Logger:   a.log,
 		})
 	}
-	a.queue.SetLimit(cfg.MaxConcurrent)
 	var err error
-	b.engine, err = research.New(gatedRunner{runner, a.runs}, research.Settings{
+	c.engine, err = research.New(gatedRunner{runner, a.runs}, research.Settings{
 		Model:               cfg.Model,
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
@@ -56,18 +55,19 @@ func (a *App) newBackend(cfg config.Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b, nil
+	a.queue.SetLimit(cfg.MaxConcurrent)
+	return c, nil
 }
 
 // engineOf lets the MCP server always reach the current engine.
 type engineOf struct{ a *App }
 
 func (e engineOf) Search(ctx context.Context, req research.SearchRequest) (research.Report, error) {
-	return e.a.backend.Load().engine.Search(ctx, req)
+	return e.a.configured.Load().engine.Search(ctx, req)
 }
 
 func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
-	return e.a.backend.Load().engine.DeepSearch(ctx, req)
+	return e.a.configured.Load().engine.DeepSearch(ctx, req)
 }
 
 // errShuttingDown refuses a CLI run once shutdown has begun; it is a cancellation, not a failure.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -43,28 +44,26 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		return 2
 	}
 	src := Source{Env: config.OSEnv(), Flags: flags, Stdio: !*httpMode}
-	cfg, err := src.Load()
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return 1
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	if command == "doctor" {
+		cfg, err := src.Load()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return 1
+		}
 		if doctor.Print(stdout, doctor.Run(ctx, cfg, src.Env)) {
 			return 0
 		}
 		return 1
 	}
 
-	logger := logging.New(stderr, cfg.Debug)
-	a, err := New(cfg, Options{Version: version, Logger: logger, Env: src.Env})
+	a, logger, err := Start(src, stderr, Options{Version: version})
 	if err != nil {
-		logger.Error("cannot start", "err", err)
 		return 1
 	}
+	cfg := a.Config()
 	if !*httpMode {
 		err = a.ServeStdio(ctx, stdin, stdout)
 	} else {
@@ -82,4 +81,24 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	}
 	logger.Info("stopped")
 	return 0
+}
+
+// Start is the start-up both binaries share once their flags are parsed: it loads the configuration from src (what
+// the app would refuse is refused here), makes the logger on logOut at the level DEBUG asks for, and builds the
+// App, which logs what its setup lacks. A failure is logged on logOut before it is returned.
+func Start(src Source, logOut io.Writer, o Options) (*App, *slog.Logger, error) {
+	cfg, err := src.Load()
+	if err != nil {
+		logger := logging.New(logOut, false)
+		logger.Error("cannot start: " + err.Error())
+		return nil, logger, err
+	}
+	logger := logging.New(logOut, cfg.Debug)
+	o.Logger, o.Env = logger, src.Env
+	a, err := New(cfg, o)
+	if err != nil {
+		logger.Error("cannot start", "err", err)
+		return nil, logger, err
+	}
+	return a, logger, nil
 }

@@ -54,6 +54,8 @@ type Config struct {
 
 	// shown holds each variable's value in force as people may see it (Shown).
 	shown map[string]string
+	// inDotenv holds the names of the variables the .env file sets, those Load does not read too (InDotenv).
+	inDotenv map[string]bool
 
 	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI
 	// reads that file too, so they can turn up in its error output.
@@ -125,6 +127,10 @@ func (c *Config) SetByFlag(name, flag, value string) {
 	c.shown[name] = value
 }
 
+// InDotenv reports whether the .env file sets the variable name, one the server does not read included (the
+// Gemini CLI reads GEMINI_API_KEY there, say).
+func (c Config) InDotenv(name string) bool { return c.inDotenv[name] }
+
 // Shown is the value in force for the variable name as people may see it: a credential shows as ••••abcd, an
 // unset variable as "".
 func (c Config) Shown(name string) string { return c.shown[name] }
@@ -194,13 +200,17 @@ func configDir(e Env) (string, error) {
 // load builds the Config from the process environment, then file (the .env variables), then the defaults. With
 // strict, a value of file that the environment overrides must be valid too.
 func load(e Env, dir string, file map[string]string, strict bool) (Config, error) {
-	c := Config{Dir: dir, Overridden: make(map[string]bool), shown: make(map[string]string)}
+	c := Config{Dir: dir, Overridden: make(map[string]bool), shown: make(map[string]string), inDotenv: make(map[string]bool)}
 	if _, ok := e.lookup(DirVar); ok {
 		c.Overridden[DirVar] = true
 	}
 	for name, value := range file {
-		if credential.Named(name, strings.TrimSpace(value)) {
-			c.fileSecrets = append(c.fileSecrets, Secret(strings.TrimSpace(value)))
+		value = strings.TrimSpace(value)
+		if value != "" {
+			c.inDotenv[name] = true
+		}
+		if credential.Named(name, value) {
+			c.fileSecrets = append(c.fileSecrets, Secret(value))
 		}
 	}
 	var errs []error

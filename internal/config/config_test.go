@@ -50,7 +50,7 @@ func TestLoadDefaults(t *testing.T) {
 		MaxResponseChars:    20000,
 		Overridden:          map[string]bool{DirVar: true},
 	}
-	got.shown = nil // TestShown
+	got.shown, got.inDotenv = nil, nil // TestShown, TestInDotenv
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -398,5 +398,18 @@ func TestShown(t *testing.T) {
 		if got := c.Shown(name); got != want {
 			t.Errorf("Shown(%s) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+func TestInDotenv(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, nil, "GEMINI_API_KEY=AIza-0123456789\nGEMINI_MODEL=\n")
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.InDotenv("GEMINI_API_KEY") || c.InDotenv("GEMINI_MODEL") || c.InDotenv("FIRECRAWL_API_KEY") {
+		t.Errorf("InDotenv: GEMINI_API_KEY %v, GEMINI_MODEL %v, FIRECRAWL_API_KEY %v; want true, false (empty), false",
+			c.InDotenv("GEMINI_API_KEY"), c.InDotenv("GEMINI_MODEL"), c.InDotenv("FIRECRAWL_API_KEY"))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +35,7 @@ func Run(ctx context.Context, cfg config.Config, env config.Env) []Check {
 		checkCLI(ctx, cfg),
 		checkSettings(cfg),
 		checkFirecrawl(cfg),
-		checkAuth(cfg.Dir, env),
+		checkAuth(cfg, env),
 	}
 }
 
@@ -45,7 +46,7 @@ func Setup(cfg config.Config, env config.Env) []Check {
 	if cmd, err := findCLI(cfg, &c); err == nil {
 		c.OK, c.Detail = true, cmd.String()
 	}
-	return []Check{c, checkAuth(cfg.Dir, env)}
+	return []Check{c, checkAuth(cfg, env)}
 }
 
 // Problems are the checks that did not pass, hints included.
@@ -102,16 +103,17 @@ func findCLI(cfg config.Config, c *Check) (gemini.Command, error) {
 	return cmd, err
 }
 
-// checkConfigDir prepares the config dir and workspace as the servers do at start, then proves the dir is
-// writable. An unparseable settings.json is checkSettings' to report.
+// checkConfigDir creates the config dir, and settings.json when it is missing, as the servers do at start, then
+// proves the dir is writable. An existing settings.json is left as it is: checkSettings and checkFirecrawl report
+// on it.
 func checkConfigDir(cfg config.Config) Check {
 	c := Check{Name: "Config dir"}
 	dir := cfg.Dir
-	_, err := workspace.Regenerate(dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}, false)
-	var invalid *workspace.InvalidSettingsError
-	if err != nil && !errors.As(err, &invalid) {
-		c.Detail = err.Error()
-		return c
+	if _, err := os.Stat(workspace.SettingsPath(dir)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := workspace.Regenerate(dir, workspaceOptions(cfg), false); err != nil {
+			c.Detail = err.Error()
+			return c
+		}
 	}
 	f, err := os.CreateTemp(dir, ".doctor-*")
 	if err != nil {
@@ -122,6 +124,11 @@ func checkConfigDir(cfg config.Config) Check {
 	os.Remove(f.Name())
 	c.OK, c.Detail = true, dir+" (writable)"
 	return c
+}
+
+// workspaceOptions is what settings.json must hold for cfg.
+func workspaceOptions(cfg config.Config) workspace.Options {
+	return workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}
 }
 
 func checkSettings(cfg config.Config) Check {
@@ -140,12 +147,17 @@ func checkFirecrawl(cfg config.Config) Check {
 	if !cfg.FirecrawlEnabled() {
 		c.Detail = "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
 	}
+	if inLine, err := workspace.InLine(cfg.Dir, workspaceOptions(cfg)); err == nil && !inLine {
+		c.OK = false
+		c.Detail += fmt.Sprintf("; %s does not match it yet: the servers bring it in line when they start (the tray "+
+			"at once)", workspace.SettingsPath(cfg.Dir))
+	}
 	return c
 }
 
 // checkAuth looks for the credentials the Gemini CLI can use headless. It cannot prove they work without calling
 // the API, so a missing credential is a hint, not a failure.
-func checkAuth(dir string, env config.Env) Check {
+func checkAuth(cfg config.Config, env config.Env) Check {
 	c := Check{Name: "Auth", Hint: true}
 	for _, name := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
 		if env.Lookup == nil {
@@ -156,8 +168,8 @@ func checkAuth(dir string, env config.Env) Check {
 			return c
 		}
 	}
-	if _, vars, _ := config.ReadDotenv(config.EnvPath(dir)); vars["GEMINI_API_KEY"] != "" {
-		c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+config.EnvPath(dir)
+	if cfg.InDotenv("GEMINI_API_KEY") {
+		c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+config.EnvPath(cfg.Dir)
 		return c
 	}
 	if env.Home != "" { // the Gemini CLI's own login lives in ~/.gemini

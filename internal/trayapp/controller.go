@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -48,19 +49,22 @@ type controller struct {
 // watchDebounce is how long the watcher waits after the last event on a file.
 const watchDebounce = 100 * time.Millisecond
 
-// start builds the App for cfg and the tray's side of it; nothing serves yet.
-func start(cfg config.Config, src app.Source, version string, logger *slog.Logger) (*controller, error) {
-	w, err := watch.New(watchDebounce, logger)
+// start starts the App the way both binaries do (app.Start), logging on logOut, and builds the tray's side of
+// it; nothing serves yet. A failure has been logged.
+func start(src app.Source, logOut io.Writer, version string) (*controller, *slog.Logger, error) {
+	c := &controller{source: src}
+	a, logger, err := app.Start(src, logOut, app.Options{Version: version, WroteFile: c.wrote})
 	if err != nil {
-		return nil, err
+		return nil, logger, err
 	}
-	a, err := app.New(cfg, app.Options{Version: version, Logger: logger, Env: src.Env, WroteFile: w.Wrote})
-	if err != nil {
-		return nil, err
+	if c.watcher, err = watch.New(watchDebounce, logger); err != nil {
+		logger.Error("cannot start", "err", err)
+		a.Shutdown()
+		return nil, logger, err
 	}
-	c := &controller{app: a, source: src, log: logger, watcher: w}
+	c.app, c.log = a, logger
 	c.pages = web.New(c, web.NewToken(), logger)
-	c.server = httpserver.New(a.Handler(c.pages), cfg.Addr(), logger)
+	c.server = httpserver.New(a.Handler(c.pages), a.Config().Addr(), logger)
 	a.Subscribe(c)
 	if exe, err := os.Executable(); err == nil {
 		name := "gemini-search-mcp"
@@ -69,7 +73,15 @@ func start(cfg config.Config, src app.Source, version string, logger *slog.Logge
 		}
 		c.stdioCmd = filepath.Join(filepath.Dir(exe), name)
 	}
-	return c, nil
+	return c, logger, nil
+}
+
+// wrote tells the watcher of a file the App wrote, so that it is not taken for an edit. The App's first writes
+// come before the watcher exists, and before it watches anything.
+func (c *controller) wrote(path string, data []byte) {
+	if c.watcher != nil {
+		c.watcher.Wrote(path, data)
+	}
 }
 
 // run watches the config files until ctx is cancelled and starts the server (a busy port leaves it failed, with

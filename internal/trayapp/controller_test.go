@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -23,15 +22,15 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
-// hostOptions describe the process a test controller runs in.
-type hostOptions struct {
+// controllerOptions describe the process a test controller runs in.
+type controllerOptions struct {
 	env    map[string]string // the process environment (GEMINI_SEARCH_CONFIG_DIR is the test's own)
 	dotenv string            // the .env file at the start ("": none)
 	args   []string          // the command line (default: --port 0)
 }
 
-// startHost runs a controller as Main does, without the tray icon, on a fresh config dir, until the test ends.
-func startHost(t *testing.T, o hostOptions) *controller {
+// startController runs a controller as Main does, without the tray icon, on a fresh config dir, until the test ends.
+func startController(t *testing.T, o controllerOptions) *controller {
 	t.Helper()
 	dir := t.TempDir()
 	if o.dotenv != "" {
@@ -49,40 +48,35 @@ func startHost(t *testing.T, o hostOptions) *controller {
 	if _, done := flags.Parse(o.args, "test", io.Discard); done {
 		t.Fatalf("bad flags %q", o.args)
 	}
-	src := app.Source{Env: env, Flags: flags}
-	cfg, err := src.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := start(cfg, src, "test", slog.New(slog.DiscardHandler))
+	c, _, err := start(app.Source{Env: env, Flags: flags}, io.Discard, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := h.run(ctx); err != nil {
+	if err := c.run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cancel()
-		h.shutdown()
+		c.shutdown()
 	})
-	return h
+	return c
 }
 
-// settingsClient is a browser on h's settings page, served by a test server of its own.
+// settingsClient is a browser on c's settings page, served by a test server of its own.
 type settingsClient struct {
 	t    *testing.T
 	base string
 	c    *http.Client
 }
 
-func openSettings(t *testing.T, h *controller) *settingsClient {
+func openSettings(t *testing.T, c *controller) *settingsClient {
 	t.Helper()
-	srv := httptest.NewServer(h.pages)
+	srv := httptest.NewServer(c.pages)
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
 	s := &settingsClient{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
-	if code, page := s.do(http.MethodGet, h.pages.URL(srv.URL, "/settings"), nil); code != http.StatusOK {
+	if code, page := s.do(http.MethodGet, c.pages.URL(srv.URL, "/settings"), nil); code != http.StatusOK {
 		t.Fatalf("open the settings page: %d\n%s", code, page)
 	}
 	return s
@@ -134,15 +128,15 @@ func readFile(t *testing.T, path string) string {
 
 func TestSettingsPageRefusesWhatTheAppWouldRefuse(t *testing.T) {
 	t.Parallel()
-	h := startHost(t, hostOptions{})
+	c := startController(t, controllerOptions{})
 	// Edited by hand while the tray runs: the app refuses it (no token for a host others can reach), so the
 	// server keeps its old settings. Saving the page on top of it must not claim success.
-	path := config.EnvPath(h.app.Config().Dir)
+	path := config.EnvPath(c.app.Config().Dir)
 	const byHand = "MCP_SERVER_HOST=10.1.2.3\n"
 	if err := os.WriteFile(path, []byte(byHand), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, page := openSettings(t, h).save(url.Values{"GEMINI_MODEL": {"gemini-2.5-pro"}})
+	code, page := openSettings(t, c).save(url.Values{"GEMINI_MODEL": {"gemini-2.5-pro"}})
 	if code != http.StatusUnprocessableEntity || !strings.Contains(page, "Nothing was saved: refusing to serve on a non-loopback host without a token") {
 		t.Errorf("got %d, want 422 saying why nothing was saved; page:\n%s", code, page)
 	}
@@ -159,27 +153,27 @@ func TestSaveDotenvChecksTheWholeConfig(t *testing.T) {
 	const token = "MCP_AUTH_TOKEN=a-token-of-16-chars\n"
 	tests := []struct {
 		name    string
-		host    hostOptions
+		host    controllerOptions
 		data    string
 		refused string // "" when the file must be written
 	}{
-		{"non-loopback host, no token anywhere", hostOptions{}, "MCP_SERVER_HOST=10.1.2.3\n", "non-loopback host"},
+		{"non-loopback host, no token anywhere", controllerOptions{}, "MCP_SERVER_HOST=10.1.2.3\n", "non-loopback host"},
 		{"non-loopback host from the environment, token dropped from the file",
-			hostOptions{env: map[string]string{"MCP_SERVER_HOST": "10.1.2.3"}, dotenv: token}, "GEMINI_MODEL=m\n", "non-loopback host"},
+			controllerOptions{env: map[string]string{"MCP_SERVER_HOST": "10.1.2.3"}, dotenv: token}, "GEMINI_MODEL=m\n", "non-loopback host"},
 		{"non-loopback host from --host, token dropped from the file",
-			hostOptions{args: []string{"--host", "10.1.2.3", "--port", "0"}, dotenv: token}, "GEMINI_MODEL=m\n", "non-loopback host"},
+			controllerOptions{args: []string{"--host", "10.1.2.3", "--port", "0"}, dotenv: token}, "GEMINI_MODEL=m\n", "non-loopback host"},
 		{"invalid value that the environment overrides today",
-			hostOptions{env: map[string]string{"GEMINI_MAX_CONCURRENT": "4"}}, "GEMINI_MAX_CONCURRENT=99\n", "GEMINI_MAX_CONCURRENT"},
+			controllerOptions{env: map[string]string{"GEMINI_MAX_CONCURRENT": "4"}}, "GEMINI_MAX_CONCURRENT=99\n", "GEMINI_MAX_CONCURRENT"},
 		{"non-loopback host, token from the environment",
-			hostOptions{env: map[string]string{"MCP_AUTH_TOKEN": "a-token-of-16-chars"}}, "MCP_SERVER_HOST=10.1.2.3\n", ""},
-		{"non-loopback host and token in the file", hostOptions{}, "MCP_SERVER_HOST=10.1.2.3\n" + token, ""},
+			controllerOptions{env: map[string]string{"MCP_AUTH_TOKEN": "a-token-of-16-chars"}}, "MCP_SERVER_HOST=10.1.2.3\n", ""},
+		{"non-loopback host and token in the file", controllerOptions{}, "MCP_SERVER_HOST=10.1.2.3\n" + token, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := startHost(t, tt.host)
-			path := config.EnvPath(h.app.Config().Dir)
-			_, err := h.SaveDotenv([]byte(tt.data))
+			c := startController(t, tt.host)
+			path := config.EnvPath(c.app.Config().Dir)
+			_, err := c.SaveDotenv([]byte(tt.data))
 			got := readFile(t, path)
 			if tt.refused == "" {
 				if err != nil || got != tt.data {
@@ -199,8 +193,8 @@ func TestSaveDotenvChecksTheWholeConfig(t *testing.T) {
 
 func TestSettingsPageSaysWhenNotApplied(t *testing.T) {
 	t.Parallel()
-	h := startHost(t, hostOptions{})
-	dir := h.app.Config().Dir
+	c := startController(t, controllerOptions{})
+	dir := c.app.Config().Dir
 	// The workspace cannot be prepared: applying fails after the file was written.
 	gemini := filepath.Join(dir, ".gemini")
 	if err := os.RemoveAll(gemini); err != nil {
@@ -209,7 +203,7 @@ func TestSettingsPageSaysWhenNotApplied(t *testing.T) {
 	if err := os.WriteFile(gemini, []byte("in the way"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, page := openSettings(t, h).save(url.Values{"GEMINI_MODEL": {"gemini-2.5-pro"}})
+	code, page := openSettings(t, c).save(url.Values{"GEMINI_MODEL": {"gemini-2.5-pro"}})
 	if code != http.StatusOK || !strings.Contains(page, "Saved, but not applied: ") {
 		t.Errorf("got %d, want 200 saying the settings were saved but not applied; page:\n%s", code, page)
 	}
@@ -219,15 +213,15 @@ func TestSettingsPageSaysWhenNotApplied(t *testing.T) {
 	if got := readFile(t, config.EnvPath(dir)); !strings.Contains(got, "GEMINI_MODEL=gemini-2.5-pro\n") {
 		t.Errorf(".env holds %q, want the model saved", got)
 	}
-	if h.app.Config().Model == "gemini-2.5-pro" {
+	if c.app.Config().Model == "gemini-2.5-pro" {
 		t.Error("the model is in force though applying failed")
 	}
 }
 
 func TestSettingsPageShowsFlagOverrides(t *testing.T) {
 	t.Parallel()
-	h := startHost(t, hostOptions{dotenv: "MCP_SERVER_PORT=4567\n", args: []string{"--port", "0"}})
-	s := openSettings(t, h)
+	c := startController(t, controllerOptions{dotenv: "MCP_SERVER_PORT=4567\n", args: []string{"--port", "0"}})
+	s := openSettings(t, c)
 	_, page := s.do(http.MethodGet, s.base+"/settings", nil)
 	if !strings.Contains(page, `id="overridden-MCP_SERVER_PORT"`) || !strings.Contains(page, "Set by --port on the command line (MCP_SERVER_PORT = 0)") {
 		t.Errorf("the page does not say --port overrides the port in .env:\n%s", page)
@@ -238,16 +232,16 @@ func TestSettingsPageShowsFlagOverrides(t *testing.T) {
 // for a moment (the next run is the registry's first).
 func TestReportIsNotARun(t *testing.T) {
 	t.Parallel()
-	h := startHost(t, hostOptions{})
-	h.Report("open the settings page", errors.New("xdg-open is not installed"))
-	snap := h.Activity()
+	c := startController(t, controllerOptions{})
+	c.Report("open the settings page", errors.New("xdg-open is not installed"))
+	snap := c.Activity()
 	if len(snap.Failures) != 1 || snap.Failures[0].Code != "TRAY_ERROR" ||
 		snap.Failures[0].Message != "open the settings page: xdg-open is not installed" {
 		t.Errorf("failures %+v, want the TRAY_ERROR", snap.Failures)
 	}
-	run := h.app.Activity().Begin("search", "q")
+	run := c.app.Activity().Begin("search", "q")
 	defer run.End(nil)
-	if running := h.Activity().Running; len(running) != 1 || running[0].ID != 1 {
+	if running := c.Activity().Running; len(running) != 1 || running[0].ID != 1 {
 		t.Errorf("the next run is %+v, want run 1: Report registered a run", running)
 	}
 }
@@ -286,21 +280,21 @@ func TestOpenHidingQuery(t *testing.T) {
 // or by the watcher) must not bring the server, or the fallback pages, back up.
 func TestNoRestartAfterShutdown(t *testing.T) {
 	t.Parallel()
-	h := startHost(t, hostOptions{})
-	if st := h.server.Status(); st.State != httpserver.Running {
+	c := startController(t, controllerOptions{})
+	if st := c.server.Status(); st.State != httpserver.Running {
 		t.Fatalf("server %v (%v), want running", st.State, st.Err)
 	}
-	h.shutdown()
-	if err := h.server.Restart(); err == nil {
+	c.shutdown()
+	if err := c.server.Restart(); err == nil {
 		t.Error("Restart after shutdown succeeded")
 	}
-	if err := h.StartServer(); err == nil {
+	if err := c.StartServer(); err == nil {
 		t.Error("Start after shutdown succeeded")
 	}
-	if st := h.server.Status(); st.State == httpserver.Running {
+	if st := c.server.Status(); st.State == httpserver.Running {
 		t.Errorf("the server runs again on %s after shutdown", st.Addr)
 	}
-	if u, err := h.SettingsURL(); err == nil {
+	if u, err := c.SettingsURL(); err == nil {
 		t.Errorf("the pages are served after shutdown, at %s", u)
 	}
 }
@@ -315,11 +309,11 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 	}
 	defer busy.Close()
 	_, port, _ := net.SplitHostPort(busy.Addr().String())
-	h := startHost(t, hostOptions{args: []string{"--port", port}})
-	if st := h.server.Status(); st.State != httpserver.Failed {
+	c := startController(t, controllerOptions{args: []string{"--port", port}})
+	if st := c.server.Status(); st.State != httpserver.Failed {
 		t.Fatalf("server %v, want failed on the busy port", st.State)
 	}
-	link, err := h.SettingsURL()
+	link, err := c.SettingsURL()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,9 +322,9 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 		t.Fatalf("the pages are said to be on the busy port: %s", u.Host)
 	}
 	answers := func() bool {
-		c, err := net.Dial("tcp", u.Host)
+		conn, err := net.Dial("tcp", u.Host)
 		if err == nil {
-			c.Close()
+			conn.Close()
 		}
 		return err == nil
 	}
@@ -338,18 +332,18 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 		t.Fatalf("the fallback pages at %s do not answer", u.Host)
 	}
 
-	h.server.SetAddr("127.0.0.1:0")
-	if err := h.StartServer(); err != nil {
+	c.server.SetAddr("127.0.0.1:0")
+	if err := c.StartServer(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for answers() {
 		if time.Now().After(deadline) {
-			t.Fatalf("the fallback pages at %s still answer while the server runs on %s", u.Host, h.server.Status().Addr)
+			t.Fatalf("the fallback pages at %s still answer while the server runs on %s", u.Host, c.server.Status().Addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if link, err := h.SettingsURL(); err != nil || !strings.HasPrefix(link, "http://"+h.server.Status().Addr+"/") {
-		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, h.server.Status().Addr)
+	if link, err := c.SettingsURL(); err != nil || !strings.HasPrefix(link, "http://"+c.server.Status().Addr+"/") {
+		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, c.server.Status().Addr)
 	}
 }

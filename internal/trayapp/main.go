@@ -53,13 +53,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 		flags.Usage()
 		return 2
 	}
-	src := app.Source{Env: config.OSEnv(), Flags: flags}
-	cfg, err := src.Load()
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return 1
-	}
-
+	// The log file first: a tray started at login that refuses its configuration says why in it.
 	logOut := stderr
 	logPath := filepath.Join(xdg.StateHome, "gemini-search-mcp", "tray.log")
 	if f, err := logging.OpenRotating(logPath, logMaxBytes, logKeep); err != nil {
@@ -69,14 +63,12 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		logOut = io.MultiWriter(stderr, f)
 	}
-	logger := logging.New(logOut, cfg.Debug)
-	slog.SetDefault(logger) // the tray library logs through the standard log package
-
-	c, err := start(cfg, src, version, logger)
+	c, logger, err := start(app.Source{Env: config.OSEnv(), Flags: flags}, logOut, version)
 	if err != nil {
-		logger.Error("cannot start", "err", err)
 		return 1
 	}
+	slog.SetDefault(logger) // the tray library logs through the standard log package
+	cfg := c.app.Config()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := c.run(ctx); err != nil {

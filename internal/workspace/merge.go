@@ -38,9 +38,10 @@ type InvalidSettingsError struct {
 func (e *InvalidSettingsError) Error() string { return e.Err.Error() }
 func (e *InvalidSettingsError) Unwrap() error { return e.Err }
 
-// Regenerate creates dir (mode 0700) and its .gemini folder when missing, and brings the entries the server owns in dir's settings.json in line with o and keeps every other
-// entry as the user left it (key order included). A missing file is written from the template. It writes only
-// when something changed, so a file with comments keeps them until an owned entry has to change.
+// Regenerate creates dir (mode 0700) and its .gemini folder when missing, and brings the entries the server owns
+// in dir's settings.json in line with o, keeping every other entry as the user left it (key order included). A
+// missing file is written from the template. It writes only when something changed, so a file with comments keeps
+// them until an owned entry has to change.
 //
 // A file that is not a JSON object is left alone with an *InvalidSettingsError, unless replaceInvalid is set:
 // then it is moved to settings.json.bak and a fresh one is written from the template.
@@ -67,15 +68,10 @@ func Regenerate(dir string, o Options, replaceInvalid bool) (Result, error) {
 		return Result{}, pathError("read", path, err)
 	}
 
-	have, err := jsonedit.Parse(stripComments(data))
-	if err != nil {
-		invalid := &InvalidSettingsError{Path: path, Err: Check(dir)}
-		if invalid.Err == nil { // Check accepts what Parse refused (say, trailing data): report Parse's reason
-			invalid.Err = fmt.Errorf("%s: %w", path, err)
-		}
-		if !replaceInvalid {
-			return Result{Data: data}, invalid
-		}
+	out, changed, err := merged(dir, data, want)
+	var invalid *InvalidSettingsError
+	switch {
+	case errors.As(err, &invalid) && replaceInvalid:
 		// Copy, then replace: a CLI run starting meanwhile always finds a settings.json.
 		backup := path + ".bak"
 		if err := writeNew(backup, data); err != nil {
@@ -85,30 +81,63 @@ func Regenerate(dir string, o Options, replaceInvalid bool) (Result, error) {
 			return Result{}, pathError("write", path, err)
 		}
 		return Result{Wrote: true, Data: want, Backup: backup}, nil
-	}
-
-	before, err := have.MarshalJSON()
-	if err != nil {
-		return Result{}, err
-	}
-	if err := mergeOwned(&have, want); err != nil {
-		return Result{}, err
-	}
-	after, err := have.MarshalJSON()
-	if err != nil {
-		return Result{}, err
-	}
-	if bytes.Equal(before, after) {
+	case err != nil:
+		return Result{Data: data}, err
+	case !changed:
 		return Result{Data: data}, nil
-	}
-	out, err := have.Format()
-	if err != nil {
-		return Result{}, err
 	}
 	if err := writeNew(path, out); err != nil {
 		return Result{}, pathError("write", path, err)
 	}
 	return Result{Wrote: true, Data: out}, nil
+}
+
+// InLine reports whether dir's settings.json exists and its owned entries already are what Regenerate would make
+// them for o. It writes nothing. A file that is not a JSON object is an *InvalidSettingsError.
+func InLine(dir string, o Options) (bool, error) {
+	path := SettingsPath(dir)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, pathError("read", path, err)
+	}
+	want, err := render(o)
+	if err != nil {
+		return false, err
+	}
+	_, changed, err := merged(dir, data, want)
+	return err == nil && !changed, err
+}
+
+// merged is data (dir's settings.json) with the owned entries of want (the rendered template), and whether that
+// changed anything.
+func merged(dir string, data, want []byte) (out []byte, changed bool, err error) {
+	have, err := jsonedit.Parse(stripComments(data))
+	if err != nil {
+		invalid := &InvalidSettingsError{Path: SettingsPath(dir), Err: Check(dir)}
+		if invalid.Err == nil { // Check accepts what Parse refused (say, trailing data): report Parse's reason
+			invalid.Err = fmt.Errorf("%s: %w", SettingsPath(dir), err)
+		}
+		return nil, false, invalid
+	}
+	before, err := have.MarshalJSON()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := mergeOwned(&have, want); err != nil {
+		return nil, false, err
+	}
+	after, err := have.MarshalJSON()
+	if err != nil {
+		return nil, false, err
+	}
+	if bytes.Equal(before, after) {
+		return data, false, nil
+	}
+	out, err = have.Format()
+	return out, true, err
 }
 
 // mergeOwned copies the owned entries of the rendered template into have.
