@@ -197,10 +197,9 @@ func (a *App) Activity() *activity.Registry { return a.activity }
 // Handler is the HTTP surface: /mcp and /healthz behind the MCP checks (Host, Origin, body size and the
 // MCP_AUTH_TOKEN of the configuration in force), and pages' /status and /settings, which check a token of their
 // own.
-func (a *App) Handler(pages http.Handler) http.Handler {
+func (a *App) Handler(pages *web.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/settings", pages)
-	mux.Handle("/status", pages)
+	pages.Mount(mux)
 	mux.Handle("/", a.mcpHTTP)
 	return mux
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
 
@@ -54,7 +57,7 @@ func healthz(a *App, token string) int {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	rec := httptest.NewRecorder()
-	a.Handler(http.NotFoundHandler()).ServeHTTP(rec, req)
+	a.Handler(web.New(statusView{a, httpserver.Status{}}, web.NewToken(), slog.New(slog.DiscardHandler))).ServeHTTP(rec, req)
 	return rec.Code
 }
 

@@ -39,3 +39,22 @@ func AllowedOrigin(origin, host string) bool {
 	}
 	return IsHost(u.Hostname()) || strings.EqualFold(u.Host, host)
 }
+
+// Rebound reports whether a request that arrived on localAddr, a loopback address, names a Host that is not
+// loopback: a page of another site whose name now resolves to 127.0.0.1 (DNS rebinding). A request that arrived on
+// another address is left to the token.
+func Rebound(localAddr, host string) bool { return IsAddr(localAddr) && !IsAddr(host) }
+
+// AllowedHost accepts a request's Host (host[:port]) when it is loopback or the host the server was configured to
+// bind; any other name may be a DNS-rebinding page.
+func AllowedHost(host, configured string) bool {
+	host = HostOnly(host)
+	return IsHost(host) || strings.EqualFold(host, configured)
+}
+
+// SameOrigin reports whether a browser's origin is this very server as the browser reached it (host is the
+// request's Host), over plain http: the pages accept a form from nowhere else.
+func SameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Scheme == "http" && strings.EqualFold(u.Host, host)
+}

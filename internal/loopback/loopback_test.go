@@ -56,3 +56,19 @@ func TestAllowedOrigin(t *testing.T) {
 		}
 	}
 }
+
+func TestHostRules(t *testing.T) {
+	t.Parallel()
+	if !Rebound("127.0.0.1:3000", "evil.example:3000") || Rebound("127.0.0.1:3000", "localhost:3000") ||
+		Rebound("192.168.1.2:3000", "my-pc.lan:3000") {
+		t.Error("Rebound: want only a non-loopback Host on a loopback connection refused")
+	}
+	if !AllowedHost("127.0.0.1:3000", "127.0.0.1") || !AllowedHost("my-pc.lan:3000", "my-pc.lan") ||
+		AllowedHost("evil.example:3000", "127.0.0.1") {
+		t.Error("AllowedHost: want loopback and the configured host only")
+	}
+	if !SameOrigin("http://127.0.0.1:3000", "127.0.0.1:3000") || SameOrigin("http://127.0.0.1:3001", "127.0.0.1:3000") ||
+		SameOrigin("https://127.0.0.1:3000", "127.0.0.1:3000") || SameOrigin("null", "127.0.0.1:3000") {
+		t.Error("SameOrigin: want this very server over http only")
+	}
+}

@@ -55,8 +55,7 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// mcp-go checks the Host of /mcp requests only; /healthz (and anything added later) needs it too, or a page
 		// rebound to 127.0.0.1 could read it.
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopback.IsAddr(local.String()) &&
-			!loopback.IsAddr(r.Host) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopback.Rebound(local.String(), r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return
 		}

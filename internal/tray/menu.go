@@ -58,7 +58,7 @@ type Menu struct {
 	ctl Controller
 
 	mu    sync.Mutex
-	shown View                         // what the items show now
+	shown view                         // what the items show now
 	base  map[*systray.MenuItem]string // the labels that flashes return to
 	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
 
@@ -153,7 +153,7 @@ func (m *Menu) build(ctx context.Context) {
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.on(ctx, quit, m.o.Quit)
 
-	m.applyLocked(Render(m.ctl.Status(), m.ctl.Activity(), m.o.Now()))
+	m.applyLocked(render(m.ctl.Status(), m.ctl.Activity(), m.o.Now()))
 }
 
 // on serves item's clicks for as long as ctx lives: one goroutine always receiving, since systray drops a click
@@ -179,7 +179,7 @@ func (m *Menu) loop(ctx context.Context) {
 	reassert := time.After(reassertAfter)
 	for {
 		changed := m.ctl.Changed()
-		v := Render(m.ctl.Status(), m.ctl.Activity(), m.o.Now())
+		v := render(m.ctl.Status(), m.ctl.Activity(), m.o.Now())
 		m.mu.Lock()
 		m.applyLocked(v)
 		m.mu.Unlock()
@@ -216,7 +216,7 @@ const reassertAfter = 2 * time.Second
 
 // applyLocked updates the items whose look differs from v; systray signals each change over D-Bus, so
 // unchanged items are left alone.
-func (m *Menu) applyLocked(v View) {
+func (m *Menu) applyLocked(v view) {
 	old := m.shown
 	first := old.Status == ""
 	if first || v.Icon != old.Icon {

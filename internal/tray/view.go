@@ -30,8 +30,8 @@ const (
 // maxRunLines is how many running searches the menu lists; more are summed up in one line.
 const maxRunLines = 10
 
-// View is everything the menu shows at one moment; Render computes it, Menu applies it.
-type View struct {
+// view is everything the menu shows at one moment; render computes it, Menu applies it.
+type view struct {
 	Icon                 string // an assets state
 	Status               string
 	Tooltip              string
@@ -42,10 +42,10 @@ type View struct {
 	Errors               []string
 }
 
-// Render computes the menu for a server status and an activity snapshot at now.
-func Render(st httpserver.Status, snap activity.Snapshot, now time.Time) View {
+// render computes the menu for a server status and an activity snapshot at now.
+func render(st httpserver.Status, snap activity.Snapshot, now time.Time) view {
 	running := st.State == httpserver.Running
-	v := View{
+	v := view{
 		Status:      st.Line(),
 		Start:       !running,
 		Stop:        running,

@@ -22,28 +22,28 @@ func TestRender(t *testing.T) {
 		name string
 		st   httpserver.Status
 		snap activity.Snapshot
-		want View
+		want view
 	}{
-		{"stopped", httpserver.Status{}, activity.Snapshot{}, View{Icon: assets.Stopped, Status: "Stopped", Start: true,
+		{"stopped", httpserver.Status{}, activity.Snapshot{}, view{Icon: assets.Stopped, Status: "Stopped", Start: true,
 			RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
 		{"port in use", httpserver.Status{State: httpserver.Failed, Addr: "127.0.0.1:3000",
 			Err: &httpserver.ListenError{Reason: "port 3000 is already in use by another program", Err: syscall.EADDRINUSE}}, activity.Snapshot{},
-			View{Icon: assets.Error, Status: "Not running: port 3000 is already in use by another program", Start: true,
+			view{Icon: assets.Error, Status: "Not running: port 3000 is already in use by another program", Start: true,
 				RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
-		{"idle", running, activity.Snapshot{}, View{Icon: assets.Idle, Status: "Running on http://127.0.0.1:3000/mcp",
+		{"idle", running, activity.Snapshot{}, view{Icon: assets.Idle, Status: "Running on http://127.0.0.1:3000/mcp",
 			Stop: true, Restart: true, RunsTitle: "Running searches (0)", ErrorsTitle: "Last errors (0)"}},
-		{"researching", running, activity.Snapshot{Running: []activity.Run{run}}, View{Icon: assets.Researching,
+		{"researching", running, activity.Snapshot{Running: []activity.Run{run}}, view{Icon: assets.Researching,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (1)",
 			Runs:        []string{`search · "what changed in the Rust 2024 edition a…" · 01:23 · searching: rust`},
 			ErrorsTitle: "Last errors (0)"}},
-		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, View{Icon: assets.Error,
+		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, view{Icon: assets.Error,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
 			ErrorsTitle: "Last errors (1)", Errors: []string{"10:00:00 search QUOTA_ERROR: daily quota used up"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Render(tt.st, tt.snap, now)
+			got := render(tt.st, tt.snap, now)
 			got.Tooltip = ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
@@ -59,7 +59,7 @@ func TestRenderManyRuns(t *testing.T) {
 	for range maxRunLines + 3 {
 		snap.Running = append(snap.Running, activity.Run{Tool: "search", Query: "q", Started: now})
 	}
-	v := Render(httpserver.Status{State: httpserver.Running}, snap, now)
+	v := render(httpserver.Status{State: httpserver.Running}, snap, now)
 	if len(v.Runs) != maxRunLines+1 || v.Runs[maxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
 		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
 	}

@@ -40,6 +40,7 @@ type controller struct {
 	stdioCmd string           // gemini-search-mcp next to the tray binary, for stdio-only clients
 
 	saveMu sync.Mutex // one .env change at a time: a save on the settings page, or an edit the watcher saw
+	moving string     // http://host:port when the last commit moves the server there (Committed); guarded by saveMu
 
 	pagesMu  sync.Mutex
 	fallback *httpserver.Server // the pages alone, on a free port, while the main server is down
@@ -111,7 +112,8 @@ func (c *controller) shutdown() {
 	c.app.Shutdown()
 }
 
-// Committed moves the server when the address changed, and has the views redraw.
+// Committed moves the server when the address changed, and has the views redraw. Only SaveDotenv and envChanged
+// commit, both holding saveMu.
 func (c *controller) Committed(from, to config.Config) {
 	defer c.changes.Notify()
 	if to.Addr() == from.Addr() {
@@ -121,6 +123,7 @@ func (c *controller) Committed(from, to config.Config) {
 	if c.server.Status().State == httpserver.Stopped { // a server stopped from the menu stays stopped
 		return
 	}
+	c.moving = "http://" + to.Addr()
 	// On a goroutine of its own: Restart waits for the requests in progress, and the save on the settings page
 	// that led here may be one of them.
 	go func() { _ = c.server.Restart() }()

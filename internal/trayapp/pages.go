@@ -17,10 +17,9 @@ func (c *controller) Config() config.Config { return c.app.Config() }
 // SaveDotenv writes data to the .env file and commits the configuration it makes, once the app has checked it as
 // it checks its start-up configuration: data is parsed and validated once, here.
 func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
+	c.moving = ""
 	c.saveMu.Lock()
 	defer c.saveMu.Unlock()
-	from := c.app.Config()
-	stopped := c.server.Status().State == httpserver.Stopped // a server stopped from the menu stays stopped
 	cfg, err := c.source.LoadDotenv(data)
 	if err != nil {
 		return "", &web.RefusedError{Err: err}
@@ -34,10 +33,7 @@ func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
 		c.app.Problem("settings", "CONFIG_ERROR", fmt.Errorf("the settings were saved but not applied: %w", err))
 		return "", &web.NotAppliedError{Err: err}
 	}
-	if cfg.Addr() == from.Addr() || stopped {
-		return "", nil
-	}
-	return "http://" + cfg.Addr(), nil
+	return c.moving, nil
 }
 
 func (c *controller) pageURL(page string) (string, error) {
@@ -61,8 +57,7 @@ func (c *controller) pagesBase() (string, error) {
 	}
 	if c.fallback == nil {
 		mux := http.NewServeMux()
-		mux.Handle("/settings", c.pages)
-		mux.Handle("/status", c.pages)
+		c.pages.Mount(mux)
 		c.fallback = httpserver.New(mux, "127.0.0.1:0", c.log)
 	}
 	if err := c.fallback.Start(); err != nil {

@@ -1,10 +1,10 @@
-// Package web serves the tray's pages next to /mcp: /settings, where people edit the Firecrawl keys and the
-// other common settings (saved to the config dir's .env), and /status, the live view of running searches and
-// recent errors for people without a tray.
+// Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the Firecrawl keys
+// and the other common settings (saved to the config dir's .env), and /status, the live view of running searches
+// and recent errors for people without a tray, and on the headless HTTP server.
 //
-// Both pages need the per-launch token: the tray opens /settings?token=..., which sets an HttpOnly,
-// SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers 403. A POST also
-// needs the form's CSRF token and an Origin of this very server.
+// Both pages need the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
+// sets an HttpOnly, SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers
+// 403. A POST also needs the form's CSRF token and an Origin of this very server.
 package web
 
 import (
@@ -18,7 +18,6 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -93,6 +92,12 @@ func New(b Backend, token string, logger *slog.Logger) *Handler {
 	return &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
 }
 
+// Mount serves the pages on mux: /status, and /settings (a 404 when the backend has no settings).
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.Handle("/settings", h)
+	mux.Handle("/status", h)
+}
+
 // URL returns the address that opens page ("/settings" or "/status") on base (http://host:port) with the token.
 func (h *Handler) URL(base, page string) string {
 	return base + page + "?token=" + h.token
@@ -102,14 +107,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-	w.Header().Set("Referrer-Policy", "same-origin") // not no-referrer: Chromium would then send "Origin: null" with the form
-	if !h.hostAllowed(r.Host) {
+	w.Header().Set("Referrer-Policy", "same-origin")      // not no-referrer: Chromium would then send "Origin: null" with the form
+	if !loopback.AllowedHost(r.Host, h.b.Config().Host) { // a DNS-rebinding page names a host of its own
 		http.Error(w, "Forbidden: unknown host", http.StatusForbidden)
 		return
 	}
 	if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
 		if !equal(tok, h.token) {
-			h.forbidden(w, "the link's token is not this launch's (it changes each time the tray starts)")
+			h.forbidden(w, "the link's token is not this launch's (it changes each time the server starts)")
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -123,7 +128,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c, err := r.Cookie(cookieName); err != nil || !equal(c.Value, h.token) {
-		h.forbidden(w, "open this page from the tray menu (Settings…), or with the link in the log")
+		h.forbidden(w, "open this page from the tray menu, or with the link in the log")
 		return
 	}
 	switch {
@@ -147,19 +152,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// hostAllowed refuses DNS-rebinding requests: the Host must be loopback or the configured host.
-func (h *Handler) hostAllowed(hostport string) bool {
-	host := loopback.HostOnly(hostport)
-	return loopback.IsHost(host) || strings.EqualFold(host, h.b.Config().Host)
-}
-
 // checkPost returns why a POST is refused, or "".
 func (h *Handler) checkPost(r *http.Request) string {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return "the request has no Origin header"
 	}
-	if u, err := url.Parse(origin); err != nil || u.Scheme != "http" || !strings.EqualFold(u.Host, r.Host) {
+	if !loopback.SameOrigin(origin, r.Host) {
 		return "the request comes from another site (" + origin + ")"
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {

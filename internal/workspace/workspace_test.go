@@ -158,7 +158,7 @@ func TestTemplateReadsAsOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		if raw.String() != string(rendered) {
-			t.Errorf("%+v: template output is not laid out as Render's:\n%s", o, raw.String())
+			t.Errorf("%+v: template output is not laid out as render's:\n%s", o, raw.String())
 		}
 	}
 }
