@@ -88,12 +88,12 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.warnSetup(cfg)
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
-	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: o.Logger, Activity: a.activity,
+	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars }, Lifetime: a.lifetime})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    a.health,
-		Logger:    o.Logger,
+		Logger:    a.log,
 	})
 	return a, nil
 }
@@ -108,7 +108,7 @@ func (a *App) Subscribe(c Committer) {
 // Commit puts to in force: the workspace's owned entries follow it (an unparseable settings.json is set aside as
 // settings.json.bak and replaced, since the user asked for a change), the CLI is resolved again and the engine
 // rebuilt, then every Committer reacts. Searches already running finish with the settings they started with. On
-// error nothing changed.
+// error the configuration in force stays, and no Committer hears of it.
 func (a *App) Commit(to config.Config) error {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()

@@ -148,16 +148,19 @@ func (s *Server) stop() {
 	s.mu.Lock()
 	cancel, done := s.cancel, s.done
 	s.cancel, s.done = nil, nil
-	if done != nil || s.status.State == Failed {
-		s.setLocked(Status{State: Stopped, Addr: s.addr})
-	}
+	failed := s.status.State == Failed
 	s.mu.Unlock()
-	if cancel == nil {
-		return
+	if cancel != nil {
+		cancel()
+		<-done
+		s.log.Info("MCP server stopped")
 	}
-	cancel()
-	<-done
-	s.log.Info("MCP server stopped")
+	if cancel != nil || failed {
+		// Only now: a server that says it is stopped no longer answers.
+		s.mu.Lock()
+		s.setLocked(Status{State: Stopped, Addr: s.addr})
+		s.mu.Unlock()
+	}
 }
 
 // Restart stops the server when it runs and starts it again, on the address last set. After Close it returns

@@ -177,7 +177,7 @@ func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
 // loop redraws the menu on every change, and every second while searches run (their elapsed times move).
 func (m *Menu) loop(ctx context.Context) {
 	reassert := time.After(reassertAfter)
-	for {
+	for ctx.Err() == nil {
 		changed := m.ctl.Changed()
 		v := render(m.ctl.Status(), m.ctl.Activity(), m.o.Now())
 		m.mu.Lock()
@@ -215,7 +215,9 @@ func (m *Menu) setIcon(state string) {
 const reassertAfter = 2 * time.Second
 
 // applyLocked updates the items whose look differs from v; systray signals each change over D-Bus, so
-// unchanged items are left alone.
+// unchanged items are left alone. Each change is published on its own, so a tray host can read the menu between
+// two of them: a summary goes after what it sums up, so that once it shows a state, the items that go with it show
+// it too. "Last errors (1)" comes after its error line, and the status line last, after Start, Stop and Restart.
 func (m *Menu) applyLocked(v view) {
 	old := m.shown
 	first := old.Status == ""
@@ -225,9 +227,6 @@ func (m *Menu) applyLocked(v view) {
 	if first || v.Tooltip != old.Tooltip {
 		systray.SetTooltip(v.Tooltip)
 	}
-	setTitle(m.status, first, old.Status, v.Status)
-	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
-	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
 	setEnabled(m.start, first, old.Start, v.Start)
 	setEnabled(m.stop, first, old.Stop, v.Stop)
 	setEnabled(m.restart, first, old.Restart, v.Restart)
@@ -236,6 +235,9 @@ func (m *Menu) applyLocked(v view) {
 	setVisible(m.noErrs, first, len(old.Errors) == 0, len(v.Errors) == 0)
 	applySlots(m.runSlots, old.Runs, v.Runs)
 	applySlots(m.errSlots, old.Errors, v.Errors)
+	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
+	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
+	setTitle(m.status, first, old.Status, v.Status)
 	m.shown = v
 }
 

@@ -27,9 +27,17 @@ func Run(ctx context.Context, o Options) error {
 	m.setIcon(render(o.Controller.Status(), o.Controller.Activity(), m.o.Now()).Icon)
 	systray.Run(func() {
 		m.build(ctx)
-		go m.loop(ctx)
+		loopDone := make(chan struct{})
+		go func() {
+			defer close(loopDone)
+			m.loop(ctx)
+		}()
 		go func() {
 			<-ctx.Done()
+			// Quit closes systray's D-Bus connection, and systray.SetIcon panics on a closed one: the loop may be
+			// drawing a change that came with the cancellation (a search the client just cancelled), so it must
+			// have returned first.
+			<-loopDone
 			systray.Quit()
 		}()
 	}, cancel)
