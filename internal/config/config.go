@@ -54,7 +54,7 @@ type Config struct {
 
 	// shown holds each variable's value in force as people may see it (Shown).
 	shown map[string]string
-	// inDotenv holds the names of the variables the .env file sets, those Load does not read too (InDotenv).
+	// inDotenv holds the names of the variables the .env file sets, including ones Load does not read (InDotenv).
 	inDotenv map[string]bool
 
 	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI

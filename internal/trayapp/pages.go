@@ -17,9 +17,9 @@ func (c *controller) Config() config.Config { return c.app.Config() }
 // SaveDotenv writes data to the .env file and commits the configuration it makes, once the app has checked it as
 // it checks its start-up configuration: data is parsed and validated once, here.
 func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
-	c.moving = ""
 	c.saveMu.Lock()
 	defer c.saveMu.Unlock()
+	c.moving = ""
 	cfg, err := c.source.LoadDotenv(data)
 	if err != nil {
 		return "", &web.RefusedError{Err: err}
