@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"sync"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -23,7 +24,7 @@ type configured struct {
 // the App's, shared with the engines built before; the queue takes cfg's limit once the engine is built.
 func (a *App) configure(cfg config.Config) (*configured, error) {
 	c := &configured{cfg: cfg}
-	var runner research.Runner
+	var runner backend.Runner
 	c.cli, c.cliErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
 	if c.cliErr != nil {
 		runner = missingCLI{err: c.cliErr}
@@ -117,13 +118,13 @@ func (g *runGate) closeAndWait() {
 
 // gatedRunner runs the CLI only through the gate.
 type gatedRunner struct {
-	next research.Runner
+	next backend.Runner
 	gate *runGate
 }
 
-func (r gatedRunner) Run(ctx context.Context, req gemini.Request) (gemini.Result, error) {
+func (r gatedRunner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
 	if !r.gate.enter() {
-		return gemini.Result{}, errShuttingDown
+		return backend.Result{}, errShuttingDown
 	}
 	defer r.gate.leave()
 	return r.next.Run(ctx, req)
@@ -132,9 +133,9 @@ func (r gatedRunner) Run(ctx context.Context, req gemini.Request) (gemini.Result
 // missingCLI answers every run with CLI_NOT_FOUND.
 type missingCLI struct{ err error }
 
-func (m missingCLI) Run(context.Context, gemini.Request) (gemini.Result, error) {
-	return gemini.Result{}, &gemini.Error{
-		Code:     gemini.CodeCLINotFound,
+func (m missingCLI) Run(context.Context, backend.Request) (backend.Result, error) {
+	return backend.Result{}, &backend.Error{
+		Code:     backend.CodeCLINotFound,
 		Message:  "The Gemini CLI was not found: " + m.err.Error(),
 		Hint:     "Install it with `npm install -g @google/gemini-cli` (or set GEMINI_CLI_PATH to its path), then restart the server.",
 		ExitCode: -1,

@@ -1,52 +1,13 @@
 package gemini
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
-
-// Code names a kind of failure, stable for callers and clients.
-type Code string
-
-const (
-	CodeCLINotFound Code = "CLI_NOT_FOUND"
-	CodeAuth        Code = "AUTH_ERROR"
-	CodeQuota       Code = "QUOTA_ERROR"
-	CodeTimeout     Code = "CLI_TIMEOUT"
-	CodeUntrusted   Code = "UNTRUSTED_WORKSPACE"
-	CodeEmpty       Code = "EMPTY_RESPONSE"
-	CodeCLI         Code = "CLI_ERROR"
-)
-
-// Error is a failed run of the CLI, classified.
-type Error struct {
-	Code     Code
-	Message  string // one clear sentence for a user or a model
-	Hint     string // what to do about it
-	ExitCode int    // -1 when not applicable
-	Detail   string // last relevant stderr lines and error events: noise filtered, secrets masked, ≤ ~2 KB
-	Partial  Result // whatever was produced before the failure
-
-	err error // the cause, for Unwrap: ErrCLINotFound, context.DeadlineExceeded, a start error
-}
-
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
-
-// Unwrap returns the cause, if any: errors.Is(err, ErrCLINotFound) holds for
-// CodeCLINotFound, errors.Is(err, context.DeadlineExceeded) for CodeTimeout.
-func (e *Error) Unwrap() error { return e.err }
-
-// ErrorCode returns the Code of an *Error in err's chain, or "" if there is none.
-func ErrorCode(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
 
 // Hints, shared by the classifier and its tests.
 const (
@@ -62,23 +23,23 @@ const (
 	hintServer    = "The Gemini API is having trouble; try again in a few minutes."
 )
 
-func timeoutError(limit time.Duration, cause error) *Error {
-	return &Error{
-		Code:     CodeTimeout,
+func timeoutError(limit time.Duration, cause error) *backend.Error {
+	return &backend.Error{
+		Code:     backend.CodeTimeout,
 		Message:  fmt.Sprintf("Research exceeded the timeout of %s.", limit),
 		Hint:     hintTimeout,
 		ExitCode: -1,
-		err:      cause,
+		Cause:    cause,
 	}
 }
 
-func notFoundError(cmd Command, cause error) *Error {
-	return &Error{
-		Code:     CodeCLINotFound,
+func notFoundError(cmd Command, cause error) *backend.Error {
+	return &backend.Error{
+		Code:     backend.CodeCLINotFound,
 		Message:  fmt.Sprintf("The Gemini CLI could not be started (%s).", cmd.Path),
 		Hint:     hintNotFound,
 		ExitCode: -1,
-		err:      fmt.Errorf("%w: %w", ErrCLINotFound, cause),
+		Cause:    fmt.Errorf("%w: %w", ErrCLINotFound, cause),
 	}
 }
 
@@ -108,48 +69,48 @@ var (
 // message and hint (the caller adds Detail and Partial). Success needs exit
 // code 0, some answer text and, for stream-json, a result event with status
 // "success": the CLI exits 0 on some failures.
-func classify(o outcome) *Error {
+func classify(o outcome) *backend.Error {
 	if o.exitCode == 0 && strings.TrimSpace(o.text) != "" && (!o.streamed || o.status == "success") {
 		return nil
 	}
-	fail := func(code Code, msg, hint string) *Error {
-		return &Error{Code: code, Message: msg, Hint: hint, ExitCode: o.exitCode}
+	fail := func(code backend.Code, msg, hint string) *backend.Error {
+		return &backend.Error{Code: code, Message: msg, Hint: hint, ExitCode: o.exitCode}
 	}
 	// What the CLI said, its final word first; stderr's retry lines are history ("Attempt 1 failed with status
 	// 429") and must not decide a run that failed for another reason in the end.
 	said := strings.Join(append(append([]string{o.resultError}, o.errorEvents...), retryLine.ReplaceAllString(o.stderr, "")), "\n")
 	switch {
 	case o.exitCode == 173:
-		return fail(CodeQuota, quotaMessage(said), hintQuota)
+		return fail(backend.CodeQuota, quotaMessage(said), hintQuota)
 	case o.exitCode == 41 || o.exitCode == 145 || o.exitCode == 147:
-		return fail(CodeAuth, authMessage(o.exitCode, said), hintAuth)
+		return fail(backend.CodeAuth, authMessage(o.exitCode, said), hintAuth)
 	case o.exitCode == 148: // HTTP 404 & 0xFF
-		return fail(CodeCLI, "The Gemini API does not know this model (404).", hintModel)
+		return fail(backend.CodeCLI, "The Gemini API does not know this model (404).", hintModel)
 	case o.exitCode == 244 || o.exitCode == 246 || o.exitCode == 247: // HTTP 500, 502, 503 & 0xFF
-		return fail(CodeCLI, fmt.Sprintf("The Gemini API failed with a server error (HTTP %d) after the CLI's retries.",
+		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini API failed with a server error (HTTP %d) after the CLI's retries.",
 			o.exitCode+256), hintServer)
 	case o.exitCode == 55 || strings.Contains(strings.ToLower(said), "not running in a trusted directory"):
-		return fail(CodeUntrusted, "The Gemini CLI refused to run because the config folder is not a trusted workspace.", hintUntrusted)
+		return fail(backend.CodeUntrusted, "The Gemini CLI refused to run because the config folder is not a trusted workspace.", hintUntrusted)
 	case authText.MatchString(said):
-		return fail(CodeAuth, authMessage(o.exitCode, said), hintAuth)
+		return fail(backend.CodeAuth, authMessage(o.exitCode, said), hintAuth)
 	case quotaText.MatchString(said):
-		return fail(CodeQuota, quotaMessage(said), hintQuota)
+		return fail(backend.CodeQuota, quotaMessage(said), hintQuota)
 	case emptyText.MatchString(said):
-		return fail(CodeEmpty, "The model returned an empty response.", hintEmpty)
+		return fail(backend.CodeEmpty, "The model returned an empty response.", hintEmpty)
 	case quotaText.MatchString(o.stderr): // only the retry history tells: the retries ran out on a quota
-		return fail(CodeQuota, quotaMessage(o.stderr), hintQuota)
+		return fail(backend.CodeQuota, quotaMessage(o.stderr), hintQuota)
 	case o.exitCode == -1:
-		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI was stopped (%s).", o.exitDesc), hintCLI)
+		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI was stopped (%s).", o.exitDesc), hintCLI)
 	case o.exitCode != 0:
-		return fail(CodeCLI, fmt.Sprintf("Gemini CLI exited with code %d.", o.exitCode), hintCLI)
+		return fail(backend.CodeCLI, fmt.Sprintf("Gemini CLI exited with code %d.", o.exitCode), hintCLI)
 	case o.streamed && !o.sawResult:
-		return fail(CodeCLI, "The Gemini CLI stopped before finishing its answer.", hintCLI)
+		return fail(backend.CodeCLI, "The Gemini CLI stopped before finishing its answer.", hintCLI)
 	case o.status != "" && o.status != "success":
-		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI reported a failed run (status %q).", o.status), hintCLI)
+		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI reported a failed run (status %q).", o.status), hintCLI)
 	case o.truncated:
-		return fail(CodeCLI, fmt.Sprintf("The Gemini CLI's answer exceeded the output limit of %d bytes.", o.maxOutput), hintTooLong)
+		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI's answer exceeded the output limit of %d bytes.", o.maxOutput), hintTooLong)
 	default:
-		return fail(CodeEmpty, "The model returned an empty answer.", hintEmpty)
+		return fail(backend.CodeEmpty, "The model returned an empty answer.", hintEmpty)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 func TestClassify(t *testing.T) {
@@ -20,50 +22,50 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name    string
 		o       outcome
-		code    Code   // "" for success
-		message string // substring
+		code    backend.Code // "" for success
+		message string       // substring
 	}{
 		{"stream success", ok, "", ""},
 		{"plain success", outcome{text: "answer"}, "", ""},
 		{"daily quota by exit code", with(func(o *outcome) {
 			o.exitCode, o.status, o.text = 173, "error", ""
 			o.resultError = `[API Error: {"error":{"code":429,"message":"You have exhausted your daily quota on this model."}}]`
-		}), CodeQuota, "daily quota"},
+		}), backend.CodeQuota, "daily quota"},
 		{"quota by retry lines, model auto exits 1", with(func(o *outcome) {
 			o.exitCode, o.sawResult, o.stderr = 1, false, "Attempt 1 failed with status 429. Retrying with backoff..."
-		}), CodeQuota, "quota or rate limit"},
+		}), backend.CodeQuota, "quota or rate limit"},
 		{"server error after 429 retries is not a quota error", with(func(o *outcome) {
 			o.exitCode, o.sawResult = 244, true
 			o.stderr = "Attempt 1 failed with status 429. Retrying with backoff...\nAttempt 2 failed with status 500. Retrying with backoff..."
 			o.resultError = `[API Error: {"error":{"code":500,"message":"Internal error encountered."}}]`
-		}), CodeCLI, "server error (HTTP 500)"},
+		}), backend.CodeCLI, "server error (HTTP 500)"},
 		{"unknown model", with(func(o *outcome) {
 			o.exitCode, o.sawResult = 148, true
 			o.resultError = `[API Error: {"error":{"code":404,"message":"models/gemini-9 is not found"}}]`
-		}), CodeCLI, "does not know this model"},
+		}), backend.CodeCLI, "does not know this model"},
 		{"per-minute quota", with(func(o *outcome) {
 			o.exitCode, o.errorEvents = 1, []string{"Quota exceeded for metric: generate_content_requests per minute, RESOURCE_EXHAUSTED"}
-		}), CodeQuota, "per-minute"},
-		{"auth exit 41", outcome{exitCode: 41, stderr: "Invalid auth method selected."}, CodeAuth, "not signed in"},
-		{"auth 401", outcome{exitCode: 145, streamed: true, sawResult: true, status: "error", resultError: "[API Error: 401]"}, CodeAuth, "401"},
-		{"auth 403", outcome{exitCode: 147}, CodeAuth, "403"},
-		{"auth by text", outcome{exitCode: 1, stderr: "API key not valid. Please pass a valid API key."}, CodeAuth, "401"},
-		{"permission denied by text", outcome{exitCode: 1, stderr: `"status": "PERMISSION_DENIED"`}, CodeAuth, "403"},
-		{"untrusted exit 55", outcome{exitCode: 55}, CodeUntrusted, "not a trusted workspace"},
-		{"untrusted by text", outcome{exitCode: 1, stderr: "Gemini CLI is not running in a trusted directory. To proceed..."}, CodeUntrusted, "trusted"},
+		}), backend.CodeQuota, "per-minute"},
+		{"auth exit 41", outcome{exitCode: 41, stderr: "Invalid auth method selected."}, backend.CodeAuth, "not signed in"},
+		{"auth 401", outcome{exitCode: 145, streamed: true, sawResult: true, status: "error", resultError: "[API Error: 401]"}, backend.CodeAuth, "401"},
+		{"auth 403", outcome{exitCode: 147}, backend.CodeAuth, "403"},
+		{"auth by text", outcome{exitCode: 1, stderr: "API key not valid. Please pass a valid API key."}, backend.CodeAuth, "401"},
+		{"permission denied by text", outcome{exitCode: 1, stderr: `"status": "PERMISSION_DENIED"`}, backend.CodeAuth, "403"},
+		{"untrusted exit 55", outcome{exitCode: 55}, backend.CodeUntrusted, "not a trusted workspace"},
+		{"untrusted by text", outcome{exitCode: 1, stderr: "Gemini CLI is not running in a trusted directory. To proceed..."}, backend.CodeUntrusted, "trusted"},
 		{"empty response exits 0", with(func(o *outcome) {
 			o.status, o.text = "error", ""
 			o.errorEvents = []string{"The model returned an empty response. Please try again."}
 			o.resultError = "The model returned an empty response"
-		}), CodeEmpty, "empty response"},
-		{"success without text", with(func(o *outcome) { o.text = " \n" }), CodeEmpty, "empty answer"},
-		{"plain without text", outcome{}, CodeEmpty, "empty answer"},
-		{"text but failed status, exit 0", with(func(o *outcome) { o.status = "error" }), CodeCLI, `status "error"`},
-		{"text but no result event, exit 0 (SIGTERM under no-relaunch)", with(func(o *outcome) { o.sawResult, o.status = false, "" }), CodeCLI, "before finishing"},
-		{"success status but exit 1", with(func(o *outcome) { o.exitCode = 1 }), CodeCLI, "Gemini CLI exited with code 1."},
-		{"crash", outcome{exitCode: 1, streamed: true, text: "partial", stderr: "TypeError: x\n    at f (file:///bundle/chunk.js:429:12)"}, CodeCLI, "exited with code 1"},
-		{"killed", outcome{exitCode: -1, exitDesc: "signal: killed"}, CodeCLI, "signal: killed"},
-		{"answer dropped as too long", with(func(o *outcome) { o.text, o.truncated, o.maxOutput = "", true, 1024 }), CodeCLI, "output limit of 1024 bytes"},
+		}), backend.CodeEmpty, "empty response"},
+		{"success without text", with(func(o *outcome) { o.text = " \n" }), backend.CodeEmpty, "empty answer"},
+		{"plain without text", outcome{}, backend.CodeEmpty, "empty answer"},
+		{"text but failed status, exit 0", with(func(o *outcome) { o.status = "error" }), backend.CodeCLI, `status "error"`},
+		{"text but no result event, exit 0 (SIGTERM under no-relaunch)", with(func(o *outcome) { o.sawResult, o.status = false, "" }), backend.CodeCLI, "before finishing"},
+		{"success status but exit 1", with(func(o *outcome) { o.exitCode = 1 }), backend.CodeCLI, "Gemini CLI exited with code 1."},
+		{"crash", outcome{exitCode: 1, streamed: true, text: "partial", stderr: "TypeError: x\n    at f (file:///bundle/chunk.js:429:12)"}, backend.CodeCLI, "exited with code 1"},
+		{"killed", outcome{exitCode: -1, exitDesc: "signal: killed"}, backend.CodeCLI, "signal: killed"},
+		{"answer dropped as too long", with(func(o *outcome) { o.text, o.truncated, o.maxOutput = "", true, 1024 }), backend.CodeCLI, "output limit of 1024 bytes"},
 		{"truncated answer is still an answer", with(func(o *outcome) { o.truncated = true }), "", ""},
 	}
 	for _, tt := range tests {
@@ -94,13 +96,13 @@ func TestErrorUnwrap(t *testing.T) {
 		t.Errorf("got %v, want a timeout error wrapping context.DeadlineExceeded", timeout)
 	}
 	notFound := notFoundError(Command{Path: "/x/gemini"}, errors.New("no such file"))
-	if !errors.Is(notFound, ErrCLINotFound) || notFound.Code != CodeCLINotFound {
+	if !errors.Is(notFound, ErrCLINotFound) || notFound.Code != backend.CodeCLINotFound {
 		t.Errorf("got %v, want CLI_NOT_FOUND wrapping ErrCLINotFound", notFound)
 	}
-	if got := ErrorCode(fmt.Errorf("research: %w", timeout)); got != CodeTimeout {
-		t.Errorf("ErrorCode: got %q, want %q", got, CodeTimeout)
+	if got := backend.ErrorCode(fmt.Errorf("research: %w", timeout)); got != backend.CodeTimeout {
+		t.Errorf("ErrorCode: got %q, want %q", got, backend.CodeTimeout)
 	}
-	if got := ErrorCode(errors.New("other")); got != "" {
+	if got := backend.ErrorCode(errors.New("other")); got != "" {
 		t.Errorf("ErrorCode: got %q, want none", got)
 	}
 	if got, want := timeout.Error(), "CLI_TIMEOUT: Research exceeded the timeout of 5m0s."; got != want {

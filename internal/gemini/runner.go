@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 const (
@@ -62,34 +64,15 @@ func NewRunner(cfg Config) *Runner {
 // Config returns the configuration in use, defaults filled in.
 func (r *Runner) Config() Config { return r.cfg }
 
-// Request is one research prompt.
-type Request struct {
-	Prompt  string
-	Model   string      // "" lets the CLI choose (no -m flag)
-	OnEvent func(Event) // optional; called in order for each tool call, from another goroutine, never after Run returns
-}
-
-// Result is what a run produced.
-type Result struct {
-	Text       string      // the answer: the assistant's stream-json messages joined, else stdout; trimmed
-	Model      string      // the model that did the work: from the result's stats, else the init event; "" if unknown
-	Queries    []string    // search queries the CLI ran, deduplicated, in order
-	URLs       []string    // URLs the CLI fetched or named in tool calls, deduplicated, in order
-	ToolErrors []ToolError // tool calls that failed; the agent went on without them
-	Truncated  bool        // answer text was dropped to stay within MaxOutput
-	Streamed   bool        // the CLI wrote stream-json
-	Duration   time.Duration
-}
-
 // Run starts the CLI with req's prompt on stdin and waits for it to finish,
 // time out (an *Error with CodeTimeout) or for ctx to be cancelled (an error
 // wrapping ctx.Err(), not an *Error). Every other failure is an *Error. The
 // Result holds whatever was produced, on failure too.
 //
 // Every process the CLI started is killed when Run returns.
-func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
+func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
 	if strings.TrimSpace(req.Prompt) == "" {
-		return Result{}, errors.New("gemini run: empty prompt")
+		return backend.Result{}, errors.New("gemini run: empty prompt")
 	}
 	start := time.Now()
 	runCtx, cancel := withTimeout(ctx, r.cfg.Timeout)
@@ -99,8 +82,8 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	r.cfg.Logger.Debug("gemini run start", "command", r.mask.mask(r.cfg.Command.Path),
 		"args", r.maskAll(args), "dir", r.cfg.Dir, "prompt_bytes", len(req.Prompt))
 
-	stdout := newCollector(r.cfg.MaxOutput, func(ev Event) {
-		if ev.Kind == EventFailed {
+	stdout := newCollector(r.cfg.MaxOutput, func(ev backend.Event) {
+		if ev.Kind == backend.EventFailed {
 			ev.Error = r.mask.mask(ev.Error)
 			// A failed tool (Firecrawl unreachable, say) does not fail the run, but the user should know.
 			r.cfg.Logger.Warn("research tool failed; the agent goes on without it", "tool", ev.Tool, "error", ev.Error)
@@ -167,19 +150,19 @@ func (r *Runner) Version(ctx context.Context) (string, error) {
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("gemini --version: %w", ctx.Err())
 	case runCtx.Err() != nil:
-		return "", &Error{
-			Code:     CodeTimeout,
+		return "", &backend.Error{
+			Code:     backend.CodeTimeout,
 			Message:  fmt.Sprintf("The Gemini CLI did not report its version within %s.", versionTimeout),
 			Hint:     "Check that the CLI starts by hand; the first `npx` run downloads it.",
 			ExitCode: -1,
 			Detail:   r.detail(stderr.String(), nil),
-			err:      runCtx.Err(),
+			Cause:    runCtx.Err(),
 		}
 	case err != nil:
 		return "", err
 	case exit.code != 0 || version == "":
-		return "", &Error{
-			Code:     CodeCLI,
+		return "", &backend.Error{
+			Code:     backend.CodeCLI,
 			Message:  fmt.Sprintf("`gemini --version` failed (%s).", exit.desc),
 			Hint:     hintCLI,
 			ExitCode: exit.code,
@@ -211,13 +194,13 @@ type exitStatus struct {
 func (r *Runner) execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (exitStatus, error) {
 	notStarted := exitStatus{code: -1, desc: "not started"}
 	if err := checkDir(r.cfg.Dir); err != nil {
-		return notStarted, &Error{
-			Code:     CodeCLI,
+		return notStarted, &backend.Error{
+			Code:     backend.CodeCLI,
 			Message:  "The Gemini CLI's working folder cannot be used.",
 			Hint:     "Check that the config folder exists and is a readable folder.",
 			ExitCode: -1,
 			Detail:   r.mask.mask(err.Error()),
-			err:      err,
+			Cause:    err,
 		}
 	}
 	tmpDir, err := os.MkdirTemp("", "gemini-run-")

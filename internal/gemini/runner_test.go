@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 )
@@ -44,7 +45,7 @@ func newRunner(t *testing.T, fake *geminitest.Fake, change func(*gemini.Config))
 	return gemini.NewRunner(cfg)
 }
 
-func run(t *testing.T, r *gemini.Runner, req gemini.Request) (gemini.Result, error) {
+func run(t *testing.T, r *gemini.Runner, req backend.Request) (backend.Result, error) {
 	t.Helper()
 	if req.Prompt == "" {
 		req.Prompt = "Research the fake topic."
@@ -52,12 +53,12 @@ func run(t *testing.T, r *gemini.Runner, req gemini.Request) (gemini.Result, err
 	return r.Run(t.Context(), req)
 }
 
-// asError returns err as a *gemini.Error, failing the test if it is not one.
-func asError(t *testing.T, err error) *gemini.Error {
+// asError returns err as a *backend.Error, failing the test if it is not one.
+func asError(t *testing.T, err error) *backend.Error {
 	t.Helper()
-	var e *gemini.Error
+	var e *backend.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("got error %v (%T), want a *gemini.Error", err, err)
+		t.Fatalf("got error %v (%T), want a *backend.Error", err, err)
 	}
 	return e
 }
@@ -67,50 +68,50 @@ func TestRunScenarios(t *testing.T) {
 	tests := []struct {
 		scenario string
 		env      []string
-		code     gemini.Code // "" for success
+		code     backend.Code // "" for success
 		exitCode int
-		check    func(t *testing.T, res gemini.Result, e *gemini.Error)
+		check    func(t *testing.T, res backend.Result, e *backend.Error)
 	}{
-		{scenario: geminitest.ScenarioOK, check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
-			want := gemini.Result{Text: geminitest.DefaultAnswer, Model: geminitest.DefaultModel,
+		{scenario: geminitest.ScenarioOK, check: func(t *testing.T, res backend.Result, _ *backend.Error) {
+			want := backend.Result{Text: geminitest.DefaultAnswer, Model: geminitest.DefaultModel,
 				Queries: []string{geminitest.FakeQuery}, URLs: []string{geminitest.FakeURL}, Streamed: true}
 			if res.Text != want.Text || res.Model != want.Model || !slices.Equal(res.Queries, want.Queries) ||
 				!slices.Equal(res.URLs, want.URLs) || !res.Streamed || res.Truncated || res.Duration <= 0 {
 				t.Errorf("got %+v, want %+v", res, want)
 			}
 		}},
-		{scenario: geminitest.ScenarioProse, check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
+		{scenario: geminitest.ScenarioProse, check: func(t *testing.T, res backend.Result, _ *backend.Error) {
 			if !strings.Contains(res.Text, geminitest.DefaultJSON) || strings.HasPrefix(res.Text, "{") || strings.Contains(res.Text, "```") {
 				t.Errorf("got %q, want prose around the unfenced JSON object", res.Text)
 			}
 		}},
-		{scenario: geminitest.ScenarioProse, env: []string{geminitest.EnvAnswer + `={"success":false}`}, check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
+		{scenario: geminitest.ScenarioProse, env: []string{geminitest.EnvAnswer + `={"success":false}`}, check: func(t *testing.T, res backend.Result, _ *backend.Error) {
 			if !strings.Contains(res.Text, "\n\n{\"success\":false}\n\n") {
 				t.Errorf("got %q, want prose around the object from %s", res.Text, geminitest.EnvAnswer)
 			}
 		}},
-		{scenario: geminitest.ScenarioInvalid, check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
+		{scenario: geminitest.ScenarioInvalid, check: func(t *testing.T, res backend.Result, _ *backend.Error) {
 			if res.Text != geminitest.InvalidAnswer {
 				t.Errorf("got %q, want %q", res.Text, geminitest.InvalidAnswer)
 			}
 		}},
-		{scenario: geminitest.ScenarioPlain, check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
+		{scenario: geminitest.ScenarioPlain, check: func(t *testing.T, res backend.Result, _ *backend.Error) {
 			if res.Text != geminitest.DefaultAnswer || res.Streamed || res.Model != "" {
 				t.Errorf("got %+v, want the default answer as plain text", res)
 			}
 		}},
-		{scenario: geminitest.ScenarioSlow, env: []string{geminitest.EnvDelay + "=10ms"}, check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
+		{scenario: geminitest.ScenarioSlow, env: []string{geminitest.EnvDelay + "=10ms"}, check: func(t *testing.T, res backend.Result, _ *backend.Error) {
 			if res.Text != geminitest.DefaultAnswer {
 				t.Errorf("got %q, want the default answer", res.Text)
 			}
 		}},
 		{scenario: geminitest.ScenarioOK, env: []string{geminitest.EnvAnswer + "=Just this.", geminitest.EnvModel + "=gemini-test"},
-			check: func(t *testing.T, res gemini.Result, _ *gemini.Error) {
+			check: func(t *testing.T, res backend.Result, _ *backend.Error) {
 				if res.Text != "Just this." || res.Model != "gemini-test" {
 					t.Errorf("got text %q model %q, want the answer and model from the environment", res.Text, res.Model)
 				}
 			}},
-		{scenario: geminitest.ScenarioQuota, code: gemini.CodeQuota, exitCode: 173, check: func(t *testing.T, _ gemini.Result, e *gemini.Error) {
+		{scenario: geminitest.ScenarioQuota, code: backend.CodeQuota, exitCode: 173, check: func(t *testing.T, _ backend.Result, e *backend.Error) {
 			if !strings.Contains(e.Message, "daily quota") || !strings.Contains(e.Hint, "GEMINI_FALLBACK_MODEL") {
 				t.Errorf("got %q / %q, want a daily quota message and a model hint", e.Message, e.Hint)
 			}
@@ -118,23 +119,23 @@ func TestRunScenarios(t *testing.T) {
 				t.Errorf("got detail %q, want the retry line and the result error", e.Detail)
 			}
 		}},
-		{scenario: geminitest.ScenarioAuth, code: gemini.CodeAuth, exitCode: 41, check: func(t *testing.T, _ gemini.Result, e *gemini.Error) {
+		{scenario: geminitest.ScenarioAuth, code: backend.CodeAuth, exitCode: 41, check: func(t *testing.T, _ backend.Result, e *backend.Error) {
 			if e.Detail != "Invalid auth method selected." || !strings.Contains(e.Hint, "GEMINI_API_KEY") {
 				t.Errorf("got detail %q hint %q, want the auth line alone and a login hint", e.Detail, e.Hint)
 			}
 		}},
-		{scenario: geminitest.ScenarioAuth401, code: gemini.CodeAuth, exitCode: 145, check: func(t *testing.T, _ gemini.Result, e *gemini.Error) {
+		{scenario: geminitest.ScenarioAuth401, code: backend.CodeAuth, exitCode: 145, check: func(t *testing.T, _ backend.Result, e *backend.Error) {
 			if !strings.Contains(e.Message, "401") || !strings.Contains(e.Detail, "API key not valid") {
 				t.Errorf("got %q / %q, want a 401 message and the API error in the detail", e.Message, e.Detail)
 			}
 		}},
-		{scenario: geminitest.ScenarioUntrusted, code: gemini.CodeUntrusted, exitCode: 55},
-		{scenario: geminitest.ScenarioEmpty, code: gemini.CodeEmpty, exitCode: 0, check: func(t *testing.T, _ gemini.Result, e *gemini.Error) {
+		{scenario: geminitest.ScenarioUntrusted, code: backend.CodeUntrusted, exitCode: 55},
+		{scenario: geminitest.ScenarioEmpty, code: backend.CodeEmpty, exitCode: 0, check: func(t *testing.T, _ backend.Result, e *backend.Error) {
 			if !strings.Contains(e.Detail, "empty response") {
 				t.Errorf("got detail %q, want the error event", e.Detail)
 			}
 		}},
-		{scenario: geminitest.ScenarioCrash, code: gemini.CodeCLI, exitCode: 1, check: func(t *testing.T, res gemini.Result, e *gemini.Error) {
+		{scenario: geminitest.ScenarioCrash, code: backend.CodeCLI, exitCode: 1, check: func(t *testing.T, res backend.Result, e *backend.Error) {
 			if e.Message != "Gemini CLI exited with code 1." {
 				t.Errorf("got message %q, want it to name the exit code", e.Message)
 			}
@@ -151,8 +152,8 @@ func TestRunScenarios(t *testing.T) {
 			t.Parallel()
 			fake := geminitest.NewLocal(t, tt.scenario)
 			r := newRunner(t, fake, func(c *gemini.Config) { c.ExtraEnv = append(c.ExtraEnv, tt.env...) })
-			res, err := run(t, r, gemini.Request{})
-			var e *gemini.Error
+			res, err := run(t, r, backend.Request{})
+			var e *backend.Error
 			if tt.code == "" {
 				if err != nil {
 					t.Fatalf("got error %v, want success", err)
@@ -197,7 +198,7 @@ func TestRunArgs(t *testing.T) {
 			t.Parallel()
 			fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 			r := newRunner(t, fake, func(c *gemini.Config) { c.Command.Args = tt.args })
-			res, err := run(t, r, gemini.Request{Model: tt.model})
+			res, err := run(t, r, backend.Request{Model: tt.model})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +219,7 @@ func TestRunStdinAndDir(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, fake, func(c *gemini.Config) { c.Dir = dir })
 	prompt := "Research: «ünïcode» and\nnewlines\n\n" + strings.Repeat("long prompt ", 100_000) // > 1 MiB, more than a pipe holds
-	if _, err := run(t, r, gemini.Request{Prompt: prompt}); err != nil {
+	if _, err := run(t, r, backend.Request{Prompt: prompt}); err != nil {
 		t.Fatal(err)
 	}
 	calls := fake.Calls()
@@ -235,13 +236,13 @@ func TestRunStdinAndDir(t *testing.T) {
 func TestRunOnEvent(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	var events []gemini.Event
-	if _, err := run(t, newRunner(t, fake, nil), gemini.Request{OnEvent: func(e gemini.Event) { events = append(events, e) }}); err != nil {
+	var events []backend.Event
+	if _, err := run(t, newRunner(t, fake, nil), backend.Request{OnEvent: func(e backend.Event) { events = append(events, e) }}); err != nil {
 		t.Fatal(err)
 	}
-	want := []gemini.Event{
-		{Kind: gemini.EventSearch, Tool: "google_web_search", Query: geminitest.FakeQuery},
-		{Kind: gemini.EventFetch, Tool: "web_fetch", URL: geminitest.FakeURL},
+	want := []backend.Event{
+		{Kind: backend.EventSearch, Tool: "google_web_search", Query: geminitest.FakeQuery},
+		{Kind: backend.EventFetch, Tool: "web_fetch", URL: geminitest.FakeURL},
 	}
 	if !slices.Equal(events, want) {
 		t.Errorf("got %+v, want %+v", events, want)
@@ -264,7 +265,7 @@ func TestRunEnvironment(t *testing.T) {
 		ExtraEnv:  []string{"FIRECRAWL_API_KEY=fc-test-key", "FIRECRAWL_API_URL=http://127.0.0.1:3002", "PORT=8080"},
 		KillGrace: testGrace,
 	})
-	if _, err := run(t, r, gemini.Request{}); err != nil {
+	if _, err := run(t, r, backend.Request{}); err != nil {
 		t.Fatal(err)
 	}
 	calls := fake.Calls()
@@ -302,7 +303,7 @@ func TestRunRemovesTmpDir(t *testing.T) {
 		t.Run(scenario, func(t *testing.T) {
 			t.Parallel()
 			fake := geminitest.NewLocal(t, scenario)
-			_, _ = run(t, newRunner(t, fake, nil), gemini.Request{})
+			_, _ = run(t, newRunner(t, fake, nil), backend.Request{})
 			calls := fake.Calls()
 			if len(calls) != 1 || calls[0].Env["TMPDIR"] == "" {
 				t.Fatalf("got calls %+v, want one with a TMPDIR", calls)
@@ -331,17 +332,17 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
 	r := newRunner(t, fake, func(c *gemini.Config) { c.Timeout = time.Second })
 	start := time.Now()
-	res, err := run(t, r, gemini.Request{})
+	res, err := run(t, r, backend.Request{})
 	elapsed := time.Since(start)
 
 	e := asError(t, err)
-	if e.Code != gemini.CodeTimeout || e.Message != "Research exceeded the timeout of 1s." || !strings.Contains(e.Hint, "GEMINI_SEARCH_TIMEOUT") {
+	if e.Code != backend.CodeTimeout || e.Message != "Research exceeded the timeout of 1s." || !strings.Contains(e.Hint, "GEMINI_SEARCH_TIMEOUT") {
 		t.Errorf("got %s %q hint %q, want a timeout naming the limit and GEMINI_SEARCH_TIMEOUT", e.Code, e.Message, e.Hint)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want it to wrap context.DeadlineExceeded", err)
 	}
-	want := gemini.Result{Text: "Partial answer before the hang.", Model: geminitest.DefaultModel, Queries: []string{geminitest.FakeQuery}}
+	want := backend.Result{Text: "Partial answer before the hang.", Model: geminitest.DefaultModel, Queries: []string{geminitest.FakeQuery}}
 	if p := e.Partial; p.Text != want.Text || p.Model != want.Model || !slices.Equal(p.Queries, want.Queries) || !p.Streamed {
 		t.Errorf("got partial %+v, want %+v", p, want)
 	}
@@ -381,9 +382,9 @@ func TestRunCancel(t *testing.T) {
 				cancel()
 			}()
 			start := time.Now()
-			_, err := r.Run(ctx, gemini.Request{Prompt: "Research the fake topic."})
-			if !errors.Is(err, context.Canceled) || gemini.ErrorCode(err) != "" {
-				t.Fatalf("got %v, want an error wrapping context.Canceled that is not a *gemini.Error", err)
+			_, err := r.Run(ctx, backend.Request{Prompt: "Research the fake topic."})
+			if !errors.Is(err, context.Canceled) || backend.ErrorCode(err) != "" {
+				t.Fatalf("got %v, want an error wrapping context.Canceled that is not a *backend.Error", err)
 			}
 			if elapsed := time.Since(start); elapsed > 20*time.Second {
 				t.Errorf("Run took %s after cancellation, want about the kill grace", elapsed)
@@ -396,7 +397,7 @@ func TestRunCancel(t *testing.T) {
 		fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := newRunner(t, fake, nil).Run(ctx, gemini.Request{Prompt: "x"}); !errors.Is(err, context.Canceled) {
+		if _, err := newRunner(t, fake, nil).Run(ctx, backend.Request{Prompt: "x"}); !errors.Is(err, context.Canceled) {
 			t.Errorf("got %v, want context.Canceled", err)
 		}
 		if n := len(fake.Calls()); n != 0 {
@@ -413,7 +414,7 @@ func TestRunInvalidThenValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []string{geminitest.InvalidAnswer, geminitest.DefaultAnswer, geminitest.DefaultAnswer} {
-		res, err := run(t, r, gemini.Request{})
+		res, err := run(t, r, backend.Request{})
 		if err != nil || res.Text != want {
 			t.Errorf("run %d: got %q, %v, want %q", i+1, res.Text, err, want)
 		}
@@ -434,7 +435,7 @@ func TestRunSecretsMasked(t *testing.T) {
 		c.Secrets = []string{urlSecret}
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	_, err := run(t, r, gemini.Request{Prompt: prompt})
+	_, err := run(t, r, backend.Request{Prompt: prompt})
 	e := asError(t, err)
 	if !strings.Contains(e.Detail, "[redacted]") || !strings.Contains(e.Detail, "FIRECRAWL_API_URL=https://fc.example/v2?token=[redacted]") {
 		t.Errorf("got detail %q, want the leaked values masked", e.Detail)
@@ -456,7 +457,7 @@ func TestRunSecretsMasked(t *testing.T) {
 
 func TestRunHuge(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioHuge)
-	res, err := run(t, newRunner(t, fake, nil), gemini.Request{})
+	res, err := run(t, newRunner(t, fake, nil), backend.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +495,7 @@ func TestRunHugeMemory(t *testing.T) {
 					}
 				}
 			})
-			res, err := run(t, r, gemini.Request{})
+			res, err := run(t, r, backend.Request{})
 			close(done)
 			sampler.Wait()
 
@@ -504,7 +505,7 @@ func TestRunHugeMemory(t *testing.T) {
 			if scenario == geminitest.ScenarioHuge && err != nil {
 				t.Errorf("got %v, want the truncated answer", err)
 			}
-			if scenario == geminitest.ScenarioHugeLine && gemini.ErrorCode(err) != gemini.CodeCLI {
+			if scenario == geminitest.ScenarioHugeLine && backend.ErrorCode(err) != backend.CodeCLI {
 				t.Errorf("got %v, want CLI_ERROR: the only answer line was too long to keep", err)
 			}
 			if grew := int64(peak.Load()) - int64(before.HeapAlloc); grew > 16<<20 {
@@ -528,11 +529,11 @@ func TestRunCLINotFound(t *testing.T) {
 				t.Skip("no executable bit on Windows")
 			}
 			r := gemini.NewRunner(gemini.Config{Command: gemini.Command{Path: path}})
-			_, err := r.Run(t.Context(), gemini.Request{Prompt: "x"})
-			if e := asError(t, err); e.Code != gemini.CodeCLINotFound || !errors.Is(err, gemini.ErrCLINotFound) || e.Hint == "" {
+			_, err := r.Run(t.Context(), backend.Request{Prompt: "x"})
+			if e := asError(t, err); e.Code != backend.CodeCLINotFound || !errors.Is(err, gemini.ErrCLINotFound) || e.Hint == "" {
 				t.Errorf("got %v, want CLI_NOT_FOUND wrapping ErrCLINotFound with a hint", err)
 			}
-			if _, err := r.Version(t.Context()); gemini.ErrorCode(err) != gemini.CodeCLINotFound {
+			if _, err := r.Version(t.Context()); backend.ErrorCode(err) != backend.CodeCLINotFound {
 				t.Errorf("Version: got %v, want CLI_NOT_FOUND", err)
 			}
 		})
@@ -541,7 +542,7 @@ func TestRunCLINotFound(t *testing.T) {
 		t.Parallel()
 		fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 		r := newRunner(t, fake, func(c *gemini.Config) { c.Dir = filepath.Join(dir, "no-such-folder") })
-		if _, err := run(t, r, gemini.Request{}); gemini.ErrorCode(err) != gemini.CodeCLI {
+		if _, err := run(t, r, backend.Request{}); backend.ErrorCode(err) != backend.CodeCLI {
 			t.Errorf("got %v, want CLI_ERROR about the working folder", err)
 		}
 	})
@@ -550,7 +551,7 @@ func TestRunCLINotFound(t *testing.T) {
 func TestRunEmptyPrompt(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	if _, err := newRunner(t, fake, nil).Run(t.Context(), gemini.Request{Prompt: " \n"}); err == nil {
+	if _, err := newRunner(t, fake, nil).Run(t.Context(), backend.Request{Prompt: " \n"}); err == nil {
 		t.Error("got no error, want one for an empty prompt")
 	}
 	if n := len(fake.Calls()); n != 0 {

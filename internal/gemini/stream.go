@@ -7,45 +7,21 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
-
-// EventKind sorts the CLI's tool calls for progress reports.
-type EventKind string
-
-const (
-	EventSearch EventKind = "search" // google_web_search, *firecrawl_search
-	EventFetch  EventKind = "fetch"  // web_fetch, *firecrawl_scrape, *firecrawl_map
-	EventTool   EventKind = "tool"   // any other tool
-	EventFailed EventKind = "failed" // a tool call that returned an error (tool_result with status "error")
-)
-
-// Event is one tool call the CLI made (a stream-json tool_use event), or the failure of one (EventFailed, from a
-// tool_result event).
-type Event struct {
-	Kind  EventKind
-	Tool  string // the CLI's tool name, e.g. "google_web_search", "mcp_firecrawl_firecrawl_scrape"
-	Query string // parameters.query, if any
-	URL   string // the first URL the call names, if any
-	Error string // EventFailed: the tool's error message
-}
-
-// ToolError is a tool call that failed during a run; the agent was told and went on without it.
-type ToolError struct {
-	Tool    string
-	Message string
-}
 
 // maxToolErrors bounds the tool failures kept in a Result.
 const maxToolErrors = 10
 
-func toolKind(name string) EventKind {
+func toolKind(name string) backend.EventKind {
 	switch {
 	case name == "google_web_search", strings.HasSuffix(name, "firecrawl_search"):
-		return EventSearch
+		return backend.EventSearch
 	case name == "web_fetch", strings.HasSuffix(name, "firecrawl_scrape"), strings.HasSuffix(name, "firecrawl_map"):
-		return EventFetch
+		return backend.EventFetch
 	default:
-		return EventTool
+		return backend.EventTool
 	}
 }
 
@@ -106,7 +82,7 @@ const maxEventMessages = 10
 // truncated). It is not safe for concurrent use.
 type collector struct {
 	maxOutput int
-	onEvent   func(Event)
+	onEvent   func(backend.Event)
 
 	mode      outputMode
 	preamble  int    // non-event lines seen while the mode is undecided
@@ -120,7 +96,7 @@ type collector struct {
 	model       string
 	mainModel   string            // from the result's stats: the model that used the most tokens
 	toolNames   map[string]string // tool_id → tool_name, to name failed tools
-	toolErrors  []ToolError
+	toolErrors  []backend.ToolError
 	queries     []string
 	urls        []string
 	seen        map[string]bool
@@ -130,7 +106,7 @@ type collector struct {
 	resultError string // result.error.message
 }
 
-func newCollector(maxOutput int, onEvent func(Event)) *collector {
+func newCollector(maxOutput int, onEvent func(backend.Event)) *collector {
 	return &collector{maxOutput: maxOutput, onEvent: onEvent, seen: make(map[string]bool), toolNames: make(map[string]string)}
 }
 
@@ -273,10 +249,10 @@ func (c *collector) toolFailed(ev streamEvent) {
 	}
 	msg = truncateString(strings.Join(strings.Fields(msg), " "), 500)
 	if len(c.toolErrors) < maxToolErrors {
-		c.toolErrors = append(c.toolErrors, ToolError{Tool: tool, Message: msg})
+		c.toolErrors = append(c.toolErrors, backend.ToolError{Tool: tool, Message: msg})
 	}
 	if c.onEvent != nil {
-		c.onEvent(Event{Kind: EventFailed, Tool: tool, Error: msg})
+		c.onEvent(backend.Event{Kind: backend.EventFailed, Tool: tool, Error: msg})
 	}
 }
 
@@ -296,7 +272,7 @@ func (c *collector) toolUse(ev streamEvent) {
 		urls = append(urls, p.URL)
 	}
 	urls = append(urls, p.URLs...)
-	if kind == EventFetch && p.Prompt != "" {
+	if kind == backend.EventFetch && p.Prompt != "" {
 		urls = append(urls, urlPattern.FindAllString(p.Prompt, -1)...)
 	}
 	if p.Query != "" {
@@ -308,7 +284,7 @@ func (c *collector) toolUse(ev streamEvent) {
 	if c.onEvent == nil {
 		return
 	}
-	out := Event{Kind: kind, Tool: ev.ToolName, Query: p.Query}
+	out := backend.Event{Kind: kind, Tool: ev.ToolName, Query: p.Query}
 	if len(urls) > 0 {
 		out.URL = urls[0]
 	}
@@ -327,12 +303,12 @@ func (c *collector) addOnce(list []string, ns, s string) []string {
 func (c *collector) streamed() bool { return c.mode == modeStream }
 
 // result returns what was collected so far.
-func (c *collector) result() Result {
+func (c *collector) result() backend.Result {
 	text := c.text.String()
 	if !c.streamed() {
 		text = string(c.plain)
 	}
-	return Result{
+	return backend.Result{
 		Text:       strings.TrimSpace(text),
 		Model:      cmp.Or(c.mainModel, c.model),
 		ToolErrors: c.toolErrors,

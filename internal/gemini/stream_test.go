@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // realStream is a run as the CLI 0.61.0 writes it (shared/notes/gemini-cli.md).
@@ -35,7 +37,7 @@ func feed(c *collector, data string, n int) {
 
 func TestCollectorStream(t *testing.T) {
 	t.Parallel()
-	want := Result{
+	want := backend.Result{
 		Text:     "Go 1.26 was released — ✓.",
 		Model:    "gemini-2.5-flash",
 		Queries:  []string{"go 1.26 release"},
@@ -64,32 +66,32 @@ func TestCollectorToolEvents(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
-		want Event
+		want backend.Event
 	}{
 		{"google search", `{"type":"tool_use","tool_name":"google_web_search","parameters":{"query":"q1"}}`,
-			Event{Kind: EventSearch, Tool: "google_web_search", Query: "q1"}},
+			backend.Event{Kind: backend.EventSearch, Tool: "google_web_search", Query: "q1"}},
 		{"web_fetch url", `{"type":"tool_use","tool_name":"web_fetch","parameters":{"url":"https://a.example/x"}}`,
-			Event{Kind: EventFetch, Tool: "web_fetch", URL: "https://a.example/x"}},
+			backend.Event{Kind: backend.EventFetch, Tool: "web_fetch", URL: "https://a.example/x"}},
 		{"web_fetch prompt", `{"type":"tool_use","tool_name":"web_fetch","parameters":{"prompt":"Compare https://a.example/1 with (https://b.example/2)"}}`,
-			Event{Kind: EventFetch, Tool: "web_fetch", URL: "https://a.example/1"}},
+			backend.Event{Kind: backend.EventFetch, Tool: "web_fetch", URL: "https://a.example/1"}},
 		{"firecrawl search", `{"type":"tool_use","tool_name":"mcp_firecrawl_firecrawl_search","parameters":{"query":"q2","limit":5}}`,
-			Event{Kind: EventSearch, Tool: "mcp_firecrawl_firecrawl_search", Query: "q2"}},
+			backend.Event{Kind: backend.EventSearch, Tool: "mcp_firecrawl_firecrawl_search", Query: "q2"}},
 		{"firecrawl scrape", `{"type":"tool_use","tool_name":"mcp_firecrawl_firecrawl_scrape","parameters":{"url":"https://c.example","formats":["markdown"]}}`,
-			Event{Kind: EventFetch, Tool: "mcp_firecrawl_firecrawl_scrape", URL: "https://c.example"}},
+			backend.Event{Kind: backend.EventFetch, Tool: "mcp_firecrawl_firecrawl_scrape", URL: "https://c.example"}},
 		{"firecrawl map", `{"type":"tool_use","tool_name":"firecrawl_map","parameters":{"url":"https://d.example"}}`,
-			Event{Kind: EventFetch, Tool: "firecrawl_map", URL: "https://d.example"}},
+			backend.Event{Kind: backend.EventFetch, Tool: "firecrawl_map", URL: "https://d.example"}},
 		{"batch urls", `{"type":"tool_use","tool_name":"mcp_firecrawl_firecrawl_batch_scrape","parameters":{"urls":["https://e.example","https://f.example"]}}`,
-			Event{Kind: EventTool, Tool: "mcp_firecrawl_firecrawl_batch_scrape", URL: "https://e.example"}},
+			backend.Event{Kind: backend.EventTool, Tool: "mcp_firecrawl_firecrawl_batch_scrape", URL: "https://e.example"}},
 		{"other tool", `{"type":"tool_use","tool_name":"read_file","parameters":{"absolute_path":"/x"}}`,
-			Event{Kind: EventTool, Tool: "read_file"}},
+			backend.Event{Kind: backend.EventTool, Tool: "read_file"}},
 		{"prompt urls only for fetch tools", `{"type":"tool_use","tool_name":"invoke_agent","parameters":{"prompt":"see https://g.example"}}`,
-			Event{Kind: EventTool, Tool: "invoke_agent"}},
+			backend.Event{Kind: backend.EventTool, Tool: "invoke_agent"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var got []Event
-			c := newCollector(1<<20, func(e Event) { got = append(got, e) })
+			var got []backend.Event
+			c := newCollector(1<<20, func(e backend.Event) { got = append(got, e) })
 			feed(c, tt.line+"\n", 0)
 			if len(got) != 1 || got[0] != tt.want {
 				t.Errorf("got %+v, want [%+v]", got, tt.want)
@@ -101,7 +103,7 @@ func TestCollectorToolEvents(t *testing.T) {
 func TestCollectorDedupes(t *testing.T) {
 	t.Parallel()
 	var events int
-	c := newCollector(1<<20, func(Event) { events++ })
+	c := newCollector(1<<20, func(backend.Event) { events++ })
 	feed(c, `{"type":"tool_use","tool_name":"google_web_search","parameters":{"query":"q"}}
 {"type":"tool_use","tool_name":"web_fetch","parameters":{"url":"https://a.example","prompt":"https://a.example and https://b.example"}}
 {"type":"tool_use","tool_name":"google_web_search","parameters":{"query":"q"}}
@@ -252,14 +254,14 @@ func TestCollectorToolFailures(t *testing.T) {
 {"type":"tool_result","tool_id":"mcp_firecrawl_firecrawl_scrape__1","status":"error","output":"Error: MCP tool 'firecrawl_scrape' reported an error.","error":{"type":"mcp_tool_error","message":"Tool 'firecrawl_scrape' execution failed: connect ECONNREFUSED 127.0.0.1:9"}}
 {"type":"tool_result","tool_id":"other","status":"success","output":"fine"}
 `
-	var events []Event
-	c := newCollector(1<<20, func(e Event) { events = append(events, e) })
+	var events []backend.Event
+	c := newCollector(1<<20, func(e backend.Event) { events = append(events, e) })
 	feed(c, stream, 0)
-	want := ToolError{Tool: "mcp_firecrawl_firecrawl_scrape", Message: "Tool 'firecrawl_scrape' execution failed: connect ECONNREFUSED 127.0.0.1:9"}
+	want := backend.ToolError{Tool: "mcp_firecrawl_firecrawl_scrape", Message: "Tool 'firecrawl_scrape' execution failed: connect ECONNREFUSED 127.0.0.1:9"}
 	if got := c.result().ToolErrors; len(got) != 1 || got[0] != want {
 		t.Errorf("tool errors = %+v, want [%+v]", got, want)
 	}
-	if len(events) != 2 || events[1] != (Event{Kind: EventFailed, Tool: want.Tool, Error: want.Message}) {
+	if len(events) != 2 || events[1] != (backend.Event{Kind: backend.EventFailed, Tool: want.Tool, Error: want.Message}) {
 		t.Errorf("events = %+v, want the call and its failure", events)
 	}
 }

@@ -1,5 +1,6 @@
-// Package research is the engine behind the MCP tools: it turns a research request into prompts for the Gemini CLI
-// agent, runs them, extracts the agent's JSON report, and shapes the result. It knows nothing of MCP, HTTP or the tray.
+// Package research is the engine behind the MCP tools: it turns a research request into prompts, runs them on a
+// backend (the Gemini CLI agent or the Gemini API), extracts the JSON report, and shapes the result. It knows nothing
+// of MCP, HTTP or the tray.
 package research
 
 import (
@@ -13,14 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
-
-// Runner runs one Gemini CLI research agent. *gemini.Runner implements it.
-type Runner interface {
-	Run(ctx context.Context, req gemini.Request) (gemini.Result, error)
-}
 
 // Settings is the part of the configuration the engine needs.
 type Settings struct {
@@ -42,7 +38,7 @@ const slowAfter = 120 * time.Second
 
 // Engine runs research requests.
 type Engine struct {
-	runner    Runner
+	runner    backend.Runner
 	settings  Settings
 	templates struct{ research, verify, correction string }
 	log       *slog.Logger
@@ -50,7 +46,7 @@ type Engine struct {
 }
 
 // New returns an engine. logger may be nil.
-func New(runner Runner, s Settings, logger *slog.Logger) (*Engine, error) {
+func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -88,13 +84,13 @@ func (p Progress) report(stage string) {
 }
 
 // stageOf describes what the agent is doing from one of the CLI's tool calls.
-func stageOf(ev gemini.Event) string {
+func stageOf(ev backend.Event) string {
 	switch {
-	case ev.Kind == gemini.EventSearch && ev.Query != "":
+	case ev.Kind == backend.EventSearch && ev.Query != "":
 		return "searching: " + shorten(ev.Query)
-	case ev.Kind == gemini.EventFetch && ev.URL != "":
+	case ev.Kind == backend.EventFetch && ev.URL != "":
 		return "reading: " + ev.URL
-	case ev.Kind == gemini.EventFailed:
+	case ev.Kind == backend.EventFailed:
 		return "tool failed, going on without it: " + ev.Tool
 	}
 	return "using " + ev.Tool
@@ -127,7 +123,7 @@ type Metadata struct {
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
 }
 
-// Failure is a research request that produced no report. Code is one of the gemini.Code values or one of the
+// Failure is a research request that produced no report. Code is one of the backend.Code values or one of the
 // engine's codes below.
 type Failure struct {
 	Code    string
@@ -189,7 +185,7 @@ func agentGaveUp(a agentReport) *Failure {
 }
 
 // run runs the CLI once, after waiting for a queue slot.
-func (e *Engine) run(ctx context.Context, req gemini.Request, progress Progress) (gemini.Result, error) {
+func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress) (backend.Result, error) {
 	if q := e.settings.Queue; q != nil {
 		var waited atomic.Bool // set from the goroutines that move the queue
 		release, err := q.Acquire(ctx, e.settings.QueueTimeout, func(place int) {
@@ -197,7 +193,7 @@ func (e *Engine) run(ctx context.Context, req gemini.Request, progress Progress)
 			progress.report(fmt.Sprintf("queued: position %d", place))
 		})
 		if err != nil {
-			return gemini.Result{}, err
+			return backend.Result{}, err
 		}
 		defer release()
 		if waited.Load() { // the last stage shown was the queue position
@@ -217,7 +213,7 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 		return err
 	}
 	var (
-		ge *gemini.Error
+		ge *backend.Error
 		qt *QueueTimeoutError
 	)
 	switch {
@@ -232,7 +228,7 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 		}
 		return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details}
 	}
-	return &Failure{Code: string(gemini.CodeCLI), Message: err.Error()}
+	return &Failure{Code: string(backend.CodeCLI), Message: err.Error()}
 }
 
 // logProgress logs a line every ProgressLogInterval while a request runs; the returned func stops it.

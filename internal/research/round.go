@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
@@ -32,8 +32,8 @@ const maxCorrectionInput = 1 << 20
 
 // roundResult is the outcome of one research or verification round.
 type roundResult struct {
-	res          gemini.Result // the research run: its text, sources and queries
-	agent        agentReport   // the parsed answer, when parsed
+	res          backend.Result // the research run: its text, sources and queries
+	agent        agentReport    // the parsed answer, when parsed
 	parsed       bool
 	corrections  int    // correction runs made
 	model        string // the model asked for after any fallback; "" lets the CLI choose
@@ -49,16 +49,16 @@ func (r roundResult) partial() bool { return r.timedOut > 0 }
 // A run that times out after producing some text ends the round as partial instead of failing it.
 func (e *Engine) round(ctx context.Context, prompt, model, shape string, progress Progress) (roundResult, error) {
 	rr := roundResult{model: model}
-	onEvent := func(ev gemini.Event) { progress.report(stageOf(ev)) }
-	res, err := e.run(ctx, gemini.Request{Prompt: prompt, Model: model, OnEvent: onEvent}, progress)
-	if fallback := e.settings.FallbackModel; gemini.ErrorCode(err) == gemini.CodeQuota && fallback != "" && fallback != model {
+	onEvent := func(ev backend.Event) { progress.report(stageOf(ev)) }
+	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model, OnEvent: onEvent}, progress)
+	if fallback := e.settings.FallbackModel; backend.ErrorCode(err) == backend.CodeQuota && fallback != "" && fallback != model {
 		rr.fallbackFrom, rr.model = cmp.Or(model, "auto"), fallback
 		e.log.Warn("quota exhausted; retrying with the fallback model", "model", rr.fallbackFrom, "fallback", fallback)
 		progress.report(fmt.Sprintf("quota exhausted on %s: retrying with %s", rr.fallbackFrom, fallback))
-		res, err = e.run(ctx, gemini.Request{Prompt: prompt, Model: fallback, OnEvent: onEvent}, progress)
+		res, err = e.run(ctx, backend.Request{Prompt: prompt, Model: fallback, OnEvent: onEvent}, progress)
 	}
-	var ge *gemini.Error
-	if errors.As(err, &ge) && ge.Code == gemini.CodeTimeout && ctx.Err() == nil && ge.Partial.Text != "" {
+	var ge *backend.Error
+	if errors.As(err, &ge) && ge.Code.TimedOut() && ctx.Err() == nil && ge.Partial.Text != "" {
 		rr.res, rr.timedOut = ge.Partial, max(ge.Partial.Duration.Round(time.Second), time.Second)
 		rr.agent, rr.parsed = extractReport(rr.res.Text)
 		e.log.Warn("research timed out; keeping its partial answer", "timeout", rr.timedOut, "chars", len(rr.res.Text))
@@ -66,7 +66,7 @@ func (e *Engine) round(ctx context.Context, prompt, model, shape string, progres
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			e.log.Error("main search failed", "code", cmp.Or(string(gemini.ErrorCode(err)), "-"), "err", err)
+			e.log.Error("main search failed", "code", cmp.Or(string(backend.ErrorCode(err)), "-"), "err", err)
 		}
 		return rr, err
 	}
@@ -108,7 +108,7 @@ func (e *Engine) correct(ctx context.Context, answer, shape, model string) (agen
 		answer = answer[:maxCorrectionInput]
 	}
 	prompt := prompts.Render(e.templates.correction, prompts.Values{Output: answer, Schema: shape})
-	res, err := e.run(ctx, gemini.Request{Prompt: prompt, Model: model}, nil)
+	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model}, nil)
 	if err != nil {
 		return agentReport{}, false, err
 	}

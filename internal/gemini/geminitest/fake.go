@@ -12,7 +12,7 @@
 //
 //	fake := geminitest.New(t, geminitest.ScenarioOK)
 //	runner := gemini.NewRunner(gemini.Config{Command: fake.Command()})
-//	res, err := runner.Run(ctx, gemini.Request{Prompt: "..."})
+//	res, err := runner.Run(ctx, backend.Request{Prompt: "..."})
 //	calls := fake.Calls() // argv, stdin, cwd, environment, pids of each invocation
 //
 // A test that runs a built binary can point it at the fake with

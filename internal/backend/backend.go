@@ -1,0 +1,140 @@
+// Package backend is the contract between the research engine and the backends that run its prompts: the Gemini
+// CLI agent (internal/gemini) and the Gemini API (internal/geminiapi). Both take a Request and produce the same
+// Result, Events and classified Errors, so every tool, round, correction, fallback and queue works on either.
+package backend
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// A Runner runs one prompt on a backend. Run returns an *Error for every failure it can classify (with
+// CodeTimeout or CodeAPITimeout when its own time limit ran out, with what was produced in Partial), and an error
+// wrapping ctx.Err() when ctx ended first.
+type Runner interface {
+	Run(ctx context.Context, req Request) (Result, error)
+}
+
+// Names of the backends, as metadata.backend and the status views show them.
+const (
+	CLI = "cli"
+	API = "api"
+)
+
+// Request is one research prompt.
+type Request struct {
+	Prompt  string
+	Model   string      // "" lets the backend choose
+	OnEvent func(Event) // optional; called in order for each search or read, from another goroutine, never after Run returns
+}
+
+// Result is what a run produced.
+type Result struct {
+	Text       string      // the answer, trimmed; with the API, citation markers are in it (Grounding.Marked)
+	Model      string      // the model that did the work, if known
+	Queries    []string    // search queries run, deduplicated, in order
+	URLs       []string    // URLs read or cited, deduplicated, in order
+	ToolErrors []ToolError // tool calls that failed; the agent went on without them
+	Truncated  bool        // answer text was dropped to stay within the output limit
+	Streamed   bool        // the CLI wrote stream-json
+	Duration   time.Duration
+	Backend    string     // CLI or API
+	Switched   string     // why auto ran this on a backend other than its first choice; "" when it did not
+	Grounding  *Grounding // the API's grounding data; nil on the CLI
+}
+
+// EventKind sorts the backend's steps for progress reports.
+type EventKind string
+
+const (
+	EventSearch EventKind = "search" // a web search: google_web_search, *firecrawl_search, Google Search grounding
+	EventFetch  EventKind = "fetch"  // a page read: web_fetch, *firecrawl_scrape, *firecrawl_map, URL context
+	EventTool   EventKind = "tool"   // any other tool
+	EventFailed EventKind = "failed" // a tool call that returned an error
+)
+
+// Event is one step of a run: a tool call of the CLI, or a search or URL read the API reports while it streams.
+type Event struct {
+	Kind  EventKind
+	Tool  string // the tool's name, e.g. "google_web_search", "mcp_firecrawl_firecrawl_scrape"
+	Query string // the search query, if any
+	URL   string // the first URL the step names, if any
+	Error string // EventFailed: the tool's error message
+}
+
+// ToolError is a tool call that failed during a run; the agent was told and went on without it.
+type ToolError struct {
+	Tool    string
+	Message string
+}
+
+// Code names a kind of failure, stable for callers and clients.
+type Code string
+
+const (
+	CodeCLINotFound Code = "CLI_NOT_FOUND"
+	CodeAuth        Code = "AUTH_ERROR"
+	CodeQuota       Code = "QUOTA_ERROR"
+	CodeTimeout     Code = "CLI_TIMEOUT" // a CLI run exceeded GEMINI_SEARCH_TIMEOUT
+	CodeAPITimeout  Code = "API_TIMEOUT" // an API call exceeded GEMINI_SEARCH_TIMEOUT
+	CodeUntrusted   Code = "UNTRUSTED_WORKSPACE"
+	CodeEmpty       Code = "EMPTY_RESPONSE"
+	CodeCLI         Code = "CLI_ERROR"
+	CodeAPI         Code = "API_ERROR" // the Gemini API failed in a way none of the codes above names
+)
+
+// TimedOut reports whether c is a backend's own time limit running out.
+func (c Code) TimedOut() bool { return c == CodeTimeout || c == CodeAPITimeout }
+
+// Error is a failed run, classified.
+type Error struct {
+	Code     Code
+	Message  string // one clear sentence for a user or a model
+	Hint     string // what to do about it
+	ExitCode int    // the CLI's exit code; -1 when not applicable
+	Detail   string // what the backend said: noise filtered, secrets masked, ≤ ~2 KB
+	Partial  Result // whatever was produced before the failure
+	Daily    bool   // CodeQuota: the daily quota ran out (a per-minute limit passes; this does not, today)
+
+	Cause error // for Unwrap: gemini.ErrCLINotFound, context.DeadlineExceeded, an API error
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the cause, if any: errors.Is(err, context.DeadlineExceeded) holds for a timeout.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// ErrorCode returns the Code of an *Error in err's chain, or "" if there is none.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Grounding is what the Gemini API reports its answer rests on, checked against the answer's text.
+type Grounding struct {
+	Sources   []Source   // deduplicated by URL and numbered from 1 as the markers are; at most MaxSources
+	Queries   []string   // the Google searches the model ran; at most MaxQueries
+	Citations []Citation // each segment of the answer that the sources support, in the answer's order
+}
+
+// Caps on what a report lists (seed 001): more would bloat the answer without helping a reader.
+const (
+	MaxSources = 12
+	MaxQueries = 8
+)
+
+// Source is one web page an answer rests on.
+type Source struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+}
+
+// Citation is one segment of the answer and the sources that support it: the [n] marker after it lists Sources.
+type Citation struct {
+	Text    string `json:"text"`
+	Sources []int  `json:"sources"` // 1-based numbers into Grounding.Sources
+}
