@@ -23,26 +23,31 @@ import (
 // Config is the validated configuration. Durations and counts are already
 // parsed; an empty string means "not set" where the field says so.
 type Config struct {
-	Dir                 string        // absolute config dir, holding .env and the Gemini CLI workspace
-	Model               string        // GEMINI_MODEL; "" lets the Gemini CLI choose
-	CorrectionModel     string        // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
-	FallbackModel       string        // GEMINI_FALLBACK_MODEL; "" when set to "none"
-	FirecrawlAPIKey     Secret        // FIRECRAWL_API_KEY
-	FirecrawlAPIURL     string        // FIRECRAWL_API_URL, an absolute http(s) URL or ""
-	SearchTimeout       time.Duration // GEMINI_SEARCH_TIMEOUT
-	SystemPrompt        string        // GEMINI_SYSTEM_PROMPT; "" means the built-in template
-	Debug               bool          // DEBUG
-	Host                string        // MCP_SERVER_HOST
-	Port                int           // MCP_SERVER_PORT
-	ProgressLogInterval time.Duration // PROGRESS_LOG_INTERVAL
-	JSONMaxRetries      int           // JSON_MAX_RETRIES
-	MaxIterations       int           // GEMINI_CLI_MAX_ITERATIONS
-	MaxConcurrent       int           // GEMINI_MAX_CONCURRENT
-	QueueTimeout        time.Duration // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
-	DeepSearchMaxRounds int           // DEEP_SEARCH_MAX_ROUNDS
-	MaxResponseChars    int           // GEMINI_MAX_RESPONSE_CHARS
-	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
-	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
+	Dir                 string            // absolute config dir, holding .env and the Gemini CLI workspace
+	Backend             string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
+	GeminiAPIKey        Secret            // GEMINI_API_KEY
+	GoogleAPIKey        Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
+	Aliases             map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
+	OutputDir           string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
+	Model               string            // GEMINI_MODEL; "" lets the Gemini CLI choose
+	CorrectionModel     string            // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
+	FallbackModel       string            // GEMINI_FALLBACK_MODEL; "" when set to "none"
+	FirecrawlAPIKey     Secret            // FIRECRAWL_API_KEY
+	FirecrawlAPIURL     string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
+	SearchTimeout       time.Duration     // GEMINI_SEARCH_TIMEOUT
+	SystemPrompt        string            // GEMINI_SYSTEM_PROMPT; "" means the built-in template
+	Debug               bool              // DEBUG
+	Host                string            // MCP_SERVER_HOST
+	Port                int               // MCP_SERVER_PORT
+	ProgressLogInterval time.Duration     // PROGRESS_LOG_INTERVAL
+	JSONMaxRetries      int               // JSON_MAX_RETRIES
+	MaxIterations       int               // GEMINI_CLI_MAX_ITERATIONS
+	MaxConcurrent       int               // GEMINI_MAX_CONCURRENT
+	QueueTimeout        time.Duration     // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
+	DeepSearchMaxRounds int               // DEEP_SEARCH_MAX_ROUNDS
+	MaxResponseChars    int               // GEMINI_MAX_RESPONSE_CHARS
+	CLIPath             string            // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
+	AuthToken           Secret            // MCP_AUTH_TOKEN; "" means no token is required
 
 	// Overridden holds the names of the variables whose value came from the
 	// process environment or a command-line flag rather than the .env file or
@@ -60,6 +65,39 @@ type Config struct {
 	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI
 	// reads that file too, so they can turn up in its error output.
 	fileSecrets []Secret
+}
+
+// Values of GEMINI_BACKEND.
+const (
+	BackendAuto = "auto"
+	BackendCLI  = "cli"
+	BackendAPI  = "api"
+)
+
+// Model aliases (seed 001), accepted wherever a model is named.
+const (
+	AliasPro       = "pro"
+	AliasFlash     = "flash"
+	AliasFlashLite = "flash-lite"
+)
+
+// APIKey is the Gemini API key in force and the variable it came from: GEMINI_API_KEY, else GOOGLE_API_KEY.
+func (c Config) APIKey() (key Secret, from string) {
+	switch {
+	case c.GeminiAPIKey != "":
+		return c.GeminiAPIKey, "GEMINI_API_KEY"
+	case c.GoogleAPIKey != "":
+		return c.GoogleAPIKey, "GOOGLE_API_KEY"
+	}
+	return "", ""
+}
+
+// ResolveModel resolves an alias (pro, flash, flash-lite) to the model it stands for; any other name is returned as it is.
+func (c Config) ResolveModel(name string) string {
+	if m, ok := c.Aliases[name]; ok {
+		return m
+	}
+	return name
 }
 
 // FirecrawlEnabled reports whether the research agent gets Firecrawl tools.
@@ -86,7 +124,8 @@ func (c Config) FirecrawlMode() string {
 
 // CLIEnv returns the KEY=VALUE entries the Gemini CLI process needs from the
 // config: the Firecrawl variables, which the CLI expands into the firecrawl
-// server entry of settings.json so that no secret is written to disk.
+// server entry of settings.json so that no secret is written to disk, and the
+// Gemini API key in force, as GEMINI_API_KEY.
 func (c Config) CLIEnv() []string {
 	var env []string
 	if c.FirecrawlAPIKey != "" {
@@ -95,6 +134,9 @@ func (c Config) CLIEnv() []string {
 	if c.FirecrawlAPIURL != "" {
 		env = append(env, "FIRECRAWL_API_URL="+c.FirecrawlAPIURL)
 	}
+	if key, _ := c.APIKey(); key != "" {
+		env = append(env, "GEMINI_API_KEY="+key.Reveal())
+	}
 	return env
 }
 
@@ -102,7 +144,7 @@ func (c Config) CLIEnv() []string {
 // that was not produced by this program (the Gemini CLI's stderr, say).
 func (c Config) Secrets() []string {
 	var s []string
-	for _, v := range append([]Secret{c.FirecrawlAPIKey, c.AuthToken}, c.fileSecrets...) {
+	for _, v := range append([]Secret{c.FirecrawlAPIKey, c.AuthToken, c.GeminiAPIKey, c.GoogleAPIKey}, c.fileSecrets...) {
 		if v != "" {
 			s = append(s, v.Reveal())
 		}
@@ -240,6 +282,9 @@ func load(e Env, dir string, file map[string]string, strict bool) (Config, error
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
+	}
+	for _, m := range []*string{&c.Model, &c.CorrectionModel, &c.FallbackModel} {
+		*m = c.ResolveModel(*m)
 	}
 	return c, nil
 }

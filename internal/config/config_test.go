@@ -36,7 +36,10 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Dir:                 dir,
+		Dir:     dir,
+		Backend: BackendAuto,
+		Aliases: map[string]string{AliasPro: "gemini-3.1-pro-preview", AliasFlash: "gemini-3-flash-preview",
+			AliasFlashLite: "gemini-3.1-flash-lite-preview"},
 		FallbackModel:       "gemini-2.5-flash",
 		SearchTimeout:       300 * time.Second,
 		Host:                "127.0.0.1",
@@ -339,8 +342,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 19 {
-		t.Errorf("got %d variables, want 19", len(seen))
+	if len(seen) != 26 {
+		t.Errorf("got %d variables, want 26", len(seen))
 	}
 }
 
@@ -411,5 +414,64 @@ func TestInDotenv(t *testing.T) {
 	if !c.InDotenv("GEMINI_API_KEY") || c.InDotenv("GEMINI_MODEL") || c.InDotenv("FIRECRAWL_API_KEY") {
 		t.Errorf("InDotenv: GEMINI_API_KEY %v, GEMINI_MODEL %v, FIRECRAWL_API_KEY %v; want true, false (empty), false",
 			c.InDotenv("GEMINI_API_KEY"), c.InDotenv("GEMINI_MODEL"), c.InDotenv("FIRECRAWL_API_KEY"))
+	}
+}
+
+func TestModelAliases(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{"GEMINI_MODEL": "pro"},
+		"GEMINI_ALIAS_FLASH=gemini-2.5-flash\nGEMINI_FALLBACK_MODEL=flash\nGEMINI_CORRECTION_MODEL=flash-lite\n")
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "gemini-3.1-pro-preview" || c.FallbackModel != "gemini-2.5-flash" ||
+		c.CorrectionModel != "gemini-3.1-flash-lite-preview" {
+		t.Errorf("models: got %q, %q, %q; want the aliases resolved, GEMINI_ALIAS_FLASH overridden",
+			c.Model, c.FallbackModel, c.CorrectionModel)
+	}
+	if got := c.ResolveModel("flash"); got != "gemini-2.5-flash" {
+		t.Errorf("ResolveModel(flash) = %q", got)
+	}
+	if got := c.ResolveModel("gemini-2.0-flash"); got != "gemini-2.0-flash" {
+		t.Errorf("ResolveModel of a model name = %q, want it unchanged", got)
+	}
+	if c.Shown("GEMINI_MODEL") != "pro" {
+		t.Errorf("Shown(GEMINI_MODEL) = %q, want the alias as the user wrote it", c.Shown("GEMINI_MODEL"))
+	}
+}
+
+func TestBackendAndAPIKey(t *testing.T) {
+	t.Parallel()
+	e, _ := testEnv(t, map[string]string{"GEMINI_BACKEND": "API", "GOOGLE_API_KEY": "google-key-0123"}, "")
+	c, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, from := c.APIKey(); c.Backend != BackendAPI || key.Reveal() != "google-key-0123" || from != "GOOGLE_API_KEY" {
+		t.Errorf("got backend %q, key from %q", c.Backend, from)
+	}
+	e, _ = testEnv(t, map[string]string{"GOOGLE_API_KEY": "google-key-0123"}, "GEMINI_API_KEY=gemini-key-4567\n")
+	if c, err = Load(e); err != nil {
+		t.Fatal(err)
+	}
+	if key, from := c.APIKey(); key.Reveal() != "gemini-key-4567" || from != "GEMINI_API_KEY" {
+		t.Errorf("GEMINI_API_KEY must win over GOOGLE_API_KEY; got the key from %q", from)
+	}
+	if !slices.Contains(c.CLIEnv(), "GEMINI_API_KEY=gemini-key-4567") {
+		t.Errorf("CLIEnv lacks the key in force: %d entries", len(c.CLIEnv()))
+	}
+	if !slices.Contains(c.Secrets(), "google-key-0123") || !slices.Contains(c.Secrets(), "gemini-key-4567") {
+		t.Error("both keys must be masked")
+	}
+	for value, want := range map[string]string{"vertex": "must be auto, cli or api"} {
+		e, _ := testEnv(t, map[string]string{"GEMINI_BACKEND": value}, "")
+		if _, err := Load(e); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("GEMINI_BACKEND=%s: got %v, want %q", value, err, want)
+		}
+	}
+	e, _ = testEnv(t, map[string]string{"GEMINI_OUTPUT_DIR": "reports"}, "")
+	if _, err := Load(e); err == nil || !strings.Contains(err.Error(), "absolute") {
+		t.Errorf("relative GEMINI_OUTPUT_DIR: got %v", err)
 	}
 }

@@ -2,8 +2,11 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net/url"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +23,9 @@ type VarDoc struct {
 	// The settings page shows the variables that have a Label, in this table's order.
 	Label string // the field's name, "Firecrawl API key"
 	Help  string // one line under the field, with the limits the value must keep
-	Input string // the HTML input type: text, password, url or number
+	Input string // the HTML input type: text, password, url or number; "select" offers Options
+	// Options are the values a "select" field offers; the variable accepts nothing else.
+	Options []string
 }
 
 // EnvVars returns every variable Load reads, in a stable order. It leaves out
@@ -64,6 +69,28 @@ func (v variable) apply(c *Config, value string) error {
 // variables is the one list of configuration variables: what Load reads, .env.example and the README document,
 // and the settings page shows, in this order.
 var variables = []variable{
+	{VarDoc{Name: "GEMINI_BACKEND", Label: "Backend", Input: "select", Options: []string{BackendAuto, BackendCLI, BackendAPI},
+		Help:    "auto: the Gemini CLI when it is installed and signed in, else the Gemini API with the key below.",
+		Default: BackendAuto, Description: "What runs the research: cli (the Gemini CLI agent), api (the Gemini API " +
+			"with Google Search grounding; needs GEMINI_API_KEY) or auto (the CLI when it is installed and signed in, " +
+			"else the API; a CLI run refused for its account, its sign-in or a daily quota is run again on the API " +
+			"when a key is set)."},
+		func(c *Config, v string) error {
+			v = strings.ToLower(v)
+			if !slices.Contains([]string{BackendAuto, BackendCLI, BackendAPI}, v) {
+				return errors.New("must be auto, cli or api")
+			}
+			c.Backend = v
+			return nil
+		}},
+	{VarDoc{Name: "GEMINI_API_KEY", Label: "Gemini API key", Input: "password",
+		Help:   "From aistudio.google.com/apikey. Leave empty to keep the current key.",
+		Secret: true, Description: "Gemini API key (aistudio.google.com/apikey) for the API backend; the Gemini " +
+			"CLI uses it too when it has no login of its own."},
+		func(c *Config, v string) (err error) { c.GeminiAPIKey, err = secret(v); return err }},
+	{VarDoc{Name: "GOOGLE_API_KEY", Secret: true, Description: "Used as the Gemini API key when GEMINI_API_KEY " +
+		"is not set."},
+		func(c *Config, v string) (err error) { c.GoogleAPIKey, err = secret(v); return err }},
 	{VarDoc{Name: "FIRECRAWL_API_KEY", Label: "Firecrawl API key", Input: "password",
 		Help:   "From firecrawl.dev. Leave empty to keep the current key.",
 		Secret: true, Description: "Firecrawl cloud API key (firecrawl.dev). " +
@@ -75,17 +102,17 @@ var variables = []variable{
 			"(e.g. https://firecrawl.example.com)."},
 		func(c *Config, v string) (err error) { c.FirecrawlAPIURL, err = httpURL(v); return err }},
 	{VarDoc{Name: "GEMINI_MODEL", Label: "Gemini model", Input: "text",
-		Help: "Model for research, e.g. gemini-2.5-pro. Empty: the Gemini CLI chooses.",
-		Description: "Gemini model for research, passed to the Gemini CLI as --model " +
-			"(e.g. gemini-2.5-pro). Empty: the Gemini CLI picks a model itself."},
+		Help: "Model for research, e.g. gemini-2.5-pro, or an alias: pro, flash, flash-lite. Empty: the backend chooses.",
+		Description: "Gemini model for research (e.g. gemini-2.5-pro), or one of the aliases pro, flash and " +
+			"flash-lite. Empty: the Gemini CLI picks a model itself, and the API backend uses flash."},
 		func(c *Config, v string) (err error) { c.Model, err = modelName(v); return err }},
 	{VarDoc{Name: "GEMINI_CORRECTION_MODEL", Label: "Correction model", Input: "text",
 		Help: "Model that repairs an answer that was not valid JSON.",
 		Description: "Model for the call that repairs an answer that was " +
-			"not valid JSON. Empty: the Gemini CLI picks a model itself."},
+			"not valid JSON (aliases too). Empty: the research model's backend default."},
 		func(c *Config, v string) (err error) { c.CorrectionModel, err = modelName(v); return err }},
 	{VarDoc{Name: "GEMINI_FALLBACK_MODEL", Label: "Fallback model", Input: "text",
-		Help:    "Model to retry with when the quota runs out; none turns it off.",
+		Help:    "Model to retry with when the quota runs out (aliases too); none turns it off.",
 		Default: "gemini-2.5-flash", Description: "Model to retry with when " +
 			"the main model hits a quota or rate limit. \"none\" turns the fallback off."},
 		func(c *Config, v string) (err error) {
@@ -98,8 +125,8 @@ var variables = []variable{
 		}},
 	{VarDoc{Name: "GEMINI_SEARCH_TIMEOUT", Label: "Search timeout (ms)", Input: "number",
 		Help:    "Longest time one research run may take, 1000 to 1800000.",
-		Default: "300000", Description: "Longest time one Gemini CLI run may " +
-			"take, in milliseconds (1000 to 1800000)."},
+		Default: "300000", Description: "Longest time one research run (a Gemini CLI run or a Gemini API call) " +
+			"may take, in milliseconds (1000 to 1800000)."},
 		func(c *Config, v string) (err error) {
 			c.SearchTimeout, err = millis(v, 1000, 1_800_000, "must be a whole number of milliseconds between 1000 and 1800000")
 			return err
@@ -169,12 +196,38 @@ var variables = []variable{
 			c.MaxResponseChars, err = intBetween(v, 1000, 1_000_000, "must be a whole number between 1000 and 1000000")
 			return err
 		}},
+	aliasVariable(AliasPro, "gemini-3.1-pro-preview", "advanced reasoning"),
+	aliasVariable(AliasFlash, "gemini-3-flash-preview", "fast and cost-effective"),
+	aliasVariable(AliasFlashLite, "gemini-3.1-flash-lite-preview", "fastest and cheapest, for simple lookups"),
+	{VarDoc{Name: "GEMINI_OUTPUT_DIR", Description: "Folder under which a search over HTTP may write its report " +
+		"(the output_file argument). Empty: only stdio clients may ask for a file. An absolute path."},
+		func(c *Config, v string) error {
+			if !filepath.IsAbs(v) {
+				return errors.New("must be an absolute folder path")
+			}
+			c.OutputDir = filepath.Clean(v)
+			return nil
+		}},
 	{VarDoc{Name: "GEMINI_CLI_PATH", Description: "Path to the gemini executable. Empty: look up gemini on " +
 		"PATH, then fall back to npx."},
 		func(c *Config, v string) error { c.CLIPath = v; return nil }},
 	{VarDoc{Name: "MCP_AUTH_TOKEN", Secret: true, Description: "Token that clients of the MCP HTTP server must " +
 		"send. Empty: no token is required."},
 		func(c *Config, v string) (err error) { c.AuthToken, err = secret(v); return err }},
+}
+
+// aliasVariable is the variable GEMINI_ALIAS_<ALIAS> that says which model alias stands for.
+func aliasVariable(alias, model, what string) variable {
+	name := "GEMINI_ALIAS_" + strings.ToUpper(strings.ReplaceAll(alias, "-", "_"))
+	return variable{VarDoc{Name: name, Default: model, Description: fmt.Sprintf("The model the alias %s "+
+		"stands for (%s), in GEMINI_MODEL and the other model settings and in a tool's model argument.", alias, what)},
+		func(c *Config, v string) (err error) {
+			if c.Aliases == nil {
+				c.Aliases = map[string]string{}
+			}
+			c.Aliases[alias], err = modelName(v)
+			return err
+		}}
 }
 
 func intBetween(v string, lo, hi int, reason string) (int, error) {
