@@ -1,6 +1,6 @@
-// Package credential is the one rule for telling a credential by the name of the variable that holds it. The
-// configuration uses it to learn which values of the .env file to keep out of output, and the Gemini CLI runner
-// to mask the values of its child's environment.
+// Package credential is the one rule for telling a credential by the name of the variable that holds it, and the
+// Masker that keeps credentials out of what is shown or logged. The configuration uses it to learn which values of
+// the .env file to keep out of output; both backends mask what they report with it.
 package credential
 
 import "regexp"

@@ -2,7 +2,8 @@ package gemini
 
 import (
 	"slices"
-	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
 
 // droppedEnv are variables removed from the CLI's environment: the CLI passes
@@ -38,7 +39,7 @@ func buildEnv(base, extra []string, tmpDir string) []string {
 	env := make([]string, 0, len(base)+len(extra)+len(fixed))
 	index := make(map[string]int)
 	for _, kv := range slices.Concat(base, extra, fixed) {
-		key := envKey(kv)
+		key := credential.EnvKey(kv)
 		if slices.Contains(droppedEnv, key) {
 			continue
 		}
@@ -50,16 +51,4 @@ func buildEnv(base, extra []string, tmpDir string) []string {
 		env = append(env, kv)
 	}
 	return env
-}
-
-// envKey returns the name in a KEY=VALUE entry. Windows has entries such as
-// "=C:=C:\dir" whose name starts with "=".
-func envKey(kv string) string {
-	if kv == "" {
-		return ""
-	}
-	if i := strings.IndexByte(kv[1:], '='); i >= 0 {
-		return kv[:i+1]
-	}
-	return kv
 }

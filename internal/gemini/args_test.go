@@ -91,19 +91,3 @@ func TestBuildEnv(t *testing.T) {
 		})
 	}
 }
-
-func TestEnvKey(t *testing.T) {
-	t.Parallel()
-	for kv, want := range map[string]string{
-		"PATH=/bin":    "PATH",
-		"A=b=c":        "A",
-		"EMPTY=":       "EMPTY",
-		"NOVALUE":      "NOVALUE",
-		"=C:=C:\\work": "=C:",
-		"":             "",
-	} {
-		if got := envKey(kv); got != want {
-			t.Errorf("envKey(%q): got %q, want %q", kv, got, want)
-		}
-	}
-}

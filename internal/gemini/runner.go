@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
 
 const (
@@ -42,7 +43,7 @@ type Config struct {
 // concurrent use.
 type Runner struct {
 	cfg  Config
-	mask masker
+	mask credential.Masker
 }
 
 // NewRunner returns a Runner for cfg, with defaults filled in. Values of
@@ -58,7 +59,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{cfg: cfg, mask: newMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
+	return &Runner{cfg: cfg, mask: credential.NewMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
 }
 
 // Config returns the configuration in use, defaults filled in.
@@ -79,12 +80,12 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	defer cancel()
 
 	args := buildArgs(r.cfg.Command, req.Model)
-	r.cfg.Logger.Debug("gemini run start", "command", r.mask.mask(r.cfg.Command.Path),
+	r.cfg.Logger.Debug("gemini run start", "command", r.mask.Mask(r.cfg.Command.Path),
 		"args", r.maskAll(args), "dir", r.cfg.Dir, "prompt_bytes", len(req.Prompt))
 
 	stdout := newCollector(r.cfg.MaxOutput, func(ev backend.Event) {
 		if ev.Kind == backend.EventFailed {
-			ev.Error = r.mask.mask(ev.Error)
+			ev.Error = r.mask.Mask(ev.Error)
 			// A failed tool (Firecrawl unreachable, say) does not fail the run, but the user should know.
 			r.cfg.Logger.Warn("research tool failed; the agent goes on without it", "tool", ev.Tool, "error", ev.Error)
 		}
@@ -98,7 +99,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	res := stdout.result()
 	res.Duration = time.Since(start)
 	for i := range res.ToolErrors {
-		res.ToolErrors[i].Message = r.mask.mask(res.ToolErrors[i].Message)
+		res.ToolErrors[i].Message = r.mask.Mask(res.ToolErrors[i].Message)
 	}
 	r.cfg.Logger.Debug("gemini run end", "exit_code", exit.code, "exit", exit.desc, "duration", res.Duration,
 		"streamed", res.Streamed, "stdout_bytes", stdout.total, "answer_bytes", len(res.Text), "truncated", res.Truncated)
@@ -129,7 +130,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	if e == nil {
 		return res, nil
 	}
-	e.Message = r.mask.mask(e.Message)
+	e.Message = r.mask.Mask(e.Message)
 	e.Detail, e.Partial = r.detail(stderr.String(), stdout), res
 	r.cfg.Logger.Debug("gemini run failed", "code", e.Code, "message", e.Message)
 	return res, e
@@ -199,7 +200,7 @@ func (r *Runner) execute(ctx context.Context, args []string, stdin io.Reader, st
 			Message:  "The Gemini CLI's working folder cannot be used.",
 			Hint:     "Check that the config folder exists and is a readable folder.",
 			ExitCode: -1,
-			Detail:   r.mask.mask(err.Error()),
+			Detail:   r.mask.Mask(err.Error()),
 			Cause:    err,
 		}
 	}
@@ -290,8 +291,8 @@ func (r *Runner) startError(err error) error {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, exec.ErrDot),
 		errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC):
 		e := notFoundError(r.cfg.Command, err)
-		e.Message = r.mask.mask(e.Message)
-		e.Detail = r.mask.mask(err.Error())
+		e.Message = r.mask.Mask(e.Message)
+		e.Detail = r.mask.Mask(err.Error())
 		return e
 	default:
 		return fmt.Errorf("start gemini: %w", err)
@@ -301,13 +302,13 @@ func (r *Runner) startError(err error) error {
 // detail is Error.Detail: the relevant stderr lines, then the error events
 // and the result's error message, masked and cut to about 2 KB.
 func (r *Runner) detail(stderr string, out *collector) string {
-	lines := relevantLines(r.mask.mask(stderr))
+	lines := relevantLines(r.mask.Mask(stderr))
 	if out != nil {
 		for _, msg := range out.errorEvents {
-			lines = append(lines, "error event: "+r.mask.mask(msg))
+			lines = append(lines, "error event: "+r.mask.Mask(msg))
 		}
 		if out.resultError != "" {
-			lines = append(lines, "result error: "+r.mask.mask(out.resultError))
+			lines = append(lines, "result error: "+r.mask.Mask(out.resultError))
 		}
 	}
 	return detail(lines)
@@ -316,7 +317,7 @@ func (r *Runner) detail(stderr string, out *collector) string {
 func (r *Runner) maskAll(words []string) []string {
 	masked := make([]string, len(words))
 	for i, w := range words {
-		masked[i] = r.mask.mask(w)
+		masked[i] = r.mask.Mask(w)
 	}
 	return masked
 }
