@@ -1,6 +1,6 @@
-// Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the Firecrawl keys
-// and the other common settings (saved to the config dir's .env), and /status, the live view of running searches
-// and recent errors for people without a tray, and on the headless HTTP server.
+// Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the API keys, the
+// backend and the other common settings (saved to the config dir's .env), and /status, the live view of running
+// searches and recent errors for people without a tray, and on the headless HTTP server.
 //
 // Both pages need the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
 // sets an HttpOnly, SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers
@@ -8,6 +8,7 @@
 package web
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -208,22 +209,51 @@ func (h *Handler) getStatus(w http.ResponseWriter) {
 }
 
 // field is one setting on the page.
+//
+// A secret's value never reaches the page: the field shows the saved one masked (SavedMasked), an empty
+// submission keeps it, and the Clear checkbox removes it.
 type field struct {
 	config.VarDoc
-	Value      string // from the .env file; never the API key
-	Error      string
-	Overridden bool   // set in the process environment or by a flag, which win over .env
-	Flag       string // the command-line flag that set it ("--port"), when Overridden by one
-	Effective  string // the value in force when Overridden (masked for secrets)
+	Value       string // from the .env file, or a refused form's; never a secret's
+	SavedMasked string // a secret's value in the .env file as ••••abcd; "" when the file has none
+	Error       string
+	Overridden  bool   // set in the process environment or by a flag, which win over .env
+	Flag        string // the command-line flag that set it ("--port"), when Overridden by one
+	Effective   string // the value in force when Overridden (masked for secrets)
 }
 
-// keyField is the one secret on the page: it is never shown, and an empty field keeps the saved key.
-const keyField = "FIRECRAWL_API_KEY"
+// Clear is the name of a secret's "Remove the saved key" checkbox.
+func (f field) Clear() string { return clearName(f.Name) }
+
+func clearName(name string) string { return "clear_" + name }
+
+// option is one choice of a select field.
+type option struct {
+	Value    string
+	Selected bool
+}
+
+// Choices are a select field's options with the one in force selected: the field's value, else its default. A
+// value that is none of them (a hand-edited file's, a refused form's) is offered too, selected, so the page shows
+// what it holds instead of quietly saving another value.
+func (f field) Choices() []option {
+	current := cmp.Or(f.Value, f.Default)
+	var opts []option
+	found := false
+	for _, o := range f.Options {
+		selected := strings.EqualFold(o, current) // config accepts any case
+		found = found || selected
+		opts = append(opts, option{Value: o, Selected: selected})
+	}
+	if !found && current != "" {
+		opts = append(opts, option{Value: current, Selected: true})
+	}
+	return opts
+}
 
 type settingsPage struct {
 	Fields     []field
 	CSRF       string
-	KeyMasked  string // ••••abcd of the key in .env
 	Saved      bool
 	NotApplied string // why the saved settings could not be applied
 	Moved      string // the new address after a port change
@@ -248,8 +278,8 @@ func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
 	return config.ReadDotenv(config.EnvPath(h.b.Config().Dir))
 }
 
-// page shows the settings with values in the fields (the .env file's, or a rejected form's) and the key saved
-// in the .env file, saved (the page never shows a key it did not save).
+// page shows the settings with values in the fields (the .env file's, or a rejected form's) and the secrets
+// saved in the .env file, saved, masked (the page never shows a key it did not save).
 func (h *Handler) page(values map[string]string, saved map[string]string) settingsPage {
 	cfg := h.b.Config()
 	p := settingsPage{CSRF: h.csrf, Server: h.b.Status().Line(), DotenvPath: config.EnvPath(cfg.Dir)}
@@ -258,9 +288,8 @@ func (h *Handler) page(values map[string]string, saved map[string]string) settin
 		if f.Overridden {
 			f.Effective = cfg.Shown(v.Name)
 		}
-		if v.Name == keyField {
-			p.KeyMasked = config.Secret(saved[keyField]).Last4()
-			f.Value = ""
+		if v.Secret {
+			f.Value, f.SavedMasked = "", config.Secret(saved[v.Name]).Last4()
 		}
 		p.Fields = append(p.Fields, f)
 	}
@@ -291,12 +320,12 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 	for _, v := range pageVars() {
 		value := strings.TrimSpace(r.PostForm.Get(v.Name))
 		submitted[v.Name] = value
-		if v.Name == keyField {
+		if v.Secret {
 			switch {
-			case r.PostForm.Get("clear_key") == "on":
+			case r.PostForm.Get(clearName(v.Name)) == "on":
 				value = ""
 			case value == "":
-				continue // keep the current key: the page never shows it
+				continue // keep the saved key: the page never shows it
 			}
 		}
 		changes = append(changes, config.Assignment{Name: v.Name, Value: value})
@@ -357,8 +386,10 @@ func (h *Handler) markRefused(p *settingsPage, err error) {
 	if len(other) > 0 {
 		p.Error = "Nothing was saved: " + strings.Join(other, "; ")
 	}
-	if byName[keyField].Error != "" {
-		byName[keyField].Error += " (enter the key again)"
+	for i := range p.Fields {
+		if f := &p.Fields[i]; f.Secret && f.Error != "" {
+			f.Error += " (enter the key again)"
+		}
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,24 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
-const fullKey = "fc-0123456789abcdefWXYZ"
+// The keys in the .env file that setup writes.
+const (
+	firecrawlKey = "fc-0123456789abcdefWXYZ"
+	geminiKey    = "AIza-gemini-5432109876-QRST"
+)
+
+// dotenv is the .env file that setup writes.
+const dotenv = "# mine\nFIRECRAWL_API_KEY=" + firecrawlKey + "\nGEMINI_API_KEY=" + geminiKey + "\nOTHER=1\n"
+
+// noKeys fails t when body holds a saved key, or a piece of one longer than the masked last four.
+func noKeys(t *testing.T, body string) {
+	t.Helper()
+	for _, k := range []string{firecrawlKey, geminiKey, "0123456789", "5432109876"} {
+		if strings.Contains(body, k) {
+			t.Errorf("the page shows a saved key (%q)", k)
+		}
+	}
+}
 
 type fakeBackend struct {
 	env      map[string]string // the process environment
@@ -59,11 +78,20 @@ func (f *fakeBackend) lookup(name string) (string, bool) {
 
 func setup(t *testing.T) (*fakeBackend, *httptest.Server, *Handler) {
 	t.Helper()
+	return setupWith(t, dotenv, map[string]string{"GEMINI_MODEL": "env-model"})
+}
+
+// setupWith serves the pages for an app whose .env file holds file and whose process environment is env.
+func setupWith(t *testing.T, file string, env map[string]string) (*fakeBackend, *httptest.Server, *Handler) {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("# mine\nFIRECRAWL_API_KEY="+fullKey+"\nOTHER=1\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b := &fakeBackend{env: map[string]string{config.DirVar: dir, "GEMINI_MODEL": "env-model"}}
+	b := &fakeBackend{env: map[string]string{config.DirVar: dir}}
+	for k, v := range env {
+		b.env[k] = v
+	}
 	cfg, err := config.Load(config.Env{Lookup: b.lookup})
 	if err != nil {
 		t.Fatal(err)
@@ -150,11 +178,16 @@ func TestSettingsPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}
-	if strings.Contains(body, fullKey) || strings.Contains(body, "0123456789") {
-		t.Error("the page shows the API key")
-	}
-	if !strings.Contains(body, "••••WXYZ") {
-		t.Error("the page does not show the key's last 4 characters")
+	noKeys(t, body)
+	for _, want := range []string{
+		`id="FIRECRAWL_API_KEY" name="FIRECRAWL_API_KEY" placeholder="••••WXYZ (saved)"`,
+		`id="GEMINI_API_KEY" name="GEMINI_API_KEY" placeholder="••••QRST (saved)"`,
+		`name="clear_FIRECRAWL_API_KEY"`,
+		`name="clear_GEMINI_API_KEY"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 	if !strings.Contains(body, `id="overridden-GEMINI_MODEL"`) || !strings.Contains(body, "env-model") {
 		t.Error("the page does not say GEMINI_MODEL is overridden by the environment")
@@ -179,8 +212,8 @@ func TestSettingsPageFlagOverride(t *testing.T) {
 func TestSave(t *testing.T) {
 	t.Parallel()
 	b, srv, h := setup(t)
-	valid := url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {""}, "GEMINI_MODEL": {"gemini-2.5-pro"}, "MCP_SERVER_PORT": {"3100"},
-		"GEMINI_SEARCH_TIMEOUT": {""}, "GEMINI_MAX_CONCURRENT": {"4"}}
+	valid := url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {""}, "GEMINI_API_KEY": {""}, "GEMINI_MODEL": {"gemini-2.5-pro"},
+		"MCP_SERVER_PORT": {"3100"}, "GEMINI_SEARCH_TIMEOUT": {""}, "GEMINI_MAX_CONCURRENT": {"4"}}
 
 	tests := []struct {
 		name     string
@@ -193,7 +226,7 @@ func TestSave(t *testing.T) {
 		{"cross-origin", "https://evil.example", valid, http.StatusForbidden, "another site"},
 		{"bad csrf", srv.URL, url.Values{"csrf": {"nope"}, "GEMINI_MODEL": {"x"}}, http.StatusForbidden, "CSRF"},
 		{"invalid values", srv.URL, url.Values{"csrf": {h.csrf}, "MCP_SERVER_PORT": {"99999"}, "GEMINI_MAX_CONCURRENT": {"lots"},
-			"FIRECRAWL_API_KEY": {"has space"}}, http.StatusUnprocessableEntity, `id="error-MCP_SERVER_PORT"`},
+			"FIRECRAWL_API_KEY": {"has space"}, "GEMINI_API_KEY": {"also spaced"}}, http.StatusUnprocessableEntity, `id="error-MCP_SERVER_PORT"`},
 	}
 	for _, tt := range tests {
 		code, body := post(t, srv, tt.origin, tt.form)
@@ -203,33 +236,60 @@ func TestSave(t *testing.T) {
 		if b.saved != nil {
 			t.Fatalf("%s: saved %q, want nothing saved", tt.name, b.saved)
 		}
-		if strings.Contains(body, "has space") {
-			t.Errorf("%s: the rejected key is echoed back", tt.name)
+		if strings.Contains(body, "has space") || strings.Contains(body, "also spaced") {
+			t.Errorf("%s: a rejected key is echoed back", tt.name)
 		}
+		noKeys(t, body)
 	}
 
 	code, _ := post(t, srv, srv.URL, valid)
 	if code != http.StatusSeeOther {
 		t.Fatalf("valid save: %d, want 303", code)
 	}
-	want := "# mine\nFIRECRAWL_API_KEY=" + fullKey + "\nOTHER=1\nGEMINI_MODEL=gemini-2.5-pro\nMCP_SERVER_PORT=3100\nGEMINI_MAX_CONCURRENT=4\n"
+	want := "# mine\nFIRECRAWL_API_KEY=" + firecrawlKey + "\nGEMINI_API_KEY=" + geminiKey +
+		"\nOTHER=1\nGEMINI_MODEL=gemini-2.5-pro\nMCP_SERVER_PORT=3100\nGEMINI_MAX_CONCURRENT=4\n"
 	if string(b.saved) != want {
 		t.Errorf("saved %q, want %q", b.saved, want)
 	}
+}
 
-	form := url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {"fc-new-key-1234"}}
-	if code, _ := post(t, srv, srv.URL, form); code != http.StatusSeeOther {
-		t.Fatalf("key change: %d", code)
+// TestSaveKeys: a saved key stays unless a new one is typed in its field or its own Remove box is ticked.
+func TestSaveKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                      string
+		form                      url.Values
+		wantFirecrawl, wantGemini string // the keys in the saved .env file, "" for none
+	}{
+		{"both left empty", url.Values{"FIRECRAWL_API_KEY": {""}, "GEMINI_API_KEY": {""}}, firecrawlKey, geminiKey},
+		{"fields not sent", url.Values{}, firecrawlKey, geminiKey},
+		{"new Firecrawl key", url.Values{"FIRECRAWL_API_KEY": {"fc-new-key-1234"}}, "fc-new-key-1234", geminiKey},
+		{"new Gemini key", url.Values{"GEMINI_API_KEY": {"AIza-new-key-5678"}}, firecrawlKey, "AIza-new-key-5678"},
+		{"Firecrawl key removed", url.Values{"clear_FIRECRAWL_API_KEY": {"on"}}, "", geminiKey},
+		{"Gemini key removed", url.Values{"clear_GEMINI_API_KEY": {"on"}}, firecrawlKey, ""},
 	}
-	if !strings.Contains(string(b.saved), "FIRECRAWL_API_KEY=fc-new-key-1234\n") {
-		t.Errorf("saved %q, want the new key", b.saved)
-	}
-	form = url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {""}, "clear_key": {"on"}}
-	if code, _ := post(t, srv, srv.URL, form); code != http.StatusSeeOther {
-		t.Fatalf("key removal: %d", code)
-	}
-	if strings.Contains(string(b.saved), "FIRECRAWL_API_KEY") {
-		t.Errorf("saved %q, want the key gone", b.saved)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, srv, h := setup(t)
+			form := url.Values{"csrf": {h.csrf}, "GEMINI_MODEL": {"gemini-2.5-pro"}}
+			for k, v := range tt.form {
+				form[k] = v
+			}
+			if code, body := post(t, srv, srv.URL, form); code != http.StatusSeeOther {
+				t.Fatalf("got %d, want 303; body:\n%s", code, body)
+			}
+			_, saved, err := config.ReadDotenv(config.EnvPath(b.cfg.Dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := saved["FIRECRAWL_API_KEY"]; got != tt.wantFirecrawl {
+				t.Errorf("FIRECRAWL_API_KEY: got %q, want %q", got, tt.wantFirecrawl)
+			}
+			if got := saved["GEMINI_API_KEY"]; got != tt.wantGemini {
+				t.Errorf("GEMINI_API_KEY: got %q, want %q", got, tt.wantGemini)
+			}
+		})
 	}
 }
 
@@ -237,31 +297,148 @@ func TestInvalidSaveShowsTheSavedKey(t *testing.T) {
 	t.Parallel()
 	_, srv, h := setup(t)
 	tests := []struct {
-		name     string
-		key      string // typed into the key field
-		want     []string
-		dontWant []string
+		name   string
+		field  string // the key field typed into
+		typed  string
+		masked string // the field's placeholder: the saved key, masked
 	}{
-		{"new key typed", "fc-typed-not-saved-abcd", []string{"••••WXYZ (saved)", "Remove the saved key"}, []string{"••••abcd", "fc-typed"}},
-		{"key field left blank", "", []string{"••••WXYZ (saved)", "Remove the saved key"}, []string{`placeholder="not set"`}},
+		{"new Firecrawl key typed", "FIRECRAWL_API_KEY", "fc-typed-not-saved-abcd", "••••WXYZ (saved)"},
+		{"Firecrawl key left blank", "FIRECRAWL_API_KEY", "", "••••WXYZ (saved)"},
+		{"new Gemini key typed", "GEMINI_API_KEY", "AIza-typed-not-saved-efgh", "••••QRST (saved)"},
+		{"Gemini key left blank", "GEMINI_API_KEY", "", "••••QRST (saved)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "FIRECRAWL_API_KEY": {tt.key}, "MCP_SERVER_PORT": {"99999"}})
+			code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, tt.field: {tt.typed}, "MCP_SERVER_PORT": {"99999"}})
 			if code != http.StatusUnprocessableEntity {
 				t.Fatalf("got %d, want 422", code)
 			}
-			for _, want := range tt.want {
+			for _, want := range []string{`name="` + tt.field + `" placeholder="` + tt.masked + `"`, `name="clear_` + tt.field + `"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("the page lacks %q", want)
 				}
 			}
-			for _, bad := range tt.dontWant {
-				if strings.Contains(body, bad) {
-					t.Errorf("the page shows %q", bad)
-				}
+			noKeys(t, body)
+			if strings.Contains(body, `placeholder="not set"`) {
+				t.Error("the page says a saved key is not set")
+			}
+			if tt.typed != "" && (strings.Contains(body, tt.typed) || strings.Contains(body, config.Secret(tt.typed).Last4())) {
+				t.Error("the page shows the key typed into the refused form")
 			}
 		})
+	}
+}
+
+func TestSettingsPageWithoutKeys(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := setupWith(t, "", nil)
+	_, body := get(t, srv.URL+"/settings", true)
+	for _, name := range []string{"FIRECRAWL_API_KEY", "GEMINI_API_KEY"} {
+		if want := `name="` + name + `" placeholder="not set"`; !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+		if strings.Contains(body, "clear_"+name) {
+			t.Errorf("the page offers to remove a %s that is not saved", name)
+		}
+	}
+}
+
+// TestSecretOverridden: a key set in the process environment shows masked in the note that says so.
+func TestSecretOverridden(t *testing.T) {
+	t.Parallel()
+	const envKey = "AIza-from-env-1111222233-LMNO"
+	_, srv, _ := setupWith(t, dotenv, map[string]string{"GEMINI_API_KEY": envKey})
+	_, body := get(t, srv.URL+"/settings", true)
+	if want := "Overridden by the process environment (GEMINI_API_KEY = ••••LMNO)"; !strings.Contains(body, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	noKeys(t, body)
+	if strings.Contains(body, envKey) || strings.Contains(body, "1111222233") {
+		t.Error("the page shows the environment's key")
+	}
+}
+
+// selectOptions returns the options of the select field name in body, and the selected ones.
+func selectOptions(t *testing.T, body, name string) (options, selected []string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<select id="` + name + `" name="` + name + `"[^>]*>(.*?)</select>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("the page has no <select> for %s:\n%s", name, body)
+	}
+	for _, o := range regexp.MustCompile(`<option value="([^"]*)"( selected)?>`).FindAllStringSubmatch(m[1], -1) {
+		options = append(options, o[1])
+		if o[2] != "" {
+			selected = append(selected, o[1])
+		}
+	}
+	return options, selected
+}
+
+func TestBackendSelect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		file     string
+		env      map[string]string
+		want     string // the option selected
+		wantNote string
+	}{
+		{"not in the file: the default", "", nil, "auto", ""},
+		{"set in the file", "GEMINI_BACKEND=cli\n", nil, "cli", ""},
+		{"in capitals", "GEMINI_BACKEND=API\n", nil, "api", ""},
+		{"overridden", "GEMINI_BACKEND=cli\n", map[string]string{"GEMINI_BACKEND": "api"}, "cli",
+			`id="overridden-GEMINI_BACKEND">Overridden by the process environment (GEMINI_BACKEND = api)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, srv, _ := setupWith(t, tt.file, tt.env)
+			_, body := get(t, srv.URL+"/settings", true)
+			options, selected := selectOptions(t, body, "GEMINI_BACKEND")
+			if want := []string{"auto", "cli", "api"}; !slices.Equal(options, want) {
+				t.Errorf("options %q, want %q", options, want)
+			}
+			if !slices.Equal(selected, []string{tt.want}) {
+				t.Errorf("selected %q, want %q", selected, tt.want)
+			}
+			if tt.wantNote != "" && !strings.Contains(body, tt.wantNote) {
+				t.Errorf("the page lacks %q", tt.wantNote)
+			}
+		})
+	}
+}
+
+func TestSaveBackend(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setup(t)
+	// A crafted POST: the select offers no such value.
+	code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "GEMINI_BACKEND": {"vertex"}})
+	if code != http.StatusUnprocessableEntity {
+		t.Fatalf("vertex: got %d, want 422; body:\n%s", code, body)
+	}
+	if b.saved != nil {
+		t.Errorf("vertex: saved %q, want nothing saved", b.saved)
+	}
+	for _, want := range []string{`<select id="GEMINI_BACKEND" name="GEMINI_BACKEND" class="invalid">`,
+		`<p class="error" id="error-GEMINI_BACKEND">must be auto, cli or api</p>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("vertex: the page lacks %q", want)
+		}
+	}
+	options, selected := selectOptions(t, body, "GEMINI_BACKEND")
+	if want := []string{"auto", "cli", "api", "vertex"}; !slices.Equal(options, want) || !slices.Equal(selected, []string{"vertex"}) {
+		t.Errorf("vertex: options %q with %q selected, want %q with the refused vertex selected", options, selected, want)
+	}
+
+	if code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "GEMINI_BACKEND": {"api"}}); code != http.StatusSeeOther {
+		t.Fatalf("api: got %d, want 303; body:\n%s", code, body)
+	}
+	if !strings.Contains(string(b.saved), "\nGEMINI_BACKEND=api\n") {
+		t.Errorf("saved %q, want GEMINI_BACKEND=api", b.saved)
+	}
+	_, body = get(t, srv.URL+"/settings", true)
+	if _, selected := selectOptions(t, body, "GEMINI_BACKEND"); !slices.Equal(selected, []string{"api"}) {
+		t.Errorf("after saving api, %q selected", selected)
 	}
 }
 
