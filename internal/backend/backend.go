@@ -6,6 +6,8 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -26,6 +28,7 @@ const (
 type Request struct {
 	Prompt  string
 	Model   string      // "" lets the backend choose
+	Plain   bool        // the prompt needs no research tools (a JSON correction): the API offers none
 	OnEvent func(Event) // optional; called in order for each search or read, from another goroutine, never after Run returns
 }
 
@@ -137,4 +140,13 @@ type Source struct {
 type Citation struct {
 	Text    string `json:"text"`
 	Sources []int  `json:"sources"` // 1-based numbers into Grounding.Sources
+}
+
+// Marker is the text put after the segment in the answer: [1][3].
+func (c Citation) Marker() string {
+	var b strings.Builder
+	for _, n := range c.Sources {
+		fmt.Fprintf(&b, "[%d]", n)
+	}
+	return b.String()
 }

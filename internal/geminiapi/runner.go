@@ -1,0 +1,202 @@
+// Package geminiapi is the research engine's second backend: it sends a prompt straight to the Gemini API through
+// the official Go SDK (google.golang.org/genai), with Google Search grounding and URL context as its tools. No
+// Node, no agent start-up, and grounding data that says which segment of the answer rests on which source: the
+// answer comes back with numbered [n] markers after each supported segment (see ground.go). It implements the same
+// backend.Runner as the Gemini CLI, so every tool and round works on either.
+//
+// Errors are classified from the SDK's APIError (seed 001): a rejected key is AUTH_ERROR, a daily quota
+// QUOTA_ERROR at once, a per-minute limit is waited out as the server asks and retried, a server error retried
+// with backoff, the time limit API_TIMEOUT with the text streamed so far.
+package geminiapi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
+)
+
+// DefaultBackoff is how long to wait before each retry of a server error (seed 001: 1 s, 2 s, 4 s).
+var DefaultBackoff = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+
+const (
+	// defaultMaxRetryDelay caps the wait a per-minute rate limit asks for.
+	defaultMaxRetryDelay = 60 * time.Second
+	// rateLimitRetries bounds how often a per-minute rate limit is waited out in one run.
+	rateLimitRetries = 3
+	defaultMaxOutput = 16 << 20
+)
+
+// Config is what a Runner needs, fixed for its lifetime. Build a new Runner when the configuration changes.
+type Config struct {
+	APIKey        string
+	BaseURL       string        // GOOGLE_GEMINI_BASE_URL: another endpoint (tests use a mock); "" the SDK's default
+	Model         string        // the model of a request that names none
+	Timeout       time.Duration // whole-run limit, retries included; 0 means none
+	Backoff       []time.Duration
+	MaxRetryDelay time.Duration // cap on a per-minute limit's retryDelay; 0: 60 s
+	MaxOutput     int           // answer bytes kept; default 16 MiB
+	Secrets       []string      // values to mask in any message or log line, besides the key
+	HTTPClient    *http.Client  // nil: the SDK's default
+	Logger        *slog.Logger  // nil discards
+}
+
+// Runner calls the Gemini API, one request (plus retries) per Run. It is safe for concurrent use.
+type Runner struct {
+	cfg    Config
+	client *genai.Client
+	mask   credential.Masker
+}
+
+// New returns a Runner for cfg. The SDK's own error for a bad configuration prints the whole configuration, key
+// included, so it is never passed on: the error says what to fix instead.
+func New(ctx context.Context, cfg Config) (*Runner, error) {
+	if strings.TrimSpace(cfg.APIKey) == "" {
+		return nil, errors.New("no Gemini API key: set GEMINI_API_KEY")
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("no default model for the Gemini API")
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = DefaultBackoff
+	}
+	cfg.MaxRetryDelay = cmp.Or(cfg.MaxRetryDelay, defaultMaxRetryDelay)
+	cfg.MaxOutput = cmp.Or(cfg.MaxOutput, defaultMaxOutput)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{
+		APIKey:      cfg.APIKey,
+		Backend:     genai.BackendGeminiAPI, // explicit: GOOGLE_GENAI_USE_VERTEXAI in the environment must not switch it
+		HTTPClient:  cfg.HTTPClient,
+		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the Gemini API client could not be set up (check GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL)")
+	}
+	return &Runner{cfg: cfg, client: client, mask: credential.NewMasker(append(cfg.Secrets, cfg.APIKey), nil)}, nil
+}
+
+// Run sends req's prompt with Google Search and URL context as tools (none for a Plain request) and returns the
+// answer with its grounding. See the package doc for the errors.
+func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
+	if strings.TrimSpace(req.Prompt) == "" {
+		return backend.Result{}, errors.New("gemini api: empty prompt")
+	}
+	start := time.Now()
+	runCtx, cancel := withTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	model := cmp.Or(req.Model, r.cfg.Model)
+	r.cfg.Logger.Debug("gemini api call start", "model", model, "prompt_bytes", len(req.Prompt))
+
+	var (
+		s                 *stream
+		err               error
+		serverRetries     int
+		rateLimitRetried  int
+		retryWait, waited time.Duration
+	)
+	for {
+		s = newStream(r.cfg.MaxOutput, req.OnEvent)
+		err = r.call(runCtx, model, req, s)
+		e := r.classify(err, s)
+		if e == nil || runCtx.Err() != nil {
+			break
+		}
+		retryWait = 0
+		switch {
+		case e.Code == backend.CodeQuota && !e.Daily && rateLimitRetried < rateLimitRetries:
+			rateLimitRetried++
+			retryWait = min(cmp.Or(retryDelay(err), r.cfg.MaxRetryDelay/4), r.cfg.MaxRetryDelay)
+		case retryable(err) && serverRetries < len(r.cfg.Backoff):
+			retryWait = r.cfg.Backoff[serverRetries]
+			serverRetries++
+		}
+		if retryWait == 0 || !fits(runCtx, retryWait) {
+			break
+		}
+		r.cfg.Logger.Warn("Gemini API call failed; retrying", "code", e.Code, "status", apiStatus(err),
+			"wait", retryWait, "attempt", serverRetries+rateLimitRetried+1)
+		if !sleep(runCtx, retryWait) {
+			break
+		}
+		waited += retryWait
+	}
+
+	res := s.result(model)
+	res.Duration = time.Since(start)
+	r.cfg.Logger.Debug("gemini api call end", "duration", res.Duration, "answer_bytes", len(res.Text),
+		"queries", len(res.Queries), "sources", len(res.URLs), "waited", waited)
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("gemini api: %w", ctx.Err())
+	case runCtx.Err() != nil:
+		return res, &backend.Error{
+			Code:     backend.CodeAPITimeout,
+			Message:  fmt.Sprintf("Research exceeded the timeout of %s.", r.cfg.Timeout),
+			Hint:     "Increase GEMINI_SEARCH_TIMEOUT or narrow the query.",
+			ExitCode: -1,
+			Partial:  res,
+			Cause:    runCtx.Err(),
+		}
+	}
+	if e := r.classify(err, s); e != nil {
+		e.Partial = res
+		r.cfg.Logger.Debug("gemini api call failed", "code", e.Code, "message", e.Message)
+		return res, e
+	}
+	return res, nil
+}
+
+// call makes one streamed request, feeding s as the chunks arrive.
+func (r *Runner) call(ctx context.Context, model string, req backend.Request, s *stream) error {
+	cfg := &genai.GenerateContentConfig{
+		// We declare no functions, and an answer cut by CONTINUATION is used as it is rather than sent again.
+		AutomaticContinuation: genai.Ptr(false),
+	}
+	if !req.Plain {
+		cfg.Tools = []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}, {URLContext: &genai.URLContext{}}}
+	}
+	for chunk, err := range r.client.Models.GenerateContentStream(ctx, model, genai.Text(req.Prompt), cfg) {
+		if err != nil {
+			return err
+		}
+		s.add(chunk)
+	}
+	return nil
+}
+
+// withTimeout is context.WithTimeout, where 0 means no limit.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// fits reports whether waiting d leaves ctx time to try again.
+func fits(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) > d
+}
+
+// sleep waits d, or until ctx ends (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

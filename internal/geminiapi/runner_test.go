@@ -1,0 +1,172 @@
+package geminiapi_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+)
+
+const testKey = "AIzaTestKey-0123456789-abcdefghijklmnop"
+
+// newRunner serves mock on loopback and returns a runner pointed at it, with retries that wait a millisecond.
+func newRunner(t *testing.T, mock *mockgemini.Server, timeout time.Duration) *geminiapi.Runner {
+	t.Helper()
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close) // first: releases hanging requests
+	r, err := geminiapi.New(t.Context(), geminiapi.Config{
+		APIKey:  testKey,
+		BaseURL: srv.URL,
+		Model:   "gemini-test-flash",
+		Timeout: timeout,
+		Backoff: []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRunGroundedAnswer(t *testing.T) {
+	t.Parallel()
+	mock := mockgemini.New()
+	mock.Handle(mockgemini.KindSearch, mockgemini.Always(mockgemini.Grounded("Go 1.26 shipped in February 2026.",
+		mockgemini.Source{URI: "https://go.dev/doc/go1.26", Title: "go.dev"},
+		mockgemini.Source{URI: "https://go.dev/blog/go1.26", Title: "go.dev"})))
+	r := newRunner(t, mock, 0)
+
+	var events []backend.Event
+	res, err := r.Run(t.Context(), backend.Request{Prompt: "When did Go 1.26 ship?", Model: "gemini-other",
+		OnEvent: func(ev backend.Event) { events = append(events, ev) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Go 1.26 shipped in February 2026.[1][2]" || res.Backend != backend.API || res.Grounding == nil {
+		t.Fatalf("got %+v", res)
+	}
+	if len(res.Grounding.Sources) != 2 || len(res.Grounding.Citations) != 1 ||
+		!slices.Equal(res.URLs, []string{"https://go.dev/doc/go1.26", "https://go.dev/blog/go1.26"}) {
+		t.Errorf("grounding: %+v, urls %q", res.Grounding, res.URLs)
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	req := reqs[0]
+	if req.Model != "gemini-other" || !req.Stream || !req.APIKey ||
+		!slices.Equal(req.BuiltinTools, []string{"googleSearch", "urlContext"}) || req.Prompt != "When did Go 1.26 ship?" {
+		t.Errorf("request: %+v", req)
+	}
+	if strings.Contains(string(req.Body), testKey) {
+		t.Error("the key is in the request body")
+	}
+}
+
+func TestRunPlainOffersNoTools(t *testing.T) {
+	t.Parallel()
+	mock := mockgemini.New()
+	r := newRunner(t, mock, 0)
+	res, err := r.Run(t.Context(), backend.Request{Prompt: "Fix this JSON", Plain: true})
+	if err != nil || res.Text != "Mock answer." || res.Grounding != nil {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	if req := mock.Requests()[0]; len(req.BuiltinTools) != 0 || req.Model != "gemini-test-flash" {
+		t.Errorf("a plain request offered %q to %s", req.BuiltinTools, req.Model)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		replies  []mockgemini.Reply
+		code     backend.Code // "" for success
+		message  string
+		requests int
+	}{
+		{"401: key rejected, no retry", []mockgemini.Reply{mockgemini.Unauthenticated()}, backend.CodeAuth, "rejected the API key", 1},
+		{"400 invalid key", []mockgemini.Reply{mockgemini.Error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
+			map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"})},
+			backend.CodeAuth, "rejected the API key", 1},
+		{"403", []mockgemini.Reply{mockgemini.PermissionDenied()}, backend.CodeAuth, "denied access", 1},
+		{"429 daily: at once, no retry", []mockgemini.Reply{mockgemini.QuotaDaily()}, backend.CodeQuota, "daily quota", 1},
+		{"429 per minute: waits retryDelay, then OK", []mockgemini.Reply{mockgemini.QuotaPerMinute("0.01s"), mockgemini.Text("Fine.")}, "", "", 2},
+		{"429 per minute every time", []mockgemini.Reply{mockgemini.QuotaPerMinute("0.01s")}, backend.CodeQuota, "per-minute", 4},
+		{"5xx twice, then OK", []mockgemini.Reply{mockgemini.Internal(), mockgemini.Internal(), mockgemini.Text("Fine.")}, "", "", 3},
+		{"5xx every time: three retries", []mockgemini.Reply{mockgemini.Internal()}, backend.CodeAPI, "server error (500", 4},
+		{"unknown model", []mockgemini.Reply{mockgemini.Error(404, "NOT_FOUND", "models/x is not found")}, backend.CodeAPI, "does not know this model", 1},
+		{"empty 200", []mockgemini.Reply{mockgemini.Empty()}, backend.CodeEmpty, "empty answer", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mock := mockgemini.New()
+			mock.Handle(mockgemini.KindSearch, mockgemini.Sequence(tt.replies...))
+			r := newRunner(t, mock, time.Minute)
+			res, err := r.Run(t.Context(), backend.Request{Prompt: "q"})
+			if n := len(mock.Requests()); n != tt.requests {
+				t.Errorf("%d requests, want %d", n, tt.requests)
+			}
+			if tt.code == "" {
+				if err != nil || res.Text != "Fine." {
+					t.Errorf("got %q, %v", res.Text, err)
+				}
+				return
+			}
+			var e *backend.Error
+			if !errors.As(err, &e) || e.Code != tt.code || !strings.Contains(e.Message, tt.message) {
+				t.Fatalf("got %v, want %s %q", err, tt.code, tt.message)
+			}
+			if e.Hint == "" || strings.Contains(e.Error()+e.Detail+e.Hint, testKey) {
+				t.Errorf("hint %q, detail %q: a hint is needed and the key must never show", e.Hint, e.Detail)
+			}
+			if e.Daily != (tt.code == backend.CodeQuota && strings.Contains(tt.name, "daily")) {
+				t.Errorf("Daily = %v", e.Daily)
+			}
+		})
+	}
+}
+
+func TestRunTimeoutAndCancel(t *testing.T) {
+	t.Parallel()
+	mock := mockgemini.New()
+	mock.Handle(mockgemini.KindSearch, mockgemini.Always(mockgemini.Hang()))
+	r := newRunner(t, mock, 100*time.Millisecond)
+	_, err := r.Run(t.Context(), backend.Request{Prompt: "q"})
+	var e *backend.Error
+	if !errors.As(err, &e) || e.Code != backend.CodeAPITimeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("hang: got %v, want API_TIMEOUT", err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		for len(mock.Requests()) < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	r = newRunner(t, mock, 0)
+	if _, err := r.Run(ctx, backend.Request{Prompt: "q"}); !errors.Is(err, context.Canceled) || backend.ErrorCode(err) != "" {
+		t.Fatalf("cancelled: got %v, want the context's error", err)
+	}
+}
+
+func TestNewNeverShowsTheKey(t *testing.T) {
+	t.Parallel()
+	_, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, Model: "m",
+		BaseURL: "http://[::1]:namedport"})
+	if err != nil && strings.Contains(err.Error(), testKey) {
+		t.Errorf("the key is in %v", err)
+	}
+	if _, err := geminiapi.New(t.Context(), geminiapi.Config{Model: "m"}); err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
+		t.Errorf("no key: got %v", err)
+	}
+}
