@@ -1,4 +1,4 @@
-// Package prompts embeds the prompt templates given to the Gemini CLI research agent.
+// Package prompts embeds the prompt templates given to the research backends: the Gemini CLI agent and the Gemini API.
 //
 // Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, and for verification and
 // correction {draft}, {round}, {max_rounds}, {output} and {schema}. Render fills them in one pass,
@@ -20,6 +20,7 @@ const (
 	Research   = "research.md"   // a research round: search and deep_search's first round
 	Verify     = "verify.md"     // a deep_search verification round
 	Correction = "correction.md" // turns an answer that was not valid JSON into the required JSON
+	APISystem  = "api-system.md" // the Gemini API backend's system instruction, with every prompt above
 )
 
 // Load returns the embedded template with the given file name.

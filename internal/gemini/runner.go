@@ -97,7 +97,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	exit, err := r.execute(runCtx, args, strings.NewReader(req.Prompt), stdout, stderr)
 	stdout.Close()
 	res := stdout.result()
-	res.Duration = time.Since(start)
+	res.Duration, res.Backend = time.Since(start), backend.CLI
 	for i := range res.ToolErrors {
 		res.ToolErrors[i].Message = r.mask.Mask(res.ToolErrors[i].Message)
 	}

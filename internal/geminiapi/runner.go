@@ -23,6 +23,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
 // DefaultBackoff is how long to wait before each retry of a server error (seed 001: 1 s, 2 s, 4 s).
@@ -55,6 +56,7 @@ type Runner struct {
 	cfg    Config
 	client *genai.Client
 	mask   credential.Masker
+	system *genai.Content // prompts/api-system.md: the built-in tools, citations left to us, page text is data
 }
 
 // New returns a Runner for cfg. The SDK's own error for a bad configuration prints the whole configuration, key
@@ -74,6 +76,10 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	system, err := prompts.Load(prompts.APISystem)
+	if err != nil {
+		return nil, err
+	}
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI, // explicit: GOOGLE_GENAI_USE_VERTEXAI in the environment must not switch it
@@ -83,7 +89,8 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the Gemini API client could not be set up (check GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL)")
 	}
-	return &Runner{cfg: cfg, client: client, mask: credential.NewMasker(append(cfg.Secrets, cfg.APIKey), nil)}, nil
+	return &Runner{cfg: cfg, client: client, mask: credential.NewMasker(append(cfg.Secrets, cfg.APIKey), nil),
+		system: genai.NewContentFromText(system, genai.RoleUser)}, nil
 }
 
 // Run sends req's prompt with Google Search and URL context as tools (none for a Plain request) and returns the
@@ -162,6 +169,7 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 	cfg := &genai.GenerateContentConfig{
 		// We declare no functions, and an answer cut by CONTINUATION is used as it is rather than sent again.
 		AutomaticContinuation: genai.Ptr(false),
+		SystemInstruction:     r.system,
 	}
 	if !req.Plain {
 		cfg.Tools = []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}, {URLContext: &genai.URLContext{}}}

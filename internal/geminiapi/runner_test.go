@@ -65,6 +65,9 @@ func TestRunGroundedAnswer(t *testing.T) {
 		!slices.Equal(req.BuiltinTools, []string{"googleSearch", "urlContext"}) || req.Prompt != "When did Go 1.26 ship?" {
 		t.Errorf("request: %+v", req)
 	}
+	if !strings.Contains(req.SystemInstruction, "do not write citation markers") {
+		t.Errorf("system instruction: %q", req.SystemInstruction)
+	}
 	if strings.Contains(string(req.Body), testKey) {
 		t.Error("the key is in the request body")
 	}

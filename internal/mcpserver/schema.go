@@ -35,6 +35,8 @@ const reportSchema = `{
         "topic": {"type": "string"},
         "depth": {"type": "string"},
         "model": {"type": "string", "description": "the model actually used"},
+        "backend": {"type": "string", "enum": ["cli", "api"], "description": "what produced the report: the Gemini CLI agent or the Gemini API"},
+        "backend_reason": {"type": "string", "description": "why GEMINI_BACKEND=auto used the API rather than the CLI"},
         "fallback_from": {"type": "string", "description": "the model that ran out of quota, when the fallback model took over"},
         "timestamp": {"type": "string", "format": "date-time"},
         "sources_visited": {"type": "array", "items": {"type": "string"}},
@@ -44,7 +46,23 @@ const reportSchema = `{
         "claims_verified": {"type": "integer"},
         "claims_corrected": {"type": "integer"},
         "json_corrections": {"type": "integer"},
-        "output_truncated": {"type": "boolean"}
+        "output_truncated": {"type": "boolean"},
+        "sources": {
+          "type": "array",
+          "description": "the grounding's sources (API backend), numbered from 1 as the report's [n] markers are",
+          "items": {"type": "object", "properties": {"url": {"type": "string"}, "title": {"type": "string"}}, "required": ["url"]}
+        },
+        "citations": {
+          "type": "array",
+          "description": "each segment of the report that the sources support, with the numbers of its sources",
+          "items": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}, "sources": {"type": "array", "items": {"type": "integer", "minimum": 1}}},
+            "required": ["text", "sources"]
+          }
+        },
+        "claims_supported": {"type": "integer", "description": "sentences of the report that carry a citation from the grounding data"},
+        "claims_unsupported": {"type": "integer", "description": "sentences of the report that no source supports"}
       }
     },
     "error": ` + errorSchema + `

@@ -60,7 +60,8 @@ func New(engine Engine, o Options) *server.MCPServer {
 		// Long deep searches can run as MCP Tasks, so a client's own request timeout does not waste the run.
 		server.WithTaskCapabilities(true, true, true),
 		server.WithTaskHooks(t.tasks.hooks()),
-		server.WithInstructions("Web research through a Gemini CLI agent with Google Search grounding and Firecrawl scraping. " +
+		server.WithInstructions("Web research through Gemini (the Gemini CLI agent, or the Gemini API) with Google Search " +
+			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
 			"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
 			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`."),
@@ -128,7 +129,8 @@ func fetchChunkTool() mcp.Tool {
 
 func modelArgument() mcp.ToolOption {
 	return mcp.WithString("model", mcp.Pattern(modelPattern),
-		mcp.Description("Gemini model for this call, e.g. gemini-2.5-pro. Default: the server's GEMINI_MODEL, else the CLI's choice."))
+		mcp.Description("Gemini model for this call, e.g. gemini-2.5-pro, or an alias: pro, flash, flash-lite. Default: the "+
+			"server's GEMINI_MODEL, else the backend's choice."))
 }
 
 func researchAnnotations() mcp.ToolOption {
@@ -259,6 +261,11 @@ func (t *tools) reportResult(rep research.Report) *mcp.CallToolResult {
 	}
 	res := structured(body)
 	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
+	for name, value := range map[string]string{"backend": rep.Metadata.Backend, "backendReason": rep.Metadata.BackendReason} {
+		if value != "" {
+			res.Meta.AdditionalFields[name] = value
+		}
+	}
 	return res
 }
 

@@ -32,7 +32,7 @@ type DeepSearchRequest struct {
 // round's report comes back marked partial. An identical request already running is joined rather than started
 // again.
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
-	model := cmp.Or(req.Model, e.settings.Model)
+	model := e.model(req.Model)
 	depth := cmp.Or(req.Depth, DepthDetailed)
 	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model}, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
@@ -66,7 +66,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
 		prompt := prompts.Render(e.templates.verify, prompts.Values{
 			Topic: req.Topic, Depth: depth, Date: start.Format("2006-01-02"), MaxIterations: e.settings.MaxIterations,
-			Draft: b.text(), Round: round, MaxRounds: maxRounds,
+			Draft: b.draft(), Round: round, MaxRounds: maxRounds,
 		})
 		vr, err := e.round(ctx, prompt, model, verifyShape, req.Progress)
 		var f *Failure

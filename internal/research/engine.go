@@ -20,17 +20,18 @@ import (
 
 // Settings is the part of the configuration the engine needs.
 type Settings struct {
-	Model               string        // "" lets the CLI choose
-	CorrectionModel     string        // model for JSON corrections; "" lets the CLI choose
-	FallbackModel       string        // model to retry with after a quota error; "" disables the fallback
-	SystemPrompt        string        // replaces the embedded research template when set
-	JSONMaxRetries      int           // correction runs allowed when an answer holds no valid JSON report
-	MaxIterations       int           // search/read budget given to the agent; also caps MaxRounds
-	MaxRounds           int           // deep_search rounds: one research round plus verification rounds
-	ProgressLogInterval time.Duration // how often a running request is logged
-	Queue               *Queue        // shared limit on concurrent CLI runs; nil: no limit
-	QueueTimeout        time.Duration // longest wait for a queue slot; 0: no limit
-	Joins               *Joins        // shared by identical requests running at once; nil: no joining
+	Model               string            // "" lets the backend choose
+	Aliases             map[string]string // model aliases (pro, flash, flash-lite) → models, for a call's model
+	CorrectionModel     string            // model for JSON corrections; "" lets the CLI choose
+	FallbackModel       string            // model to retry with after a quota error; "" disables the fallback
+	SystemPrompt        string            // replaces the embedded research template when set
+	JSONMaxRetries      int               // correction runs allowed when an answer holds no valid JSON report
+	MaxIterations       int               // search/read budget given to the agent; also caps MaxRounds
+	MaxRounds           int               // deep_search rounds: one research round plus verification rounds
+	ProgressLogInterval time.Duration     // how often a running request is logged
+	Queue               *Queue            // shared limit on concurrent CLI runs; nil: no limit
+	QueueTimeout        time.Duration     // longest wait for a queue slot; 0: no limit
+	Joins               *Joins            // shared by identical requests running at once; nil: no joining
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -111,6 +112,8 @@ type Metadata struct {
 	Topic             string   `json:"topic"`
 	Depth             string   `json:"depth,omitempty"`
 	Model             string   `json:"model"`
+	Backend           string   `json:"backend"`                  // backend.CLI or backend.API: what produced the report
+	BackendReason     string   `json:"backend_reason,omitempty"` // why auto chose a backend other than the CLI
 	FallbackFrom      string   `json:"fallback_from,omitempty"`
 	Timestamp         string   `json:"timestamp"`
 	SourcesVisited    []string `json:"sources_visited"`
@@ -121,6 +124,13 @@ type Metadata struct {
 	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
 	JSONCorrections   int      `json:"json_corrections,omitempty"`
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
+
+	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
+	// and how many of the report's sentences carry a citation and how many do not.
+	Sources           []backend.Source   `json:"sources,omitempty"`
+	Citations         []backend.Citation `json:"citations,omitempty"`
+	ClaimsSupported   *int               `json:"claims_supported,omitempty"`
+	ClaimsUnsupported *int               `json:"claims_unsupported,omitempty"`
 }
 
 // Failure is a research request that produced no report. Code is one of the backend.Code values or one of the
@@ -143,7 +153,7 @@ const (
 // or the context's error when the caller went away.
 // An identical request already running is joined rather than started again.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
-	model := cmp.Or(req.Model, e.settings.Model)
+	model := e.model(req.Model)
 	return e.joined(ctx, []string{"search", normalize(req.Query), model}, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
@@ -167,6 +177,14 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 	b := newBuilder(req.Query, "", start)
 	b.use(rr)
 	return b.report(e.now()), nil
+}
+
+// model is the model of a call: the one it names (an alias resolved), else the configured one.
+func (e *Engine) model(requested string) string {
+	if m, ok := e.settings.Aliases[requested]; ok {
+		return m
+	}
+	return cmp.Or(requested, e.settings.Model)
 }
 
 func (e *Engine) researchPrompt(topic, depth, model string, now time.Time) string {

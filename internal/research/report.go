@@ -34,6 +34,7 @@ func (b *builder) add(rr roundResult) {
 	b.meta.JSONCorrections += rr.corrections
 	b.meta.OutputTruncated = b.meta.OutputTruncated || rr.res.Truncated
 	b.meta.FallbackFrom = cmp.Or(b.meta.FallbackFrom, rr.fallbackFrom)
+	b.meta.BackendReason = cmp.Or(b.meta.BackendReason, rr.res.Switched)
 }
 
 // use adds rr and makes its report the one returned; a round cut off by the timeout makes the whole request
@@ -60,9 +61,14 @@ func (b *builder) text() string {
 	return b.current.res.Text
 }
 
+// draft is the current report as the next round gets it: without the citation markers, which that round's
+// grounding replaces.
+func (b *builder) draft() string { return unmark(b.text(), b.current.res.Grounding) }
+
 func (b *builder) report(now time.Time) Report {
 	cur := b.current
 	m := b.meta
+	m.Backend = cur.res.Backend
 	m.DurationMS = now.Sub(b.start).Milliseconds()
 	m.Topic, m.Depth = b.topic, b.depth
 	m.Model = reportedModel(cur.model, cur.res.Model)
@@ -74,6 +80,12 @@ func (b *builder) report(now time.Time) Report {
 	}
 
 	text := b.text()
+	if g := cur.res.Grounding; g != nil {
+		supported, unsupported := claims(text, g)
+		m.ClaimsSupported, m.ClaimsUnsupported = &supported, &unsupported
+		m.Sources, m.Citations = g.Sources, g.Citations
+		text += sourcesSection(g)
+	}
 	if b.notice != "" {
 		text = b.notice + "\n\n" + text
 	}

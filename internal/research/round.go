@@ -108,7 +108,7 @@ func (e *Engine) correct(ctx context.Context, answer, shape, model string) (agen
 		answer = answer[:maxCorrectionInput]
 	}
 	prompt := prompts.Render(e.templates.correction, prompts.Values{Output: answer, Schema: shape})
-	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model}, nil)
+	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model, Plain: true}, nil)
 	if err != nil {
 		return agentReport{}, false, err
 	}
