@@ -3,23 +3,88 @@ package mockgemini
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
 // Reply is one scripted answer. The zero value is an empty 200 answer; build
-// replies with the constructors below rather than by hand.
+// replies with the constructors below, then set the optional fields (Queries,
+// URLs, Chunks, ChunkDelay, EarlyMetadata, Delay ...) on the value they return.
 type Reply struct {
-	Status    int            // HTTP status; 0 means 200
-	Error     *APIError      // the body of an error reply (Status ≥ 400)
-	Text      string         // the model's text
-	Calls     []FunctionCall // function calls the model makes, after Text
-	Grounding []Source       // sources of a grounded answer (groundingMetadata)
-	Finish    string         // the candidate's finishReason; "" means STOP
-	Empty     bool           // 200 with a candidate that has no parts
-	Hang      bool           // never answer: hold the request until the client leaves or the server closes
-	Delay     time.Duration  // wait this long before answering
+	Status int       // HTTP status; 0 means 200
+	Error  *APIError // the body of an error reply (Status ≥ 400)
+	Text   string    // the model's text
+	// Parts, when set, replaces Text: the text comes in len(Parts) content
+	// parts of a non-streamed answer, so supports can point at a partIndex
+	// other than 0. A streamed answer sends their concatenation as one part
+	// (see the package doc).
+	Parts     []string
+	Calls     []FunctionCall // function calls the model makes, after the text
+	Grounding []Source       // sources of a grounded answer: groundingMetadata.groundingChunks, in order
+	// Supports are the groundingSupports. Nil with Grounding set is
+	// Grounded's shape: one support per text part covering all of it, backed
+	// by every source. Non-nil (even empty) is sent as it is; build them with
+	// GroundedAnswer or GroundedParts, which compute the offsets.
+	Supports []Support
+	Queries  []string      // groundingMetadata.webSearchQueries: the searches the model ran
+	URLs     []URLMetadata // urlContextMetadata.urlMetadata: the pages URL context retrieved
+	Finish   string        // the candidate's finishReason; "" means STOP
+	Empty    bool          // 200 with a candidate that has no parts
+	Hang     bool          // never answer: hold the request until the client leaves or the server closes
+	Delay    time.Duration // wait this long before answering
+
+	// Streaming only (streamGenerateContent); a non-streamed answer ignores them.
+
+	// Chunks is how many SSE chunks the text is cut into, at spaces (one per
+	// word when it has fewer words). 0 is the default: up to 3 chunks, and
+	// one for a text of fewer than 3 words.
+	Chunks int
+	// ChunkDelay is a slow stream: the wait before each text chunk after the
+	// first, so a client's deadline can cut the answer after some text
+	// arrived. The client leaving ends the stream; Server.Close sends the
+	// rest at once.
+	ChunkDelay time.Duration
+	// EarlyMetadata also sends Queries (as groundingMetadata.webSearchQueries)
+	// and URLs (as urlContextMetadata) with the first chunk, as the real API
+	// does in some streams, so a client can show "searching: …" before the
+	// answer ends. The last chunk still carries the whole metadata, Queries
+	// and URLs included.
+	EarlyMetadata bool
 }
+
+// Support is one grounding support: the segment [Start, End) of content
+// part Part, in UTF-8 bytes as the real API counts, its text, and the
+// sources backing it (indices into Reply.Grounding: groundingChunkIndices).
+// Like the real API, the mock leaves a zero startIndex or partIndex and an
+// empty groundingChunkIndices out of the JSON.
+type Support struct {
+	Part       int
+	Start, End int
+	Text       string
+	Sources    []int
+}
+
+// Cite is a support for GroundedAnswer and GroundedParts: the segment text,
+// which must occur within one part of the answer, and the indices of the
+// sources that back it (none is allowed).
+func Cite(segment string, sources ...int) Support {
+	return Support{Text: segment, Sources: sources}
+}
+
+// URLMetadata is one page URL context retrieved.
+type URLMetadata struct {
+	URL    string // retrievedUrl
+	Status string // urlRetrievalStatus; "" means URLRetrievalSuccess
+}
+
+// The urlRetrievalStatus values of the real API.
+const (
+	URLRetrievalSuccess = "URL_RETRIEVAL_STATUS_SUCCESS"
+	URLRetrievalError   = "URL_RETRIEVAL_STATUS_ERROR"
+	URLRetrievalPaywall = "URL_RETRIEVAL_STATUS_PAYWALL"
+	URLRetrievalUnsafe  = "URL_RETRIEVAL_STATUS_UNSAFE"
+)
 
 // FunctionCall is a call of one of the tools the request offered.
 type FunctionCall struct {
@@ -66,6 +131,74 @@ func Grounded(text string, sources ...Source) Reply {
 	return Reply{Text: text, Grounding: sources}
 }
 
+// GroundedAnswer answers like Google Search grounding with supports for
+// given segments of text: each Cite is placed at the first occurrence of its
+// text at or after the end of the previous support's segment, else at its
+// first occurrence, and gets its UTF-8 byte offsets. It panics if a segment
+// is empty or not in text, or a source index is out of range (a bug in the
+// test). Set Queries (webSearchQueries) and URLs on the result as needed.
+func GroundedAnswer(text string, sources []Source, supports ...Support) Reply {
+	r := GroundedParts([]string{text}, sources, supports...)
+	r.Parts, r.Text = nil, text
+	return r
+}
+
+// GroundedParts is GroundedAnswer with the text in several content parts
+// (non-streamed answers; a stream sends them as one part). A segment must
+// lie within one part; its offsets count from the start of that part.
+func GroundedParts(parts []string, sources []Source, supports ...Support) Reply {
+	located := make([]Support, len(supports))
+	part, at := 0, 0
+	for i, s := range supports {
+		if s.Text == "" {
+			panic(fmt.Sprintf("mockgemini: support %d has an empty segment", i))
+		}
+		for _, idx := range s.Sources {
+			if idx < 0 || idx >= len(sources) {
+				panic(fmt.Sprintf("mockgemini: support %q cites source %d of %d", s.Text, idx, len(sources)))
+			}
+		}
+		p, start, ok := find(parts, s.Text, part, at)
+		if !ok {
+			p, start, ok = find(parts, s.Text, 0, 0)
+		}
+		if !ok {
+			panic(fmt.Sprintf("mockgemini: segment %q is not within one part of the answer", s.Text))
+		}
+		s.Part, s.Start, s.End = p, start, start+len(s.Text)
+		s.Sources = slices.Clone(s.Sources)
+		located[i] = s
+		part, at = p, s.End
+	}
+	return Reply{Parts: slices.Clone(parts), Grounding: slices.Clone(sources), Supports: located}
+}
+
+// find returns the part and byte offset of the first occurrence of seg in
+// parts at or after byte at of part part.
+func find(parts []string, seg string, part, at int) (int, int, bool) {
+	for p := part; p < len(parts); p++ {
+		from := 0
+		if p == part {
+			from = at
+		}
+		if i := strings.Index(parts[p][from:], seg); i >= 0 {
+			return p, from + i, true
+		}
+	}
+	return 0, 0, false
+}
+
+// Fetched answers like URL context: text plus the pages it read, each
+// retrieved successfully (urlContextMetadata). Set URLs by hand for other
+// statuses.
+func Fetched(text string, urls ...string) Reply {
+	r := Reply{Text: text}
+	for _, u := range urls {
+		r.URLs = append(r.URLs, URLMetadata{URL: u, Status: URLRetrievalSuccess})
+	}
+	return r
+}
+
 // Empty answers 200 with a candidate that holds nothing.
 func Empty() Reply { return Reply{Empty: true} }
 
@@ -77,10 +210,23 @@ func Error(code int, status, message string, details ...any) Reply {
 	return Reply{Status: code, Error: &APIError{Code: code, Message: message, Status: status, Details: details}}
 }
 
-// Unauthenticated is the 401 of a rejected API key.
+// Unauthenticated is a 401 with the reason API_KEY_INVALID. The real API
+// answers a wrong key with InvalidKey's 400 instead.
 func Unauthenticated() Reply {
 	return Error(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key.",
 		map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"})
+}
+
+// InvalidKey is the real API's answer to a wrong API key: 400
+// INVALID_ARGUMENT with an ErrorInfo whose reason is API_KEY_INVALID.
+func InvalidKey() Reply {
+	const message = "API key not valid. Please pass a valid API key."
+	return Error(400, "INVALID_ARGUMENT", message,
+		map[string]any{
+			"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com",
+			"metadata": map[string]any{"service": "generativelanguage.googleapis.com"},
+		},
+		map[string]any{"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": message})
 }
 
 // PermissionDenied is a 403.
@@ -91,6 +237,11 @@ func PermissionDenied() Reply {
 // Internal is a 500.
 func Internal() Reply {
 	return Error(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting")
+}
+
+// Unavailable is a 503: the model is overloaded, retry later.
+func Unavailable() Reply {
+	return Error(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")
 }
 
 // QuotaPerMinute is the 429 of a per-minute rate limit, with RetryInfo

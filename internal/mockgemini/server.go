@@ -1,17 +1,22 @@
 // Package mockgemini is a scripted stand-in for the Gemini API
 // (generativelanguage v1beta) on a loopback address, for tests that run the
-// real Gemini CLI (GOOGLE_GEMINI_BASE_URL) or, later, a Go client of the API.
+// real Gemini CLI (GOOGLE_GEMINI_BASE_URL) or a Go client built on the
+// official SDK (google.golang.org/genai, HTTPOptions.BaseURL).
 //
 // It answers POST /v1beta/models/{model}:streamGenerateContent?alt=sse and
 // :generateContent, and :countTokens. Each request is sorted into a [Kind]:
 // the agent's own turns ([KindChat]), structured-output calls such as the
-// CLI's model router ([KindRouter]), Google Search grounding ([KindSearch])
-// and URL context ([KindFetch]). A [Responder] per kind picks the [Reply]:
-// text, a JSON document, function calls, a grounded answer, an API error
-// (401, 403, 429 per minute or per day, 500), an empty answer or a hang;
-// [ByPrompt] gives the different prompts of one kind their own scripts.
-// Every request is recorded ([Server.Requests]) with the model, the tools it
-// offered, the prompt text and its headers, never the API key.
+// CLI's model router ([KindRouter]), Google Search grounding ([KindSearch],
+// also a request that offers googleSearch and urlContext together, as the
+// SDK client does) and URL context alone ([KindFetch]). A [Responder] per
+// kind picks the [Reply]: text, a JSON document, function calls, a grounded
+// answer ([Grounded], or [GroundedAnswer] with supports for given segments,
+// webSearchQueries and URL context metadata), an API error (400 invalid key,
+// 401, 403, 429 per minute or per day, 500, 503), an empty answer, a hang, a
+// delay or a slow stream; [ByPrompt] gives the different prompts of one kind
+// their own scripts. Every request is recorded ([Server.Requests]) with the
+// model, the tools it offered, the system instruction, the prompt text and
+// its headers; the API key only as [Request.APIKey], never its value.
 //
 //	mock := mockgemini.New()
 //	mock.Handle(mockgemini.KindChat, mockgemini.Turns(
@@ -22,8 +27,20 @@
 //	defer srv.Close()
 //	defer mock.Close() // first: releases hanging requests, which srv.Close waits for
 //
-// The shapes are those the Gemini CLI 0.61.0 sends and expects
-// (shared/notes/gemini-cli.md).
+// # Grounding offsets
+//
+// As in the real API, a support's segment is [startIndex, endIndex) in UTF-8
+// bytes within content part partIndex, and segment.text is that slice. A
+// non-streamed answer may come in several parts ([Reply.Parts]). A streamed
+// answer sends its text in several SSE chunks, each a one-part content, and
+// the grounding metadata with the last chunk; its offsets refer to the text
+// of the part concatenated across the chunks (partIndex 0), not to the chunk
+// that carries them. The mock does the same: a multi-part reply streams as
+// one part, with its supports' offsets moved into the concatenated text.
+//
+// The shapes are those the Gemini CLI 0.61.0 and google.golang.org/genai
+// v1.77.0 send and expect (shared/notes/gemini-cli.md,
+// shared/notes/gemini-api.md).
 package mockgemini
 
 import (
@@ -51,9 +68,13 @@ const (
 	// or responseSchema): the CLI's model router and its other side checks.
 	// The default reply fills the schema with plausible values.
 	KindRouter Kind = "router"
-	// KindSearch offers the googleSearch tool: the CLI's google_web_search.
+	// KindSearch offers the googleSearch (or googleSearchRetrieval) tool:
+	// the CLI's google_web_search, or a Go client of the API that offers
+	// googleSearch and urlContext together (a request offering both is
+	// KindSearch).
 	KindSearch Kind = "search"
-	// KindFetch offers the urlContext tool: the CLI's web_fetch.
+	// KindFetch offers the urlContext tool without googleSearch: the CLI's
+	// web_fetch.
 	KindFetch Kind = "fetch"
 	// KindOther is anything else (countTokens, unknown paths).
 	KindOther Kind = "other"
@@ -222,9 +243,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	case req.Action == "countTokens":
 		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": max(len(parsed.text())/4, 1)})
 	case req.Stream:
-		writeStream(w, rep, req.Model, len(body))
+		s.writeStream(w, hr, rep, req.Model, len(body))
 	default:
-		writeJSON(w, http.StatusOK, rep.response(rep.Text, true, req.Model, len(body)))
+		writeJSON(w, http.StatusOK, rep.response(rep.textParts(), false, true, true, req.Model, len(body)))
 	}
 }
 
@@ -377,14 +398,29 @@ func (r Reply) summary() string {
 	if r.Delay > 0 {
 		parts = append(parts, "after "+r.Delay.String())
 	}
-	if r.Text != "" {
-		parts = append(parts, fmt.Sprintf("text %q", shorten(r.Text, 60)))
+	if text := r.text(); text != "" {
+		parts = append(parts, fmt.Sprintf("text %q", shorten(text, 60)))
+	}
+	if len(r.Parts) > 1 {
+		parts = append(parts, fmt.Sprintf("in %d parts", len(r.Parts)))
 	}
 	for _, c := range r.Calls {
 		parts = append(parts, "call "+c.Name)
 	}
 	if len(r.Grounding) > 0 {
 		parts = append(parts, fmt.Sprintf("grounded in %d sources", len(r.Grounding)))
+	}
+	if r.Supports != nil {
+		parts = append(parts, fmt.Sprintf("%d supports", len(r.Supports)))
+	}
+	if len(r.Queries) > 0 {
+		parts = append(parts, fmt.Sprintf("queries %q", r.Queries))
+	}
+	if len(r.URLs) > 0 {
+		parts = append(parts, fmt.Sprintf("%d urls", len(r.URLs)))
+	}
+	if r.ChunkDelay > 0 {
+		parts = append(parts, "chunks every "+r.ChunkDelay.String())
 	}
 	if len(parts) == 0 {
 		return "ok"
@@ -399,15 +435,35 @@ func shorten(s string, n int) string {
 	return s
 }
 
-// response builds one GenerateContentResponse carrying text; last adds the
-// function calls, grounding, finish reason and usage.
-func (r Reply) response(text string, last bool, model string, promptBytes int) map[string]any {
+// textParts returns the text parts of the answer: Parts, or Text as one
+// part (none when empty).
+func (r Reply) textParts() []string {
+	if r.Parts != nil {
+		return r.Parts
+	}
+	if r.Text == "" {
+		return nil
+	}
+	return []string{r.Text}
+}
+
+// text returns the whole text of the answer.
+func (r Reply) text() string { return strings.Join(r.textParts(), "") }
+
+// response builds one GenerateContentResponse whose content holds texts,
+// one part each: a chunk of a stream, or the whole answer. first adds the
+// early metadata (EarlyMetadata); last adds the function calls, grounding,
+// URL context metadata, finish reason and usage.
+func (r Reply) response(texts []string, stream, first, last bool, model string, promptBytes int) map[string]any {
 	parts := []any{}
-	if text != "" {
-		parts = append(parts, map[string]any{"text": text})
+	for _, t := range texts {
+		if t != "" {
+			parts = append(parts, map[string]any{"text": t})
+		}
 	}
 	cand := map[string]any{"index": 0}
-	if last {
+	switch {
+	case last:
 		for _, c := range r.Calls {
 			args := c.Args
 			if args == nil {
@@ -416,8 +472,18 @@ func (r Reply) response(text string, last bool, model string, promptBytes int) m
 			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": args}})
 		}
 		cand["finishReason"] = cmpOr(r.Finish, "STOP")
-		if len(r.Grounding) > 0 {
-			cand["groundingMetadata"] = grounding(r.Text, r.Grounding)
+		if g := r.grounding(stream); g != nil {
+			cand["groundingMetadata"] = g
+		}
+		if len(r.URLs) > 0 {
+			cand["urlContextMetadata"] = r.urlContext()
+		}
+	case first && r.EarlyMetadata:
+		if len(r.Queries) > 0 {
+			cand["groundingMetadata"] = map[string]any{"webSearchQueries": r.Queries}
+		}
+		if len(r.URLs) > 0 {
+			cand["urlContextMetadata"] = r.urlContext()
 		}
 	}
 	if r.Empty {
@@ -426,27 +492,100 @@ func (r Reply) response(text string, last bool, model string, promptBytes int) m
 	cand["content"] = map[string]any{"role": "model", "parts": parts}
 	resp := map[string]any{"candidates": []any{cand}, "modelVersion": model}
 	if last {
-		in, out := max(promptBytes/4, 1), len(r.Text)/4+len(r.Calls)*8+1
+		in, out := max(promptBytes/4, 1), len(r.text())/4+len(r.Calls)*8+1
 		resp["usageMetadata"] = map[string]int{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out}
 	}
 	return resp
 }
 
-func grounding(text string, sources []Source) map[string]any {
-	chunks := make([]any, len(sources))
-	indices := make([]int, len(sources))
-	for i, s := range sources {
-		chunks[i] = map[string]any{"web": s}
-		indices[i] = i
+// grounding returns the groundingMetadata, or nil when the reply has none.
+// A stream sends the text parts as one part, which its supports refer to.
+func (r Reply) grounding(stream bool) map[string]any {
+	if len(r.Grounding) == 0 && r.Supports == nil && len(r.Queries) == 0 {
+		return nil
 	}
-	return map[string]any{
-		"groundingChunks": chunks,
-		"groundingSupports": []any{map[string]any{
-			"segment":               map[string]any{"startIndex": 0, "endIndex": len(text), "text": text},
-			"groundingChunkIndices": indices,
-		}},
-		"webSearchQueries": []string{},
+	parts, supports := r.textParts(), r.Supports
+	if stream || len(parts) == 0 {
+		parts = []string{r.text()}
 	}
+	if stream {
+		supports = r.streamSupports()
+	}
+	g := map[string]any{"webSearchQueries": cmpOrSlice(r.Queries)}
+	if len(r.Grounding) > 0 {
+		chunks := make([]any, len(r.Grounding))
+		for i, s := range r.Grounding {
+			chunks[i] = map[string]any{"web": s}
+		}
+		g["groundingChunks"] = chunks
+	}
+	var wire []any
+	switch {
+	case r.Supports != nil:
+		for _, s := range supports {
+			wire = append(wire, s.wire())
+		}
+	case len(r.Grounding) > 0: // Grounded: each part backed by every source
+		indices := make([]int, len(r.Grounding))
+		for i := range indices {
+			indices[i] = i
+		}
+		for i, text := range parts {
+			seg := map[string]any{"startIndex": 0, "endIndex": len(text), "text": text}
+			if i > 0 {
+				seg["partIndex"] = i
+			}
+			wire = append(wire, map[string]any{"segment": seg, "groundingChunkIndices": indices})
+		}
+	}
+	if len(wire) > 0 {
+		g["groundingSupports"] = wire
+	}
+	return g
+}
+
+// wire is the support's JSON, zero values left out as the real API does.
+func (s Support) wire() map[string]any {
+	seg := map[string]any{"endIndex": s.End, "text": s.Text}
+	if s.Start != 0 {
+		seg["startIndex"] = s.Start
+	}
+	if s.Part != 0 {
+		seg["partIndex"] = s.Part
+	}
+	out := map[string]any{"segment": seg}
+	if len(s.Sources) > 0 {
+		out["groundingChunkIndices"] = s.Sources
+	}
+	return out
+}
+
+func (r Reply) urlContext() map[string]any {
+	meta := make([]any, len(r.URLs))
+	for i, u := range r.URLs {
+		meta[i] = map[string]any{"retrievedUrl": u.URL, "urlRetrievalStatus": cmpOr(u.Status, URLRetrievalSuccess)}
+	}
+	return map[string]any{"urlMetadata": meta}
+}
+
+// streamSupports returns the supports of a streamed answer, which sends its
+// parts as one: partIndex 0, offsets within the concatenated text.
+func (r Reply) streamSupports() []Support {
+	if len(r.Parts) < 2 || r.Supports == nil {
+		return r.Supports
+	}
+	offset := make([]int, len(r.Parts))
+	for i := 1; i < len(r.Parts); i++ {
+		offset[i] = offset[i-1] + len(r.Parts[i-1])
+	}
+	out := make([]Support, len(r.Supports))
+	for i, s := range r.Supports {
+		if s.Part > 0 && s.Part < len(r.Parts) {
+			s.Start, s.End, s.Part = s.Start+offset[s.Part], s.End+offset[s.Part], 0
+		}
+		out[i] = s
+	}
+	return out
 }
 
 func cmpOr(a, b string) string {
@@ -456,14 +595,37 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// writeStream answers as server-sent events: the text in up to three
-// chunks, the last carrying calls, grounding and the finish reason.
-func writeStream(w http.ResponseWriter, r Reply, model string, promptBytes int) {
+// cmpOrSlice returns s, or an empty slice (JSON []) for nil.
+func cmpOrSlice(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writeStream answers as server-sent events: the text in Chunks chunks, or
+// in up to 3 by default, the last carrying calls, grounding and the finish
+// reason. With ChunkDelay it waits before each chunk after the first, until
+// the client leaves (then it stops) or the mock closes (then it sends the
+// rest at once).
+func (s *Server) writeStream(w http.ResponseWriter, hr *http.Request, r Reply, model string, promptBytes int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	pieces := split(r.Text, 3)
+	pieces := split(r.text(), 3)
+	if r.Chunks > 0 {
+		pieces = splitEven(r.text(), r.Chunks)
+	}
 	for i, p := range pieces {
-		data, _ := json.Marshal(r.response(p, i == len(pieces)-1, model, promptBytes))
+		if i > 0 && r.ChunkDelay > 0 {
+			select {
+			case <-time.After(r.ChunkDelay):
+			case <-hr.Context().Done():
+				return
+			case <-s.closed:
+			}
+		}
+		last := i == len(pieces)-1
+		data, _ := json.Marshal(r.response([]string{p}, true, i == 0, last, model, promptBytes))
 		fmt.Fprintf(w, "data: %s\r\n\r\n", data)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
@@ -484,6 +646,18 @@ func split(s string, n int) []string {
 		k := min(per, len(words))
 		out = append(out, strings.Join(words[:k], ""))
 		words = words[k:]
+	}
+	return out
+}
+
+// splitEven cuts s at spaces into n pieces, or one per word when it has
+// fewer words; it always returns at least one piece.
+func splitEven(s string, n int) []string {
+	words := strings.SplitAfter(s, " ")
+	n = min(n, len(words))
+	out := make([]string, n)
+	for i := range n {
+		out[i] = strings.Join(words[i*len(words)/n:(i+1)*len(words)/n], "")
 	}
 	return out
 }

@@ -422,6 +422,25 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+func TestSplitEven(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want []string
+	}{
+		{"", 4, []string{""}},
+		{"one", 4, []string{"one"}},
+		{"a b c", 5, []string{"a ", "b ", "c"}},
+		{"a b c d e f g h i", 4, []string{"a b ", "c d ", "e f ", "g h i"}},
+		{"Über 東京 und München", 2, []string{"Über 東京 ", "und München"}},
+	} {
+		if got := splitEven(tt.s, tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("splitEven(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
+
 func TestByPrompt(t *testing.T) {
 	t.Parallel()
 	m, base := start(t)
