@@ -200,7 +200,7 @@ func (p *trayProc) click(t *testing.T, label string) {
 }
 
 var (
-	runningRE = regexp.MustCompile(`^Running on (http://127\.0\.0\.1:\d+)/mcp$`)
+	runningRE = regexp.MustCompile(`^Running on (http://127\.0\.0\.1:\d+)/mcp · Gemini (CLI|API)\b`)
 	servingRE = regexp.MustCompile(`serving MCP over HTTP url=(http://\S+)/mcp`) // the tray's log line for each start
 )
 
@@ -295,6 +295,9 @@ func TestMenuStartStop(t *testing.T) {
 	needBus(t)
 	p := startTray(t, trayOptions{})
 	base, root := p.waitRunning(t)
+	if got := root.Children[0].Label; !strings.HasSuffix(got, " · Gemini CLI (auto)") {
+		t.Errorf("the status line %q does not say which backend serves", got)
+	}
 	wantEnabled(t, root, map[string]bool{
 		"Running on": false, "Start server": false, "Stop server": true, "Restart": true,
 		"Running searches (0)": true, "Last errors (0)": true, "Clear": false, "Settings…": true, "Quit": true,
@@ -331,7 +334,7 @@ func TestMenuStartStop(t *testing.T) {
 	old := base
 	root = p.waitMenu(t, "the restarted server", func(root traytest.Item) bool {
 		all := servingRE.FindAllStringSubmatch(p.stderr.String(), -1)
-		return len(all) > starts && root.Children[0].Label == "Running on "+all[len(all)-1][1]+"/mcp"
+		return len(all) > starts && strings.HasPrefix(root.Children[0].Label, "Running on "+all[len(all)-1][1]+"/mcp ·")
 	})
 	base = runningRE.FindStringSubmatch(root.Children[0].Label)[1]
 	if base != old && healthy(old) {

@@ -24,6 +24,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
@@ -89,7 +90,8 @@ func New(cfg config.Config, o Options) (*App, error) {
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
-		ResponseLimit: func() int { return a.Config().MaxResponseChars }, Lifetime: a.lifetime})
+		ResponseLimit: func() int { return a.Config().MaxResponseChars },
+		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    a.health,
@@ -228,7 +230,11 @@ type statusView struct {
 
 func (v statusView) Config() config.Config       { return v.a.Config() }
 func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
-func (v statusView) Status() httpserver.Status   { return v.status }
+func (v statusView) Status() httpserver.Status {
+	st := v.status
+	st.Backend = v.a.Backend().String()
+	return st
+}
 
 // Shutdown cancels the work that outlives its request (MCP tasks), refuses new CLI runs, and waits until every
 // running one has ended with its processes. Requests' own searches end when their servers cancel them.
@@ -240,10 +246,14 @@ func (a *App) Shutdown() {
 func (a *App) health() any {
 	c := a.configured.Load()
 	cli := "missing"
-	if c.cliErr == nil {
-		cli = c.cli.String()
+	if c.backends.CLIErr == nil {
+		cli = c.backends.CLI.String()
 	}
 	running, queued := a.queue.Active()
-	return map[string]any{"status": "ok", "version": a.version, "gemini_cli": cli,
-		"running_searches": running, "queued_searches": queued}
+	st := c.backends.State()
+	return map[string]any{"status": "ok", "version": a.version, "gemini_cli": cli, "backend": st.Active,
+		"backend_mode": st.Mode, "backend_reason": st.Reason, "running_searches": running, "queued_searches": queued}
 }
+
+// Backend is which backend serves research now, and why.
+func (a *App) Backend() runners.State { return a.configured.Load().backends.State() }

@@ -3,45 +3,33 @@ package app
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"sync"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 )
 
-// configured is everything that is rebuilt from a configuration: the resolved CLI, its runner and the engine.
+// configured is everything that is rebuilt from a configuration: the backends and the engine.
 type configured struct {
-	cfg    config.Config
-	cli    gemini.Command
-	cliErr error // why no CLI was found; the server still serves and every search reports it
-	engine *research.Engine
+	cfg      config.Config
+	backends *runners.Set
+	engine   *research.Engine
 }
 
-// configure resolves the Gemini CLI for cfg and builds the engine around it. The queue and the joined calls are
-// the App's, shared with the engines built before; the queue takes cfg's limit once the engine is built.
+// configure builds the backends cfg asks for and the engine around them. The queue and the joined calls are the
+// App's, shared with the engines built before; the queue takes cfg's limit once the engine is built.
 func (a *App) configure(cfg config.Config) (*configured, error) {
-	c := &configured{cfg: cfg}
-	var runner backend.Runner
-	c.cli, c.cliErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
-	if c.cliErr != nil {
-		runner = missingCLI{err: c.cliErr}
-	} else {
-		a.log.Info("using the Gemini CLI", "command", c.cli.String())
-		runner = gemini.NewRunner(gemini.Config{
-			Command:  c.cli,
-			Dir:      cfg.Dir,
-			ExtraEnv: cfg.CLIEnv(),
-			Secrets:  cfg.Secrets(),
-			Timeout:  cfg.SearchTimeout,
-			Logger:   a.log,
-		})
+	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, a.env.Home, a.log)}
+	if c.backends.CLIErr == nil {
+		a.log.Info("using the Gemini CLI", "command", c.backends.CLI.String())
 	}
+	a.log.Info("research backend", "backend", c.backends.State().String())
 	var err error
-	c.engine, err = research.New(gatedRunner{runner, a.runs}, research.Settings{
+	c.engine, err = research.New(gatedRunner{c.backends.Runner(), a.runs}, research.Settings{
 		Model:               cfg.Model,
+		Aliases:             cfg.Aliases,
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
 		SystemPrompt:        cfg.SystemPrompt,
@@ -128,16 +116,4 @@ func (r gatedRunner) Run(ctx context.Context, req backend.Request) (backend.Resu
 	}
 	defer r.gate.leave()
 	return r.next.Run(ctx, req)
-}
-
-// missingCLI answers every run with CLI_NOT_FOUND.
-type missingCLI struct{ err error }
-
-func (m missingCLI) Run(context.Context, backend.Request) (backend.Result, error) {
-	return backend.Result{}, &backend.Error{
-		Code:     backend.CodeCLINotFound,
-		Message:  "The Gemini CLI was not found: " + m.err.Error(),
-		Hint:     "Install it with `npm install -g @google/gemini-cli` (or set GEMINI_CLI_PATH to its path), then restart the server.",
-		ExitCode: -1,
-	}
 }

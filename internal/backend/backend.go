@@ -18,6 +18,12 @@ type Runner interface {
 	Run(ctx context.Context, req Request) (Result, error)
 }
 
+// RunnerFunc is a function that runs prompts.
+type RunnerFunc func(ctx context.Context, req Request) (Result, error)
+
+// Run calls f.
+func (f RunnerFunc) Run(ctx context.Context, req Request) (Result, error) { return f(ctx, req) }
+
 // Names of the backends, as metadata.backend and the status views show them.
 const (
 	CLI = "cli"

@@ -27,6 +27,7 @@ type Config struct {
 	Backend             string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
 	GeminiAPIKey        Secret            // GEMINI_API_KEY
 	GoogleAPIKey        Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
+	APIBaseURL          string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
 	Aliases             map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
 	OutputDir           string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
 	Model               string            // GEMINI_MODEL; "" lets the Gemini CLI choose
@@ -125,7 +126,7 @@ func (c Config) FirecrawlMode() string {
 // CLIEnv returns the KEY=VALUE entries the Gemini CLI process needs from the
 // config: the Firecrawl variables, which the CLI expands into the firecrawl
 // server entry of settings.json so that no secret is written to disk, and the
-// Gemini API key in force, as GEMINI_API_KEY.
+// Gemini API key in force, as GEMINI_API_KEY, and the API endpoint when it is not Google's.
 func (c Config) CLIEnv() []string {
 	var env []string
 	if c.FirecrawlAPIKey != "" {
@@ -136,6 +137,9 @@ func (c Config) CLIEnv() []string {
 	}
 	if key, _ := c.APIKey(); key != "" {
 		env = append(env, "GEMINI_API_KEY="+key.Reveal())
+	}
+	if c.APIBaseURL != "" {
+		env = append(env, "GOOGLE_GEMINI_BASE_URL="+c.APIBaseURL)
 	}
 	return env
 }

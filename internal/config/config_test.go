@@ -342,8 +342,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 26 {
-		t.Errorf("got %d variables, want 26", len(seen))
+	if len(seen) != 27 {
+		t.Errorf("got %d variables, want 27", len(seen))
 	}
 }
 

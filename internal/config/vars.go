@@ -196,6 +196,9 @@ var variables = []variable{
 			c.MaxResponseChars, err = intBetween(v, 1000, 1_000_000, "must be a whole number between 1000 and 1000000")
 			return err
 		}},
+	{VarDoc{Name: "GOOGLE_GEMINI_BASE_URL", Description: "Another endpoint for the Gemini API (a proxy, or a test " +
+		"server), for both backends. Empty: Google's."},
+		func(c *Config, v string) (err error) { c.APIBaseURL, err = httpURL(v); return err }},
 	aliasVariable(AliasPro, "gemini-3.1-pro-preview", "advanced reasoning"),
 	aliasVariable(AliasFlash, "gemini-3-flash-preview", "fast and cost-effective"),
 	aliasVariable(AliasFlashLite, "gemini-3.1-flash-lite-preview", "fastest and cheapest, for simple lookups"),
@@ -269,7 +272,7 @@ func modelName(v string) (string, error) {
 func httpURL(v string) (string, error) {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", errors.New("must be an absolute http or https URL like https://firecrawl.example.com")
+		return "", errors.New("must be an absolute http or https URL like https://example.com")
 	}
 	return v, nil
 }

@@ -5,14 +5,12 @@ package doctor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -172,33 +170,10 @@ func checkAuth(cfg config.Config, env config.Env) Check {
 		c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+config.EnvPath(cfg.Dir)
 		return c
 	}
-	if env.Home != "" { // the Gemini CLI's own login lives in ~/.gemini
-		gemini := filepath.Join(env.Home, ".gemini")
-		if _, err := os.Stat(filepath.Join(gemini, "oauth_creds.json")); err == nil {
-			c.OK, c.Detail = true, "Google login found in "+gemini
-			return c
-		}
-		if t := selectedAuthType(filepath.Join(gemini, "settings.json")); t != "" {
-			c.OK, c.Detail = true, fmt.Sprintf("auth type %q selected in %s", t, filepath.Join(gemini, "settings.json"))
-			return c
-		}
+	if login := gemini.Login(env.Home); login != "" {
+		c.OK, c.Detail = true, login
+		return c
 	}
 	c.Detail = "no credentials found: run `gemini` once and log in with Google, or set GEMINI_API_KEY"
 	return c
-}
-
-func selectedAuthType(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	var s struct {
-		Security struct {
-			Auth struct {
-				SelectedType string `json:"selectedType"`
-			} `json:"auth"`
-		} `json:"security"`
-	}
-	_ = json.Unmarshal(b, &s)
-	return s.Security.Auth.SelectedType
 }

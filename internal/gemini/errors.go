@@ -11,12 +11,13 @@ import (
 
 // Hints, shared by the classifier and its tests.
 const (
+	// HintNotFound is how to install the CLI.
+	HintNotFound  = "Install the Gemini CLI with `npm install -g @google/gemini-cli` (Node.js 20 or later), or set GEMINI_CLI_PATH to its executable."
 	hintQuota     = "Wait for the quota to reset, or set GEMINI_MODEL / GEMINI_FALLBACK_MODEL to another model."
 	hintAuth      = "Run `gemini` once in a terminal to log in, or set GEMINI_API_KEY."
 	hintUntrusted = "The server sets GEMINI_CLI_TRUST_WORKSPACE=true; check that the installed Gemini CLI honours it (0.61.0 does), or trust the config folder in an interactive `gemini` session."
 	hintEmpty     = "Retry, narrow the query, or set GEMINI_MODEL to another model."
 	hintCLI       = "Read the detail for the CLI's own error; running `gemini` by hand in the config folder shows it in full."
-	hintNotFound  = "Install the Gemini CLI with `npm install -g @google/gemini-cli` (Node.js 20 or later), or set GEMINI_CLI_PATH to its executable."
 	hintTimeout   = "Increase GEMINI_SEARCH_TIMEOUT or narrow the query."
 	hintTooLong   = "Ask for a shorter answer or narrow the query."
 	hintModel     = "Check the model name in GEMINI_MODEL (or the call's model argument), e.g. gemini-2.5-flash."
@@ -37,7 +38,7 @@ func notFoundError(cmd Command, cause error) *backend.Error {
 	return &backend.Error{
 		Code:     backend.CodeCLINotFound,
 		Message:  fmt.Sprintf("The Gemini CLI could not be started (%s).", cmd.Path),
-		Hint:     hintNotFound,
+		Hint:     HintNotFound,
 		ExitCode: -1,
 		Cause:    fmt.Errorf("%w: %w", ErrCLINotFound, cause),
 	}
@@ -76,12 +77,17 @@ func classify(o outcome) *backend.Error {
 	fail := func(code backend.Code, msg, hint string) *backend.Error {
 		return &backend.Error{Code: code, Message: msg, Hint: hint, ExitCode: o.exitCode}
 	}
+	quota := func(said string) *backend.Error {
+		e := fail(backend.CodeQuota, quotaMessage(said), hintQuota)
+		e.Daily = e.Message == dailyQuota
+		return e
+	}
 	// What the CLI said, its final word first; stderr's retry lines are history ("Attempt 1 failed with status
 	// 429") and must not decide a run that failed for another reason in the end.
 	said := strings.Join(append(append([]string{o.resultError}, o.errorEvents...), retryLine.ReplaceAllString(o.stderr, "")), "\n")
 	switch {
 	case o.exitCode == 173:
-		return fail(backend.CodeQuota, quotaMessage(said), hintQuota)
+		return quota(said)
 	case o.exitCode == 41 || o.exitCode == 145 || o.exitCode == 147:
 		return fail(backend.CodeAuth, authMessage(o.exitCode, said), hintAuth)
 	case o.exitCode == 148: // HTTP 404 & 0xFF
@@ -94,11 +100,11 @@ func classify(o outcome) *backend.Error {
 	case authText.MatchString(said):
 		return fail(backend.CodeAuth, authMessage(o.exitCode, said), hintAuth)
 	case quotaText.MatchString(said):
-		return fail(backend.CodeQuota, quotaMessage(said), hintQuota)
+		return quota(said)
 	case emptyText.MatchString(said):
 		return fail(backend.CodeEmpty, "The model returned an empty response.", hintEmpty)
 	case quotaText.MatchString(o.stderr): // only the retry history tells: the retries ran out on a quota
-		return fail(backend.CodeQuota, quotaMessage(o.stderr), hintQuota)
+		return quota(o.stderr)
 	case o.exitCode == -1:
 		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI was stopped (%s).", o.exitDesc), hintCLI)
 	case o.exitCode != 0:
@@ -114,11 +120,13 @@ func classify(o outcome) *backend.Error {
 	}
 }
 
+const dailyQuota = "The Gemini API daily quota for this model is exhausted (429)."
+
 func quotaMessage(said string) string {
 	s := strings.ToLower(said)
 	switch {
 	case strings.Contains(s, "daily quota") || strings.Contains(s, "per day"):
-		return "The Gemini API daily quota for this model is exhausted (429)."
+		return dailyQuota
 	case strings.Contains(s, "per minute") || strings.Contains(s, "perminute") || strings.Contains(s, "retrydelay") ||
 		strings.Contains(s, "please retry in"):
 		return "The Gemini API per-minute rate limit for this model was exceeded (429)."

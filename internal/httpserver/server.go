@@ -27,9 +27,10 @@ const (
 
 // Status is a Server's state at one moment.
 type Status struct {
-	State State
-	Addr  string // the address it listens on when running, else the one it would listen on
-	Err   error  // why it is down, for Failed
+	State   State
+	Addr    string // the address it listens on when running, else the one it would listen on
+	Err     error  // why it is down, for Failed
+	Backend string // what serves the research behind it, "Gemini API (auto: …)"; set by the views that know
 }
 
 // URL is the MCP endpoint, http://<addr>/mcp.
@@ -222,10 +223,12 @@ func (s Status) Reason() string {
 	return s.Err.Error()
 }
 
-// Line is the status as the tray menu and the status page show it: "Running on http://127.0.0.1:3000/mcp",
-// "Not running: <reason>" or "Stopped".
+// Line is the status as the tray menu and the status page show it: "Running on http://127.0.0.1:3000/mcp ·
+// Gemini CLI (auto)", "Not running: <reason>" or "Stopped".
 func (s Status) Line() string {
 	switch {
+	case s.State == Running && s.Backend != "":
+		return "Running on " + s.URL() + " · " + s.Backend
 	case s.State == Running:
 		return "Running on " + s.URL()
 	case s.State == Failed:

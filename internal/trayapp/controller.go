@@ -131,7 +131,12 @@ func (c *controller) Committed(from, to config.Config) {
 
 // The tray's Controller.
 
-func (c *controller) Status() httpserver.Status   { return c.server.Status() }
+// Status is the server's, with the backend that serves its research.
+func (c *controller) Status() httpserver.Status {
+	st := c.server.Status()
+	st.Backend = c.app.Backend().String()
+	return st
+}
 func (c *controller) Activity() activity.Snapshot { return c.app.Activity().Snapshot() }
 func (c *controller) Changed() <-chan struct{}    { return c.changes.Changed() }
 func (c *controller) StartServer() error          { return c.server.Start() }

@@ -1,0 +1,225 @@
+// Package runners builds the backends a configuration asks for (GEMINI_BACKEND) and the one runner the research
+// engine uses: the Gemini CLI, the Gemini API, or auto's choice between them. The App and doctor build them here,
+// so both see the same CLI, key and choice.
+//
+// auto uses the CLI when it is installed and signed in. It uses the API when the CLI is missing or has no login of
+// its own, or, from the first such failure on, when a CLI run is refused for its sign-in or account (AUTH_ERROR) or
+// a daily quota, provided a key is set. The switch and its reason are logged once and show in every result's
+// metadata and in State.
+package runners
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sync/atomic"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+)
+
+// defaultAPIModel is the API's model when GEMINI_MODEL is empty: fast, and served on the free tier.
+const defaultAPIModel = config.AliasFlash
+
+// Set is the backends of one configuration.
+type Set struct {
+	Mode    string         // GEMINI_BACKEND
+	CLI     gemini.Command // the resolved CLI, when CLIErr is nil
+	CLIErr  error          // why no CLI was found
+	Login   string         // the CLI's own sign-in (gemini.Login); "" when it has none
+	KeyFrom string         // the variable the Gemini API key came from; "" when none is set
+	APIErr  error          // why the API backend could not be set up (no key, say)
+
+	cli, api backend.Runner // api is nil when APIErr is set
+	runner   backend.Runner
+	switched atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
+	log      *slog.Logger
+}
+
+// New builds the backends cfg asks for. home is the user's home folder, where the CLI keeps its sign-in. It never
+// fails: a backend that cannot run answers every call with an error saying why.
+func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logger) *Set {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Set{Mode: cfg.Backend, log: logger}
+	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
+	if s.CLIErr != nil {
+		s.cli = missingCLI{err: s.CLIErr}
+	} else {
+		s.Login = gemini.Login(home)
+		s.cli = gemini.NewRunner(gemini.Config{
+			Command:  s.CLI,
+			Dir:      cfg.Dir,
+			ExtraEnv: cfg.CLIEnv(),
+			Secrets:  cfg.Secrets(),
+			Timeout:  cfg.SearchTimeout,
+			Logger:   logger,
+		})
+	}
+	key, from := cfg.APIKey()
+	s.KeyFrom = from
+	if key == "" {
+		s.APIErr = fmt.Errorf("no Gemini API key: set GEMINI_API_KEY")
+	} else {
+		s.api, s.APIErr = geminiapi.New(ctx, geminiapi.Config{
+			APIKey:  key.Reveal(),
+			BaseURL: cfg.APIBaseURL,
+			Model:   cfg.ResolveModel(defaultAPIModel),
+			Timeout: cfg.SearchTimeout,
+			Secrets: cfg.Secrets(),
+			Logger:  logger,
+		})
+	}
+
+	switch cfg.Backend {
+	case config.BackendCLI:
+		s.runner = s.cli
+	case config.BackendAPI:
+		s.runner = s.API()
+	default:
+		s.runner = backend.RunnerFunc(s.auto)
+		if reason := s.startOnAPI(); reason != "" && s.api != nil {
+			s.switchTo(reason)
+		}
+	}
+	return s
+}
+
+// Runner is what the engine runs prompts on.
+func (s *Set) Runner() backend.Runner { return s.runner }
+
+// CLIRunner is the CLI backend on its own (doctor's check of it).
+func (s *Set) CLIRunner() backend.Runner { return s.cli }
+
+// API is the API backend on its own; without a key, a runner that says so.
+func (s *Set) API() backend.Runner {
+	if s.api == nil {
+		return noAPI{err: s.APIErr}
+	}
+	return s.api
+}
+
+// State is which backend serves research and why, for the status views.
+type State struct {
+	Mode   string // GEMINI_BACKEND
+	Active string // backend.CLI or backend.API
+	Reason string // why auto uses the API; "" otherwise
+}
+
+// State reports the backend in use now.
+func (s *Set) State() State {
+	st := State{Mode: s.Mode, Active: backend.CLI}
+	switch {
+	case s.Mode == config.BackendAPI:
+		st.Active = backend.API
+	case s.Mode == config.BackendAuto:
+		if reason := s.switched.Load(); reason != nil {
+			st.Active, st.Reason = backend.API, *reason
+		}
+	}
+	return st
+}
+
+// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)".
+func (st State) String() string {
+	name := "Gemini CLI"
+	if st.Active == backend.API {
+		name = "Gemini API"
+	}
+	switch {
+	case st.Reason != "":
+		return name + " (auto: " + st.Reason + ")"
+	case st.Mode == config.BackendAuto:
+		return name + " (auto)"
+	}
+	return name
+}
+
+// startOnAPI is why auto starts on the API, before any call: the CLI cannot serve.
+func (s *Set) startOnAPI() string {
+	switch {
+	case s.CLIErr != nil:
+		return "the Gemini CLI is not installed"
+	case s.Login == "":
+		return "the Gemini CLI is not signed in"
+	}
+	return ""
+}
+
+// auto runs req on the CLI until the CLI cannot serve, then on the API.
+func (s *Set) auto(ctx context.Context, req backend.Request) (backend.Result, error) {
+	if reason := s.switched.Load(); reason != nil {
+		return onAPI(ctx, s.api, req, *reason)
+	}
+	res, err := s.cli.Run(ctx, req)
+	reason := switchReason(err)
+	if reason == "" || s.api == nil || ctx.Err() != nil {
+		return res, err
+	}
+	s.switchTo(reason)
+	return onAPI(ctx, s.api, req, reason)
+}
+
+// switchTo makes auto use the API from now on; only the first switch is logged.
+func (s *Set) switchTo(reason string) {
+	if s.switched.CompareAndSwap(nil, &reason) {
+		s.log.Warn("using the Gemini API instead of the Gemini CLI", "reason", reason, "key", s.KeyFrom)
+	}
+}
+
+// onAPI runs req on the API and says why in the result, the partial one of a failure too.
+func onAPI(ctx context.Context, api backend.Runner, req backend.Request, reason string) (backend.Result, error) {
+	res, err := api.Run(ctx, req)
+	res.Switched = reason
+	var e *backend.Error
+	if errors.As(err, &e) {
+		e.Partial.Switched = reason
+	}
+	return res, err
+}
+
+// switchReason is why a failed CLI run makes auto switch to the API, or "" when it does not.
+func switchReason(err error) string {
+	var e *backend.Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	switch {
+	case e.Code == backend.CodeCLINotFound:
+		return "the Gemini CLI is not installed"
+	case e.Code == backend.CodeAuth:
+		return "the Gemini CLI's sign-in or account was refused (" + e.Message + ")"
+	case e.Code == backend.CodeQuota && e.Daily:
+		return "the Gemini CLI's daily quota ran out"
+	}
+	return ""
+}
+
+// missingCLI answers every run with CLI_NOT_FOUND.
+type missingCLI struct{ err error }
+
+func (m missingCLI) Run(context.Context, backend.Request) (backend.Result, error) {
+	return backend.Result{}, &backend.Error{
+		Code:     backend.CodeCLINotFound,
+		Message:  "The Gemini CLI was not found: " + m.err.Error(),
+		Hint:     gemini.HintNotFound + " Or set GEMINI_API_KEY and GEMINI_BACKEND=api (or auto) to use the Gemini API.",
+		ExitCode: -1,
+	}
+}
+
+// noAPI answers every run with why the API backend is not set up.
+type noAPI struct{ err error }
+
+func (n noAPI) Run(context.Context, backend.Request) (backend.Result, error) {
+	return backend.Result{}, &backend.Error{
+		Code:     backend.CodeAuth,
+		Message:  "The Gemini API backend is not set up: " + n.err.Error() + ".",
+		Hint:     "Create a key at aistudio.google.com/apikey and set GEMINI_API_KEY (in the settings page or the .env file).",
+		ExitCode: -1,
+	}
+}
