@@ -28,6 +28,16 @@ const reportSchema = `{
       "properties": {"id": {"type": "string"}, "count": {"type": "integer"}},
       "required": ["id", "count"]
     },
+    "output_file": {
+      "type": "object",
+      "description": "set when the call asked for output_file: where the whole report was written, or why it was not (the report is here either way)",
+      "properties": {
+        "path": {"type": "string", "description": "the file's absolute path"},
+        "written": {"type": "boolean", "description": "true when the file holds the whole report"},
+        "error": {"type": "string", "description": "why the file could not be written"}
+      },
+      "required": ["path", "written"]
+    },
     "metadata": {
       "type": "object",
       "properties": {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 	ok := connect(t, localServer(t, geminitest.ScenarioOK, 30*time.Second, geminitest.EnvAnswer+"=```json\n"+string(answer)+"\n```"))
 	failing := connect(t, localServer(t, geminitest.ScenarioQuota, 30*time.Second))
 	timingOut := connect(t, localServer(t, geminitest.ScenarioHang, time.Second))
+	dir := t.TempDir()
+	mustMkdir(t, filepath.Join(dir, "taken"))
+	writing := connect(t, localServerWith(t, geminitest.ScenarioOK, 30*time.Second, Options{OutputDir: func() string { return dir }}))
 
 	schemas := declaredSchemas(t, ok)
 	report := call(context.Background(), t, ok, "search", map[string]any{"query": "q"}, nil)
@@ -47,6 +51,9 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a deep search error", "deep_search", call(context.Background(), t, failing, "deep_search", map[string]any{"topic": "t"}, nil)},
 		{"a partial report", "search", call(context.Background(), t, timingOut, "search", map[string]any{"query": "q"}, nil)},
 		{"invalid arguments", "search", call(context.Background(), t, ok, "search", map[string]any{"query": ""}, nil)},
+		{"a report written to a file", "search", call(context.Background(), t, writing, "search", map[string]any{"query": "q", "output_file": "r.md"}, nil)},
+		{"a report whose file failed", "deep_search", call(context.Background(), t, writing, "deep_search", map[string]any{"topic": "t", "output_file": "taken"}, nil)},
+		{"a refused output_file", "search", call(context.Background(), t, ok, "search", map[string]any{"query": "q", "output_file": "r.md"}, nil)},
 		{"a part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": id, "index": 2}, nil)},
 		{"an unknown part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)},
 	}
@@ -78,6 +85,12 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 // side; reports longer than 300 characters come in parts.
 func localServer(t *testing.T, scenario string, timeout time.Duration, env ...string) *server.MCPServer {
 	t.Helper()
+	return localServerWith(t, scenario, timeout, Options{ResponseLimit: func() int { return 300 }}, env...)
+}
+
+// localServerWith is localServer with options o.
+func localServerWith(t *testing.T, scenario string, timeout time.Duration, o Options, env ...string) *server.MCPServer {
+	t.Helper()
 	fake := geminitest.NewLocal(t, scenario)
 	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: timeout,
 		KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...)})
@@ -85,7 +98,8 @@ func localServer(t *testing.T, scenario string, timeout time.Duration, env ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(engine, Options{Version: "test", ResponseLimit: func() int { return 300 }})
+	o.Version = "test"
+	return New(engine, o)
 }
 
 // declaredSchemas compiles the output schema of each tool c lists, closed to undescribed fields.

@@ -40,6 +40,9 @@ type Options struct {
 	Activity      *activity.Registry // records running calls and failures; nil records nothing
 	ResponseLimit func() int         // characters of a report returned in one piece; nil: 20,000
 	Heartbeat     time.Duration      // progress heartbeat; 0: 15 s
+	// OutputDir returns GEMINI_OUTPUT_DIR (absolute and clean, "" when unset), read per call: the folder inside which
+	// a client other than stdio may have its report written (output_file). nil: "", no file over HTTP.
+	OutputDir func() string
 	// Lifetime ends when the server shuts down. Work that outlives its request (an MCP task's research) is
 	// cancelled then; nil: only tasks/cancel ends it.
 	Lifetime context.Context
@@ -52,6 +55,9 @@ func New(engine Engine, o Options) *server.MCPServer {
 	}
 	if o.ResponseLimit == nil {
 		o.ResponseLimit = func() int { return defaultResponseChars }
+	}
+	if o.OutputDir == nil {
+		o.OutputDir = func() string { return "" }
 	}
 	t := &tools{engine: engine, opts: o, chunks: newChunkStore(), tasks: tasks{lifetime: o.Lifetime}}
 	opts := []server.ServerOption{
@@ -89,6 +95,7 @@ func searchTool() mcp.Tool {
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
 		modelArgument(),
+		outputFileArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		researchAnnotations(),
 	)
@@ -106,6 +113,7 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
 			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
 		modelArgument(),
+		outputFileArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
@@ -133,10 +141,13 @@ func modelArgument() mcp.ToolOption {
 			"server's GEMINI_MODEL, else the backend's choice."))
 }
 
+// researchAnnotations: not read-only, since output_file writes a file (over stdio, anywhere), and a client that
+// approves read-only tools on its own must not let a model write files unasked; not destructive, since it writes
+// only the file the call names.
 func researchAnnotations() mcp.ToolOption {
 	return func(t *mcp.Tool) {
 		for _, o := range []mcp.ToolOption{
-			mcp.WithReadOnlyHintAnnotation(true),
+			mcp.WithReadOnlyHintAnnotation(false),
 			mcp.WithDestructiveHintAnnotation(false),
 			mcp.WithIdempotentHintAnnotation(true),
 			mcp.WithOpenWorldHintAnnotation(true),
@@ -159,7 +170,11 @@ func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if query == "" {
 		return blankArgument("search", "query"), nil
 	}
-	return t.research(ctx, req, model, func(ctx context.Context, p research.Progress) (research.Report, error) {
+	out, refused := t.outputFile(ctx, "search", req)
+	if refused != nil {
+		return refused, nil
+	}
+	return t.research(ctx, req, model, out, func(ctx context.Context, p research.Progress) (research.Report, error) {
 		return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Progress: p})
 	}), nil
 }
@@ -171,14 +186,18 @@ func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if topic == "" {
 		return blankArgument("deep_search", "topic"), nil
 	}
-	return t.research(ctx, req, model, func(ctx context.Context, p research.Progress) (research.Report, error) {
+	out, refused := t.outputFile(ctx, "deep_search", req)
+	if refused != nil {
+		return refused, nil
+	}
+	return t.research(ctx, req, model, out, func(ctx context.Context, p research.Progress) (research.Report, error) {
 		return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model, Progress: p})
 	}), nil
 }
 
 // research runs one research call, as an MCP task when the client asked for one, with progress reporting, and
-// shapes its result.
-func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string,
+// shapes its result; a report is also written to out when it names a file.
+func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string, out outputFile,
 	run func(context.Context, research.Progress) (research.Report, error)) *mcp.CallToolResult {
 	start := time.Now()
 	if req.Params.Task != nil {
@@ -192,7 +211,7 @@ func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model str
 	if err != nil {
 		return errorResult(start, model, err)
 	}
-	return t.reportResult(rep)
+	return t.reportResult(rep, out)
 }
 
 func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -217,10 +236,12 @@ const (
 	codeChunkNotFound   = "CHUNK_NOT_FOUND"
 )
 
-// reportBody is the structured content of a report; Chunks is set when the report comes in parts.
+// reportBody is the structured content of a report; Chunks is set when the report comes in parts, OutputFile when
+// the call asked for the report in a file.
 type reportBody struct {
 	research.Report
-	Chunks *chunkRef `json:"chunks,omitempty"`
+	Chunks     *chunkRef         `json:"chunks,omitempty"`
+	OutputFile *outputFileStatus `json:"output_file,omitempty"`
 }
 
 type chunkRef struct {
@@ -248,9 +269,13 @@ type errorInfo struct {
 	Details string `json:"details,omitempty"`
 }
 
-// reportResult sends rep, in parts when it is longer than the response limit.
-func (t *tools) reportResult(rep research.Report) *mcp.CallToolResult {
+// reportResult sends rep, in parts when it is longer than the response limit, after writing the whole of it to out
+// when out names a file.
+func (t *tools) reportResult(rep research.Report, out outputFile) *mcp.CallToolResult {
 	body := reportBody{Report: rep}
+	if out.path != "" {
+		body.OutputFile = t.writeReport(out, rep.Report)
+	}
 	if limit := t.opts.ResponseLimit(); len(rep.Report) > limit { // bytes ≥ characters: a cheap first check
 		if parts := split(rep.Report, limit); len(parts) > 1 {
 			id := t.chunks.put(parts)

@@ -128,9 +128,9 @@ func TestToolSchemasSnapshot(t *testing.T) {
 func TestSearchAnnotations(t *testing.T) {
 	tool := searchTool()
 	a := tool.Annotations
-	if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+	if a.ReadOnlyHint == nil || *a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
 		a.OpenWorldHint == nil || !*a.OpenWorldHint {
-		t.Errorf("annotations = %+v, want read-only, not destructive, open world", a)
+		t.Errorf("annotations = %+v, want not read-only (output_file writes a file), not destructive, open world", a)
 	}
 }
 

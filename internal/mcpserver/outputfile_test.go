@@ -1,0 +1,341 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+)
+
+func TestOutputPath(t *testing.T) {
+	t.Parallel()
+	const cwd, dir = "/home/me/project", "/srv/reports"
+	tests := []struct {
+		name    string
+		arg     string
+		stdio   bool
+		cwd     string
+		dir     string
+		want    outputFile
+		wantErr string
+	}{
+		{"stdio relative", "notes/r.md", true, cwd, "", outputFile{path: "/home/me/project/notes/r.md"}, ""},
+		{"stdio relative up", "../r.md", true, cwd, "", outputFile{path: "/home/me/r.md"}, ""},
+		{"stdio absolute", "/tmp/a/../r.md", true, cwd, "", outputFile{path: "/tmp/r.md"}, ""},
+		{"stdio ignores the output dir", "/etc/r.md", true, cwd, dir, outputFile{path: "/etc/r.md"}, ""},
+		{"stdio relative without a cwd", "r.md", true, "", "", outputFile{}, "working directory is unknown"},
+		{"http without an output dir", "r.md", false, cwd, "", outputFile{}, "GEMINI_OUTPUT_DIR is not set"},
+		{"http relative", "a/b.md", false, cwd, dir, outputFile{path: "/srv/reports/a/b.md", dir: dir}, ""},
+		{"http absolute inside", "/srv/reports/b.md", false, cwd, dir, outputFile{path: "/srv/reports/b.md", dir: dir}, ""},
+		{"http dot dot", "../x.md", false, cwd, dir, outputFile{}, "outside GEMINI_OUTPUT_DIR"},
+		{"http dot dot inside a path", "a/../../x.md", false, cwd, dir, outputFile{}, "outside GEMINI_OUTPUT_DIR"},
+		{"http absolute elsewhere", "/etc/x.md", false, cwd, dir, outputFile{}, "outside GEMINI_OUTPUT_DIR"},
+		{"http a sibling with the same prefix", "/srv/reports2/x.md", false, cwd, dir, outputFile{}, "outside GEMINI_OUTPUT_DIR"},
+		{"http the output dir itself", ".", false, cwd, dir, outputFile{}, "outside GEMINI_OUTPUT_DIR"},
+		{"a folder", "notes/", true, cwd, "", outputFile{}, "names a folder"},
+		{"blank", "  ", true, cwd, "", outputFile{}, "not only white space"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := outputPath(tt.arg, tt.stdio, tt.cwd, tt.dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("got %+v, %v; want an error mentioning %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfineFollowsSymlinks(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "reports")
+	mustMkdir(t, filepath.Join(dir, "sub"))
+	for link, target := range map[string]string{
+		"out":      outside,                        // a folder elsewhere
+		"out.md":   filepath.Join(outside, "x.md"), // a file elsewhere, not there yet
+		"in":       filepath.Join(dir, "sub"),      // a folder inside
+		"../alias": dir,                            // the output dir itself, reached through a link
+		"sub/up":   "../..",                        // a relative link that climbs out
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		dir, arg string
+		ok       bool
+	}{
+		{dir, "new/deeper/r.md", true},
+		{dir, "in/r.md", true},
+		{dir, "sub/r.md", true},
+		{filepath.Join(root, "alias"), "in/r.md", true},
+		{dir, "out/r.md", false},
+		{dir, "out.md", false},
+		{dir, "sub/up/r.md", false},
+		{filepath.Join(root, "alias"), "out/r.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg, func(t *testing.T) {
+			o, err := outputPath(tt.arg, false, "", tt.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = confine(o)
+			if tt.ok && err != nil {
+				t.Errorf("got %v, want it allowed", err)
+			}
+			if !tt.ok && (err == nil || !strings.Contains(err.Error(), "through a symbolic link")) {
+				t.Errorf("got %v, want it refused for its symbolic link", err)
+			}
+		})
+	}
+}
+
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// outputFileOf decodes a result's output_file.
+func outputFileOf(t *testing.T, res *mcp.CallToolResult) (outputFileStatus, map[string]any) {
+	t.Helper()
+	body := decodeBody(t, res)
+	var status outputFileStatus
+	if raw, ok := body["output_file"]; ok {
+		b, _ := json.Marshal(raw)
+		if err := json.Unmarshal(b, &status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return status, body
+}
+
+// checkWritten checks that path holds want, with mode 0600.
+func checkWritten(t *testing.T, path, want string) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the report was not written: %v", err)
+	}
+	if string(got) != want {
+		t.Errorf("file holds %q, want the report %q", got, want)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v (%v), want 0600", info.Mode().Perm(), err)
+	}
+}
+
+// connectStdio serves s through ServeStdio over pipes and returns a client of it.
+func connectStdio(t *testing.T, s *server.MCPServer) *client.Client {
+	t.Helper()
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ServeStdio(ctx, s, serverIn, serverOut, nil) }()
+	c := client.NewClient(transport.NewIO(clientIn, clientOut, nil))
+	t.Cleanup(func() {
+		c.Close()
+		cancel()
+		serverOut.Close()
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// connectHTTP serves s over Streamable HTTP and returns a client of it.
+func connectHTTP(t *testing.T, s *server.MCPServer) *client.Client {
+	t.Helper()
+	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	c, err := client.NewStreamableHttpClient(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestOutputFileOverStdioGoesAnywhere(t *testing.T) {
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second) // no GEMINI_OUTPUT_DIR
+	c := connectStdio(t, s)
+	path := filepath.Join(t.TempDir(), "new", "folder", "report.md")
+
+	status, body := outputFileOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "q", "output_file": path}, nil))
+	if body["success"] != true || status != (outputFileStatus{Path: path, Written: true}) {
+		t.Fatalf("output_file = %+v in %v, want %s written", status, body, path)
+	}
+	checkWritten(t, path, body["report"].(string))
+	if info, err := os.Stat(filepath.Dir(path)); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("created folder mode %v (%v), want 0700", info.Mode().Perm(), err)
+	}
+}
+
+func TestOutputFileOverHTTP(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "reports")
+	mustMkdir(t, dir)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	var logs testkit.SyncBuffer
+	var outputDir atomic.Value
+	outputDir.Store("")
+	s, fake := newPipelineServer(t, "ok", research.Settings{MaxRounds: 2}, Options{
+		OutputDir: func() string { return outputDir.Load().(string) },
+		Logger:    slog.New(slog.NewTextHandler(&logs, nil)),
+	}, 30*time.Second)
+	c := connectHTTP(t, s)
+
+	refusals := []struct {
+		name, dir, arg, want string
+	}{
+		{"without GEMINI_OUTPUT_DIR", "", "r.md", "GEMINI_OUTPUT_DIR is not set"},
+		{"dot dot", dir, "../r.md", "outside GEMINI_OUTPUT_DIR"},
+		{"absolute elsewhere", dir, filepath.Join(outside, "r.md"), "outside GEMINI_OUTPUT_DIR"},
+		{"symlink out", dir, "escape/r.md", "through a symbolic link"},
+	}
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			outputDir.Store(tt.dir) // read per call
+			for _, tool := range []string{"search", "deep_search"} {
+				res := call(context.Background(), t, c, tool, map[string]any{"query": "q", "topic": "q", "output_file": tt.arg}, nil)
+				body := decodeBody(t, res)
+				e, _ := body["error"].(map[string]any)
+				if !res.IsError || e["code"] != codeInvalidArgument || !strings.Contains(e["message"].(string), tt.want) {
+					t.Errorf("%s: got %v, want INVALID_ARGUMENT mentioning %q", tool, body, tt.want)
+				}
+			}
+		})
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Fatalf("the CLI ran %d times for refused calls, want 0: refusals come before research", n)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("files were written outside the output dir: %v", entries)
+	}
+
+	outputDir.Store(dir)
+	status, body := outputFileOf(t, call(context.Background(), t, c, "deep_search", map[string]any{"topic": "t",
+		"output_file": "2026/june/report.md"}, nil))
+	want := filepath.Join(dir, "2026", "june", "report.md")
+	if body["success"] != true || status != (outputFileStatus{Path: want, Written: true}) {
+		t.Fatalf("output_file = %+v in %v, want %s written", status, body, want)
+	}
+	checkWritten(t, want, body["report"].(string))
+	for _, d := range []string{filepath.Join(dir, "2026"), filepath.Dir(want)} {
+		if info, err := os.Stat(d); err != nil || info.Mode().Perm() != 0o700 {
+			t.Errorf("created folder %s mode %v (%v), want 0700", d, info.Mode().Perm(), err)
+		}
+	}
+	if !strings.Contains(logs.String(), "level=INFO msg=\"wrote the report to output_file\" path="+want) {
+		t.Errorf("log %q lacks the written file", logs.String())
+	}
+}
+
+func TestOutputFileWriteErrorKeepsTheReport(t *testing.T) {
+	dir := t.TempDir()
+	mustMkdir(t, filepath.Join(dir, "taken"))
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{OutputDir: func() string { return dir }}, 30*time.Second)
+	c := connect(t, s)
+
+	res := call(context.Background(), t, c, "search", map[string]any{"query": "q", "output_file": "taken"}, nil)
+	status, body := outputFileOf(t, res)
+	if res.IsError || body["success"] != true || !strings.HasPrefix(body["report"].(string), "# Fake report") {
+		t.Fatalf("got %v, want the report", body)
+	}
+	if status.Path != filepath.Join(dir, "taken") || status.Written || !strings.Contains(status.Error, "is a folder") {
+		t.Errorf("output_file = %+v, want written false because the target is a folder", status)
+	}
+}
+
+func TestOutputFileHoldsTheWholeChunkedReport(t *testing.T) {
+	long := strings.Repeat("Line of a long report.\n", 40)
+	answer, _ := json.Marshal(map[string]any{"success": true, "report": long})
+	t.Setenv(geminitest.EnvAnswer, "```json\n"+string(answer)+"\n```")
+	dir := t.TempDir()
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{ResponseLimit: func() int { return 300 },
+		OutputDir: func() string { return dir }}, 30*time.Second)
+	c := connect(t, s) // in process: not stdio, so the HTTP rule applies
+
+	status, body := outputFileOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "q", "output_file": "long.md"}, nil))
+	if body["chunks"] == nil || !status.Written {
+		t.Fatalf("got %v, want a report in parts, written", body)
+	}
+	checkWritten(t, filepath.Join(dir, "long.md"), long)
+}
+
+func TestOutputFileInProcessIsNotStdio(t *testing.T) {
+	s, fake := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
+	res := call(context.Background(), t, connect(t, s), "search", map[string]any{"query": "q",
+		"output_file": filepath.Join(t.TempDir(), "r.md")}, nil)
+	if !res.IsError || !strings.Contains(resultText(t, res), "GEMINI_OUTPUT_DIR is not set") || len(fake.Calls()) != 0 {
+		t.Errorf("got %s, want a refusal before research: only ServeStdio's calls may write anywhere", resultText(t, res))
+	}
+}
+
+func TestDeepSearchTaskWritesOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := newPipelineServer(t, "ok", research.Settings{MaxRounds: 2}, Options{OutputDir: func() string { return dir }}, 30*time.Second)
+	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
+	defer srv.Close()
+	url := srv.URL + "/mcp"
+	init := rpc(t, url, "", 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "t", "version": "1"}})
+	session := init["_session"].(string)
+	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
+		"arguments": map[string]any{"topic": "task topic", "output_file": "task.md"}, "task": map[string]any{}})
+	taskID := created["task"].(map[string]any)["taskId"].(string)
+
+	testkit.WaitFor(t, "the task to complete", func() bool {
+		return rpc(t, url, session, 3, "tasks/get", map[string]any{"taskId": taskID})["status"] == "completed"
+	})
+	result := rpc(t, url, session, 4, "tasks/result", map[string]any{"taskId": taskID})
+	structured, _ := result["structuredContent"].(map[string]any)
+	status, _ := structured["output_file"].(map[string]any)
+	if structured["success"] != true || status["written"] != true || status["path"] != filepath.Join(dir, "task.md") {
+		t.Fatalf("task result = %v, want the report written to task.md", result)
+	}
+	checkWritten(t, filepath.Join(dir, "task.md"), structured["report"].(string))
+}
