@@ -1,0 +1,174 @@
+package runners_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
+)
+
+func TestMain(m *testing.M) {
+	geminitest.Main()
+	os.Exit(m.Run())
+}
+
+// setup is one configuration's world: a mock Gemini API, a HOME, and the config pointing at both.
+type setup struct {
+	cfg  config.Config
+	home string
+	mock *mockgemini.Server
+	log  bytes.Buffer
+}
+
+func newSetup(t *testing.T, mode string, key string, cliPath string, signedIn bool) *setup {
+	t.Helper()
+	s := &setup{home: t.TempDir(), mock: mockgemini.New()}
+	srv := httptest.NewServer(s.mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.mock.Close)
+	if signedIn {
+		dir := filepath.Join(s.home, ".gemini")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "oauth_creds.json"), []byte(`{}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.cfg = config.Config{Dir: t.TempDir(), Backend: mode, GeminiAPIKey: config.Secret(key), APIBaseURL: srv.URL,
+		CLIPath: cliPath, SearchTimeout: time.Minute}
+	return s
+}
+
+func (s *setup) set(t *testing.T) *runners.Set {
+	return runners.New(t.Context(), s.cfg, s.home, slog.New(slog.NewTextHandler(&s.log, nil)))
+}
+
+const key = "AIzaRunnersTestKey-0123456789-abcdefghij"
+
+// A CLI run refused for its account switches auto to the API within the same call, and every later call goes
+// straight to the API; the switch is logged once.
+func TestAutoSwitchesWhenTheCLIIsRefused(t *testing.T) {
+	for _, scenario := range []string{geminitest.ScenarioAuth, geminitest.ScenarioAuth401, geminitest.ScenarioQuota} {
+		t.Run(scenario, func(t *testing.T) {
+			fake := geminitest.New(t, scenario)
+			s := newSetup(t, config.BackendAuto, key, fake.Path, true)
+			set := s.set(t)
+			if st := set.State(); st.Active != backend.CLI || st.String() != "Gemini CLI (auto)" {
+				t.Fatalf("before any call: %+v", st)
+			}
+			res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q"})
+			if err != nil {
+				t.Fatalf("got %v, want the API's answer", err)
+			}
+			if res.Backend != backend.API || !strings.Contains(res.Switched, "Gemini CLI") || res.Text == "" {
+				t.Errorf("got backend %q, reason %q, text %q", res.Backend, res.Switched, res.Text)
+			}
+			if st := set.State(); st.Active != backend.API || st.Reason != res.Switched ||
+				!strings.HasPrefix(st.String(), "Gemini API (auto: the Gemini CLI") {
+				t.Errorf("state after the switch: %+v %q", st, st.String())
+			}
+			res, err = set.Runner().Run(t.Context(), backend.Request{Prompt: "q2"})
+			if err != nil || res.Backend != backend.API || res.Switched == "" {
+				t.Errorf("second call: %+v, %v", res, err)
+			}
+			if n := len(fake.Calls()); n != 1 {
+				t.Errorf("the CLI ran %d times, want once: the second call goes straight to the API", n)
+			}
+			if n := len(s.mock.RequestsOf(mockgemini.KindSearch)); n != 2 {
+				t.Errorf("%d API requests, want 2", n)
+			}
+			if n := strings.Count(s.log.String(), "using the Gemini API instead of the Gemini CLI"); n != 1 {
+				t.Errorf("the switch was logged %d times, want once:\n%s", n, s.log.String())
+			}
+			if strings.Contains(s.log.String(), key) {
+				t.Error("the key is in the log")
+			}
+		})
+	}
+}
+
+func TestAutoStaysOnTheCLI(t *testing.T) {
+	t.Run("it serves", func(t *testing.T) {
+		fake := geminitest.New(t, geminitest.ScenarioOK)
+		s := newSetup(t, config.BackendAuto, key, fake.Path, true)
+		res, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"})
+		if err != nil || res.Backend != backend.CLI || res.Switched != "" {
+			t.Errorf("got %+v, %v", res, err)
+		}
+		if n := len(s.mock.Requests()); n != 0 {
+			t.Errorf("%d API requests, want none", n)
+		}
+	})
+	t.Run("refused, but no key", func(t *testing.T) {
+		fake := geminitest.New(t, geminitest.ScenarioAuth)
+		s := newSetup(t, config.BackendAuto, "", fake.Path, true)
+		if _, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"}); backend.ErrorCode(err) != backend.CodeAuth {
+			t.Errorf("got %v, want the CLI's AUTH_ERROR", err)
+		}
+	})
+	t.Run("a per-minute limit or other failure does not switch", func(t *testing.T) {
+		fake := geminitest.New(t, geminitest.ScenarioUntrusted)
+		s := newSetup(t, config.BackendAuto, key, fake.Path, true)
+		set := s.set(t)
+		if _, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q"}); backend.ErrorCode(err) != backend.CodeUntrusted {
+			t.Errorf("got %v", err)
+		}
+		if set.State().Active != backend.CLI {
+			t.Error("switched")
+		}
+	})
+}
+
+func TestAutoStartsOnTheAPI(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	for name, s := range map[string]*setup{
+		"the Gemini CLI is not installed": newSetup(t, config.BackendAuto, key, filepath.Join(t.TempDir(), "no-gemini"), true),
+		"the Gemini CLI is not signed in": newSetup(t, config.BackendAuto, key, fake.Path, false),
+	} {
+		set := s.set(t)
+		if st := set.State(); st.Active != backend.API || st.Reason != name {
+			t.Errorf("%s: got %+v", name, st)
+		}
+		res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q"})
+		if err != nil || res.Backend != backend.API || res.Switched != name {
+			t.Errorf("%s: got %+v, %v", name, res, err)
+		}
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Errorf("the CLI ran %d times", n)
+	}
+}
+
+func TestFixedBackends(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioAuth)
+	s := newSetup(t, config.BackendCLI, key, fake.Path, false)
+	if _, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"}); backend.ErrorCode(err) != backend.CodeAuth {
+		t.Errorf("cli: got %v, want the CLI's own AUTH_ERROR and no switch", err)
+	}
+	if n := len(s.mock.Requests()); n != 0 {
+		t.Errorf("cli: %d API requests", n)
+	}
+
+	s = newSetup(t, config.BackendAPI, "", fake.Path, true)
+	_, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"})
+	var e *backend.Error
+	if !errors.As(err, &e) || e.Code != backend.CodeAuth || !strings.Contains(e.Message, "GEMINI_API_KEY") ||
+		!strings.Contains(e.Hint, "aistudio.google.com/apikey") {
+		t.Errorf("api without a key: got %+v", err)
+	}
+	if st := s.set(t).State(); st.String() != "Gemini API" {
+		t.Errorf("api: state %q", st.String())
+	}
+}
