@@ -1,0 +1,180 @@
+package research_test
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// The engine on the Gemini API backend, against the mock: one pipeline, grounded reports.
+
+const (
+	researchPrompt   = "You are an autonomous research agent"
+	verifyPrompt     = "You are an autonomous fact-checking agent"
+	correctionPrompt = "You convert text into JSON"
+)
+
+var apiSources = []mg.Source{
+	{URI: "https://de.example/föhn", Title: "Föhn-Lexikon"},
+	{URI: "https://jp.example/tokyo", Title: "東京ガイド"},
+}
+
+// apiEngine is an engine on a Gemini API runner pointed at mock.
+func apiEngine(t *testing.T, mock *mg.Server, timeout time.Duration, s research.Settings) *research.Engine {
+	t.Helper()
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	runner, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: "test-key-0123456789", BaseURL: srv.URL,
+		Model: "gemini-test", Timeout: timeout, Backoff: []time.Duration{time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := research.New(runner, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// jsonAnswer is an agent's answer: the fenced JSON report the prompts ask for.
+func jsonAnswer(report string, openGaps ...string) string {
+	v := map[string]any{"success": true, "report": report,
+		"metadata": map[string]any{"sources_visited": []string{}, "search_queries_used": []string{}, "iterations": 2}}
+	if openGaps != nil {
+		v["verification"] = map[string]any{"claims_checked": 2, "claims_corrected": 1, "open_gaps": openGaps}
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return "```json\n" + b.String() + "```"
+}
+
+func TestSearchOnTheAPIGivesACheckedReport(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	// Multi-byte text before and inside the cited segments; the last sentence has no support.
+	report := "# Föhn und Tokio\n\nÜber München weht der Föhn oft im Frühling. 東京は日本の首都です。 Niemand weiß, warum."
+	answer := mg.GroundedAnswer(jsonAnswer(report), apiSources,
+		mg.Cite("Über München weht der Föhn oft im Frühling.", 0),
+		mg.Cite("東京は日本の首都です。", 1, 0))
+	answer.Queries = []string{"föhn münchen frühling", "東京 首都"}
+	answer.EarlyMetadata = true
+	mock.Handle(mg.KindSearch, mg.Always(answer))
+	e := apiEngine(t, mock, time.Minute, research.Settings{})
+
+	var stages []string
+	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn und Tokio",
+		Progress: func(s string) { stages = append(stages, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Föhn und Tokio\n\nÜber München weht der Föhn oft im Frühling.[1] 東京は日本の首都です。[1][2] Niemand weiß, warum." +
+		"\n\n---\n**Sources:**\n1. [Föhn-Lexikon](https://de.example/föhn)\n2. [東京ガイド](https://jp.example/tokyo)\n\n" +
+		"**Search queries performed:**\n1. \"föhn münchen frühling\"\n2. \"東京 首都\""
+	if rep.Report != want {
+		t.Errorf("report:\n got %q\nwant %q", rep.Report, want)
+	}
+	m := rep.Metadata
+	if m.Backend != "api" || m.Model != "gemini-test" || len(m.Sources) != 2 || len(m.Citations) != 2 ||
+		m.ClaimsSupported == nil || *m.ClaimsSupported != 2 || *m.ClaimsUnsupported != 1 {
+		t.Errorf("metadata: %+v", m)
+	}
+	if !slices.Contains(stages, "searching: föhn münchen frühling") {
+		t.Errorf("progress %q lacks the grounding's search", stages)
+	}
+	if !slices.Equal(m.SearchQueriesUsed, answer.Queries) || !slices.Contains(m.SourcesVisited, "https://jp.example/tokyo") {
+		t.Errorf("queries %q, sources %q", m.SearchQueriesUsed, m.SourcesVisited)
+	}
+}
+
+func TestDeepSearchOfThreeRoundsOnTheAPI(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	round := func(n, gap string) mg.Reply {
+		text := "Runde " + n + ": Der Föhn ist ein warmer Fallwind."
+		var gaps []string
+		if gap != "" {
+			gaps = []string{gap}
+		}
+		if n == "1" {
+			return mg.GroundedAnswer(jsonAnswer(text), apiSources, mg.Cite(text, 0))
+		}
+		return mg.GroundedAnswer(jsonAnswer(text, gaps...), apiSources, mg.Cite(text, 1))
+	}
+	verifications := mg.Sequence(round("2", "Wie warm genau?"), round("3", ""))
+	mock.Handle(mg.KindSearch, mg.ByPrompt(mg.Always(mg.Text("unexpected")),
+		mg.Route{Contains: verifyPrompt, Respond: verifications},
+		mg.Route{Contains: researchPrompt, Respond: mg.Always(round("1", ""))},
+	))
+	e := apiEngine(t, mock, time.Minute, research.Settings{MaxRounds: 3, MaxIterations: 10})
+
+	rep, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "Föhn", Depth: research.DepthConcise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Metadata.Rounds != 3 || !strings.HasPrefix(rep.Report, "Runde 3: Der Föhn ist ein warmer Fallwind.[2]\n") ||
+		strings.Contains(rep.Report, "[1]") {
+		t.Errorf("got %d rounds, report %q", rep.Metadata.Rounds, rep.Report)
+	}
+	reqs := mock.RequestsOf(mg.KindSearch)
+	if len(reqs) != 3 {
+		t.Fatalf("%d API requests, want 3 rounds", len(reqs))
+	}
+	for _, r := range reqs[1:] {
+		if !strings.Contains(r.Prompt, "Der Föhn ist ein warmer Fallwind.") || strings.Contains(r.Prompt, "Fallwind.[") {
+			t.Errorf("a verification round's draft must be the report without the markers:\n%s", r.Prompt)
+		}
+	}
+	if len(mock.RequestsOf(mg.KindChat)) != 0 {
+		t.Error("a request went without the research tools")
+	}
+}
+
+func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
+	t.Parallel()
+	t.Run("correction", func(t *testing.T) {
+		t.Parallel()
+		mock := mg.New()
+		prose := "Der Föhn ist ein warmer Fallwind in den Alpen."
+		mock.Handle(mg.KindSearch, mg.Always(mg.GroundedAnswer(prose, apiSources, mg.Cite(prose, 0))))
+		// The correction carries the markers over, as it is told to keep the text as it is.
+		mock.Handle(mg.KindChat, mg.Always(mg.Text(jsonAnswer(prose+"[1]"))))
+		e := apiEngine(t, mock, time.Minute, research.Settings{JSONMaxRetries: 1})
+		rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.ParseWarning || rep.Metadata.JSONCorrections != 1 || !strings.HasPrefix(rep.Report, prose+"[1]\n") ||
+			*rep.Metadata.ClaimsSupported != 1 {
+			t.Errorf("got %+v", rep)
+		}
+		chats := mock.RequestsOf(mg.KindChat)
+		if len(chats) != 1 || !strings.Contains(chats[0].Prompt, correctionPrompt) || len(chats[0].BuiltinTools) != 0 {
+			t.Errorf("the correction must go without research tools: %+v", chats)
+		}
+	})
+	t.Run("partial answer on timeout", func(t *testing.T) {
+		t.Parallel()
+		mock := mg.New()
+		slow := mg.Text("Der Föhn ist ein warmer Fallwind, der in den Alpen oft im Frühling weht und Kopfschmerzen macht.")
+		slow.Chunks, slow.ChunkDelay = 4, time.Hour // the first chunk comes, the rest waits past the timeout
+		mock.Handle(mg.KindSearch, mg.Always(slow))
+		e := apiEngine(t, mock, 500*time.Millisecond, research.Settings{})
+		rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Partial || !strings.Contains(rep.Report, "Der Föhn") || !strings.HasPrefix(rep.Report, "[Partial response") {
+			t.Errorf("got %+v", rep)
+		}
+	})
+}
