@@ -49,8 +49,16 @@ lint: ## Check formatting (gofmt), run go vet (also for Windows), and build the 
 	GOOS=windows $(GO) vet ./...
 	GOOS=darwin CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gemini-search-mcp # it must link no tray code
 
-bench: ## Run the benchmarks
+# Then one search on the Gemini API backend vs one on the Gemini CLI backend (the real CLI, from the e2e cache),
+# through the built server over HTTP against the same mock: time to the first search reported and to the result,
+# printed as a table (e2e/bench_test.go). BENCH_RUNS searches each, after one to warm up.
+BENCH_RUNS ?= 5
+
+bench: build ## Run the benchmarks, then time a search on the Gemini API vs the Gemini CLI backend (mock, offline)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./e2e/install.sh $(E2E_CACHE)
+	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
+		$(GO) test -tags e2e -count=1 -run '^$$' -bench '^BenchmarkBackends$$' -benchtime $(BENCH_RUNS)x -timeout 10m
 
 clean: ## Remove build outputs
 	rm -rf $(BIN)

@@ -35,9 +35,9 @@ import (
 const envRunID = "E2E_RUN_ID"
 
 // scenario is one end-to-end scenario: its own folder, HOME, config dir, mock Gemini API and, when asked
-// for, fake Firecrawl API.
+// for, fake Firecrawl API. A benchmark uses one too (t is then its *testing.B): it gets no result line of its own.
 type scenario struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	start  time.Time
 	root   string // holds node_modules (a link to the cache's), home/, config/, tmp/, clients/
@@ -66,7 +66,7 @@ func (s *scenario) note(format string, args ...any) {
 
 // newScenario prepares a scenario and registers its report: one line with its result and time, and on
 // failure the mock's request log and the programs' output under .cache/e2e/logs/.
-func newScenario(t *testing.T, name string) *scenario {
+func newScenario(t testing.TB, name string) *scenario {
 	t.Helper()
 	root, err := os.MkdirTemp("", "gsm-e2e-")
 	if err != nil {
@@ -127,6 +127,12 @@ func (s *scenario) report() {
 	case s.t.Skipped():
 		status = "SKIP"
 	}
+	if _, isTest := s.t.(*testing.T); !isTest { // a benchmark prints its own table; only its failures are saved
+		if status == "FAIL" {
+			s.saveLogs()
+		}
+		return
+	}
 	summary.Lock()
 	switch status {
 	case "PASS":
@@ -144,9 +150,13 @@ func (s *scenario) report() {
 		notes = "  (" + notes + ")"
 	}
 	fmt.Printf("%-4s  %-24s %5.1fs%s\n", status, s.name, took, notes)
-	if status != "FAIL" {
-		return
+	if status == "FAIL" {
+		s.saveLogs()
 	}
+}
+
+// saveLogs writes the mock's request log and the programs' output under .cache/e2e/logs/.
+func (s *scenario) saveLogs() {
 	base := filepath.Join(logDir(), slug(s.name))
 	if err := s.mock.SaveLog(base + ".json"); err != nil {
 		fmt.Printf("      cannot save the mock's request log: %v\n", err)
@@ -167,9 +177,12 @@ func (s *scenario) report() {
 }
 
 // env is the environment of a server under test. It starts from nothing but PATH, so that the developer's
-// own Gemini or Firecrawl settings cannot leak in; extra entries come last and win.
+// own Gemini or Firecrawl settings cannot leak in; extra entries come last and win. The backend is the Gemini CLI
+// (GEMINI_BACKEND=cli): under auto, a CLI failure the scenario provokes on purpose (a refused key, a daily quota)
+// would switch the server to the Gemini API. The API scenarios set GEMINI_BACKEND themselves.
 func (s *scenario) env(extra ...string) []string {
 	env := []string{
+		"GEMINI_BACKEND=cli",
 		// `gemini` resolves to the pinned CLI: the server finds it on PATH, as with a global npm install.
 		"PATH=" + filepath.Join(cacheDir, "node_modules", ".bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + s.home,
@@ -258,9 +271,10 @@ func (s *scenario) startHTTP(extraEnv ...string) *server {
 
 // toolResult is a tools/call result as the clients print it.
 type toolResult struct {
-	IsError           bool          `json:"isError"`
-	Content           []textContent `json:"content"`
-	StructuredContent *searchBody   `json:"structuredContent"`
+	IsError           bool           `json:"isError"`
+	Content           []textContent  `json:"content"`
+	StructuredContent *searchBody    `json:"structuredContent"`
+	Meta              map[string]any `json:"_meta"`
 }
 
 type textContent struct {
@@ -276,6 +290,8 @@ type searchBody struct {
 	Partial      bool   `json:"partial"`
 	Metadata     struct {
 		Model             string   `json:"model"`
+		Backend           string   `json:"backend"`
+		BackendReason     string   `json:"backend_reason"`
 		Depth             string   `json:"depth"`
 		SourcesVisited    []string `json:"sources_visited"`
 		SearchQueriesUsed []string `json:"search_queries_used"`
@@ -283,6 +299,18 @@ type searchBody struct {
 		ClaimsVerified    int      `json:"claims_verified"`
 		ClaimsCorrected   int      `json:"claims_corrected"`
 		JSONCorrections   int      `json:"json_corrections"`
+
+		// The Gemini API backend's grounding: numbered sources, cited segments, claim counts.
+		Sources []struct {
+			URL   string `json:"url"`
+			Title string `json:"title"`
+		} `json:"sources"`
+		Citations []struct {
+			Text    string `json:"text"`
+			Sources []int  `json:"sources"`
+		} `json:"citations"`
+		ClaimsSupported   *int `json:"claims_supported"`
+		ClaimsUnsupported *int `json:"claims_unsupported"`
 	} `json:"metadata"`
 	Error struct {
 		Code    string `json:"code"`
@@ -401,7 +429,7 @@ func (s *scenario) startSDK(req sdkRequest, env []string) *sdkClient {
 }
 
 // wait waits for the client to print its output and exit.
-func (c *sdkClient) wait(t *testing.T, limit time.Duration) sdkOutput {
+func (c *sdkClient) wait(t testing.TB, limit time.Duration) sdkOutput {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- c.cmd.Wait() }()
@@ -521,7 +549,7 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-func writeFile(t *testing.T, path, data string) {
+func writeFile(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)

@@ -68,8 +68,11 @@ func run(m *testing.M) int {
 	}
 	code := m.Run()
 	summary.Lock()
-	fmt.Printf("%d passed, %d failed, %d skipped\n", summary.passed, summary.failed, summary.skipped)
+	if summary.passed+summary.failed+summary.skipped > 0 {
+		fmt.Printf("%d passed, %d failed, %d skipped\n", summary.passed, summary.failed, summary.skipped)
+	}
 	summary.Unlock()
+	printBenchTable()
 	return code
 }
 

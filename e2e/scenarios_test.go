@@ -895,3 +895,85 @@ func TestDeepSearchTask(t *testing.T) {
 	}
 	s.note("created in %.2fs, %d polls, completed at %.1fs", float64(task.CreatedAtMS)/1000, len(statuses), float64(task.ResultAtMS)/1000)
 }
+
+// 12. GEMINI_BACKEND=api: the SDK client's search and 3-round deep_search are answered by the Gemini API, with
+// [n] markers after the cited sentences, a Sources section, citations and claim counts; the CLI never runs.
+func TestAPIBackend(t *testing.T) {
+	s := newScenario(t, "12 api backend")
+	apiScript(s, unexpected)
+	srv := s.startHTTP("GEMINI_BACKEND=api", "DEEP_SEARCH_MAX_ROUNDS=3")
+
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Progress: true, Arguments: map[string]any{"query": question}}, nil)
+	checkAPIReport(t, "search", out.Result, apiRounds[0], "")
+	if messages, _ := progressOf(t, out); !slices.Contains(messages, "searching: "+searchQuery) {
+		t.Errorf("search: the progress %q lacks %q (the grounding's early search queries)", messages, "searching: "+searchQuery)
+	}
+	checkAPIRequests(t, s, 0, 1)
+
+	seen := len(s.mock.Requests())
+	out = s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: "deep_search", Progress: true,
+		Arguments: map[string]any{"topic": question, "depth": "concise"}}, nil)
+	checkDeepAPI(t, s, out, seen, "")
+	checkAPIRequests(t, s, seen, 3)
+	if slices.ContainsFunc(s.mock.Requests(), fromCLI) {
+		t.Error("a request of the Gemini CLI reached the mock with GEMINI_BACKEND=api")
+	}
+	s.note("search + 3-round deep_search, %d API requests, 0 CLI", len(s.mock.RequestsOf(mg.KindSearch)))
+}
+
+// switchLog is what the server logs when auto leaves the CLI for the API.
+const switchLog = "using the Gemini API instead of the Gemini CLI"
+
+// 13. GEMINI_BACKEND=auto with a signed-in CLI whose account is refused (403, no valid licence): the first search
+// fails on the CLI and is answered by the API in the same call, with the reason; the next call, a deep_search,
+// goes straight to the API; the switch is logged once.
+func TestAutoCLIRefused(t *testing.T) {
+	s := newScenario(t, "13 auto: cli refused")
+	apiScript(s, mg.Always(refusedLicence))
+	srv := s.startHTTP("GEMINI_BACKEND=auto", "DEEP_SEARCH_MAX_ROUNDS=3")
+
+	began := time.Now()
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Progress: true, Arguments: map[string]any{"query": question}}, nil)
+	took := time.Since(began)
+	const reason = "refused"
+	b := checkAPIReport(t, "search", out.Result, apiRounds[0], reason)
+	if !strings.Contains(b.Metadata.BackendReason, "403") {
+		t.Errorf("search: backend_reason %q does not say the CLI got a 403", b.Metadata.BackendReason)
+	}
+	cli := slices.DeleteFunc(s.mock.Requests(), func(r mg.Request) bool { return !fromCLI(r) })
+	if !slices.ContainsFunc(cli, func(r mg.Request) bool { return r.Kind == mg.KindChat }) {
+		t.Fatalf("the CLI never asked the mock: auto did not try the signed-in CLI first")
+	}
+	checkAPIRequests(t, s, cli[len(cli)-1].Seq, 1)
+
+	seen := len(s.mock.Requests())
+	out = s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: "deep_search", Progress: true,
+		Arguments: map[string]any{"topic": question, "depth": "concise"}}, nil)
+	checkDeepAPI(t, s, out, seen, reason)
+	checkAPIRequests(t, s, seen, 3) // and none of the CLI
+
+	if n := strings.Count(srvLog(s), switchLog); n != 1 {
+		t.Errorf("the server logged the switch %d times, want once:\n%s", n, srvLog(s))
+	}
+	s.note("CLI 403 → API in one call of %.1fs (%d CLI requests), then deep_search: 3 API requests, 0 CLI", took.Seconds(), len(cli))
+}
+
+// 14. GEMINI_BACKEND=auto with an API key but a CLI that has no sign-in of its own (a HOME without Gemini
+// settings), over stdio: the API from the first call on, with the reason, and the CLI never runs.
+func TestAutoNoCLILogin(t *testing.T) {
+	s := newScenario(t, "14 auto: no cli login")
+	apiScript(s, unexpected)
+	bare := filepath.Join(s.root, "home-without-login")
+	if err := os.MkdirAll(bare, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := s.startSDK(sdkRequest{Transport: "stdio", Command: serverBin, Progress: true, Arguments: map[string]any{"query": question}},
+		s.env("GEMINI_BACKEND=auto", "HOME="+bare))
+	out := c.wait(t, 5*time.Minute)
+	b := checkAPIReport(t, "search", out.Result, apiRounds[0], "not signed in")
+	s.note("stdio, API from the first call: %s", b.Metadata.BackendReason)
+	checkAPIRequests(t, s, 0, 1)
+	if n := strings.Count(c.stderr.String(), switchLog); n != 1 {
+		t.Errorf("the server logged the switch %d times, want once:\n%s", n, c.stderr)
+	}
+}
