@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
@@ -33,6 +35,10 @@ var binPath string
 
 func TestMain(m *testing.M) {
 	geminitest.Main()
+	if os.Getenv(envNodeMissing) != "" { // a Gemini CLI whose interpreter is missing
+		fmt.Fprintln(os.Stderr, nodeMissing)
+		os.Exit(127)
+	}
 	var remove func()
 	var err error
 	if binPath, remove, err = testkit.BuildMain("gemini-search-mcp", true); err != nil {
@@ -349,24 +355,61 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// doctorEnv is serverEnv for a doctor run: no Gemini API key unless extra sets one, and the Gemini API at a closed
+// loopback port unless extra points it at a mock, so that no test can reach Google.
+func doctorEnv(t *testing.T, fake *geminitest.Fake, extra ...string) (env []string, configDir string) {
+	t.Helper()
+	return serverEnv(t, fake, append([]string{"GEMINI_API_KEY=", "GOOGLE_API_KEY=", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1"}, extra...)...)
+}
+
+// mockAPI serves the mock Gemini API on loopback; the doctor's one-line query (chat) answers with reply.
+func mockAPI(t *testing.T, reply *mockgemini.Reply) (mock *mockgemini.Server, baseURL string) {
+	t.Helper()
+	mock = mockgemini.New()
+	if reply != nil {
+		mock.Handle(mockgemini.KindChat, mockgemini.Always(*reply))
+	}
+	srv := httptest.NewServer(mock)
+	t.Cleanup(func() {
+		mock.Close() // first: releases hanging requests, which srv.Close waits for
+		srv.Close()
+	})
+	return mock, srv.URL
+}
+
+// envNodeMissing makes this test binary play a Gemini CLI whose interpreter is missing (TestMain).
+const envNodeMissing = "GSM_TEST_NODE_MISSING"
+
+const nodeMissing = "/usr/bin/env: 'node': No such file or directory"
+
 func TestDoctor(t *testing.T) {
+	const key = "test-key-abcd1234"
 	t.Run("healthy", func(t *testing.T) {
 		fake := geminitest.New(t, "ok")
-		env, configDir := serverEnv(t, fake, "GEMINI_API_KEY=x")
+		env, configDir := doctorEnv(t, fake, "GEMINI_BACKEND=cli", "GEMINI_API_KEY="+key)
 		out, err := runServer(t, env, "doctor")
 		if err != nil {
 			t.Fatalf("doctor failed: %v\n%s", err, out)
 		}
-		for _, want := range []string{"✓ Gemini CLI", "0.61.0", "✓ Config dir", configDir, "✓ settings.json", "Firecrawl", "off", "✓ Auth", "GEMINI_API_KEY is set"} {
+		for _, want := range []string{"✓ Config dir", configDir, "✓ settings.json", "Firecrawl", "off",
+			"✓ Auth          GEMINI_API_KEY ••••1234 (from the environment)", "✓ Backend       Gemini CLI\n",
+			"✓ Gemini CLI", "(version 0.61.0) answered in ", "(model gemini-2.5-flash)"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("doctor output lacks %q:\n%s", want, out)
 			}
 		}
+		if strings.Contains(out, key) {
+			t.Errorf("doctor shows the key:\n%s", out)
+		}
+		// A key and no sign-in of the CLI's own (an empty HOME): the workspace selects key auth.
+		if settings := readFile(t, filepath.Join(configDir, ".gemini", "settings.json")); !strings.Contains(settings, `"selectedType": "gemini-api-key"`) {
+			t.Errorf("settings.json does not select key auth:\n%s", settings)
+		}
 	})
 	t.Run("firecrawl set after settings.json was written", func(t *testing.T) {
 		fake := geminitest.New(t, "ok")
-		env, configDir := serverEnv(t, fake, "GEMINI_API_KEY=x")
-		if out, err := runServer(t, env, "doctor"); err != nil { // writes settings.json without Firecrawl
+		env, configDir := doctorEnv(t, fake, "GEMINI_API_KEY=x")
+		if out, err := runServer(t, env, "doctor", "--offline"); err != nil { // writes settings.json without Firecrawl
 			t.Fatalf("doctor: %v\n%s", err, out)
 		}
 		path := filepath.Join(configDir, ".gemini", "settings.json")
@@ -375,9 +418,9 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		env = append(env, "FIRECRAWL_API_KEY=fc-test-key-123")
-		out, err := runServer(t, env, "doctor")
-		want := "! Firecrawl     cloud (API key); " + path + " does not match it yet"
-		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "fc-test-key-123") {
+		out, err := runServer(t, env, "doctor", "--offline")
+		want := "! settings.json " + path + " (valid); it does not match the configuration yet"
+		if err != nil || !strings.Contains(out, want) || !strings.Contains(out, "✓ Firecrawl     cloud (API key)") || strings.Contains(out, "fc-test-key-123") {
 			t.Errorf("doctor: %v\n%s\nwant the hint %q, without the key", err, out, want)
 		}
 		if got := readFile(t, path); got != edited {
@@ -390,13 +433,13 @@ func TestDoctor(t *testing.T) {
 		if !strings.Contains(settings, `"firecrawl"`) || !strings.Contains(settings, `"theme": "mine"`) || strings.Contains(settings, "fc-test-key-123") {
 			t.Errorf("after a start with FIRECRAWL_API_KEY, settings.json is\n%s\nwant the firecrawl server added, the user's entry kept and no key", settings)
 		}
-		out, err = runServer(t, env, "doctor")
-		if err != nil || !strings.Contains(out, "✓ Firecrawl     cloud (API key)") || strings.Contains(out, "fc-test-key-123") {
-			t.Errorf("doctor: %v\n%s\nwant Firecrawl on, without the key", err, out)
+		out, err = runServer(t, env, "doctor", "--offline")
+		if err != nil || !strings.Contains(out, "✓ settings.json") || !strings.Contains(out, "✓ Firecrawl     cloud (API key)") || strings.Contains(out, "fc-test-key-123") {
+			t.Errorf("doctor: %v\n%s\nwant settings.json in line and Firecrawl on, without the key", err, out)
 		}
 	})
 	t.Run("broken", func(t *testing.T) {
-		env, configDir := serverEnv(t, nil, "GEMINI_CLI_PATH=/nonexistent/gemini")
+		env, configDir := doctorEnv(t, nil, "GEMINI_CLI_PATH=/nonexistent/gemini")
 		if err := os.MkdirAll(filepath.Join(configDir, ".gemini"), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -404,13 +447,109 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := runServer(t, env, "doctor")
-		if exitCode(err) == 0 {
-			t.Fatalf("doctor passed a broken install:\n%s", out)
+		if exitCode(err) != 1 {
+			t.Fatalf("doctor passed a broken install (exit %d):\n%s", exitCode(err), out)
 		}
-		for _, want := range []string{"✗ Gemini CLI", "/nonexistent/gemini", "✗ settings.json", "! Auth"} {
+		for _, want := range []string{"✗ Gemini CLI", "/nonexistent/gemini", "✗ settings.json", "✗ Auth"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("doctor output lacks %q:\n%s", want, out)
 			}
+		}
+	})
+	t.Run("no credentials", func(t *testing.T) {
+		fake := geminitest.New(t, "ok")
+		env, _ := doctorEnv(t, fake)
+		out, err := runServer(t, env, "doctor")
+		want := "✗ Auth          no credentials found. Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."
+		if exitCode(err) != 1 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, output:\n%s\nwant exit 1 with %q", exitCode(err), out, want)
+		}
+	})
+	t.Run("API answers", func(t *testing.T) {
+		mock, url := mockAPI(t, nil)
+		env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url,
+			"GEMINI_CLI_PATH=/nonexistent/gemini")
+		out, err := runServer(t, env, "doctor")
+		if err != nil || !strings.Contains(out, "✓ Gemini API    answered in ") || !strings.Contains(out, "✓ Backend       Gemini API\n") {
+			t.Errorf("doctor: %v\n%s\nwant exit 0 and the API's answer", err, out)
+		}
+		if n := len(mock.Requests()); n != 1 {
+			t.Errorf("the mock got %d requests, want the one query", n)
+		}
+	})
+	for _, reply := range []mockgemini.Reply{mockgemini.InvalidKey(), mockgemini.Unauthenticated()} {
+		t.Run(fmt.Sprintf("key rejected (%d)", reply.Status), func(t *testing.T) {
+			_, url := mockAPI(t, &reply)
+			env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url)
+			out, err := runServer(t, env, "doctor")
+			want := "the key in GEMINI_API_KEY (••••1234) was rejected"
+			if exitCode(err) != 1 || !strings.Contains(out, want) || !strings.Contains(out, "fix: Check the key in GEMINI_API_KEY") ||
+				strings.Contains(out, key) {
+				t.Errorf("exit %d, output:\n%s\nwant exit 1 saying %q, without the key", exitCode(err), out, want)
+			}
+		})
+	}
+	t.Run("offline sends no query", func(t *testing.T) {
+		mock, url := mockAPI(t, nil)
+		env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url)
+		out, err := runServer(t, env, "doctor", "--offline")
+		if err != nil || !strings.Contains(out, "✓ Gemini API    not queried (--offline)") {
+			t.Errorf("doctor --offline: %v\n%s", err, out)
+		}
+		if reqs := mock.Requests(); len(reqs) != 0 {
+			t.Errorf("doctor --offline sent %d requests to the API", len(reqs))
+		}
+	})
+	t.Run("CLI that cannot start", func(t *testing.T) {
+		env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=cli", "GEMINI_API_KEY="+key, "GEMINI_CLI_PATH="+os.Args[0], envNodeMissing+"=1")
+		out, err := runServer(t, env, "doctor")
+		for _, want := range []string{"✗ Gemini CLI", "exit status 127", "  " + nodeMissing, "Node.js"} {
+			if exitCode(err) != 1 || !strings.Contains(out, want) {
+				t.Errorf("exit %d, output lacks %q:\n%s", exitCode(err), want, out)
+			}
+		}
+	})
+	t.Run("non-loopback host without a token", func(t *testing.T) {
+		fake := geminitest.New(t, "ok")
+		for _, args := range [][]string{{"doctor", "--offline"}, {"--host", "0.0.0.0", "doctor", "--offline"}} {
+			env, _ := doctorEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_HOST=0.0.0.0")
+			if args[0] == "--host" {
+				env, _ = doctorEnv(t, fake, "GEMINI_API_KEY="+key)
+			}
+			out, err := runServer(t, env, args...)
+			if exitCode(err) != 1 || !strings.Contains(out, "✗ HTTP          --http would refuse to start") || !strings.Contains(out, "set MCP_AUTH_TOKEN") {
+				t.Errorf("%v: exit %d, output:\n%s\nwant exit 1 with the HTTP check naming MCP_AUTH_TOKEN", args, exitCode(err), out)
+			}
+		}
+		env, _ := doctorEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_HOST=0.0.0.0", "MCP_AUTH_TOKEN=tok-123456789")
+		if out, err := runServer(t, env, "doctor", "--offline"); err != nil || !strings.Contains(out, "✓ HTTP") || strings.Contains(out, "tok-123456789") {
+			t.Errorf("with a token: %v\n%s", err, out)
+		}
+	})
+	t.Run("bad values", func(t *testing.T) {
+		fake := geminitest.New(t, "ok")
+		env, configDir := doctorEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_PORT=70000")
+		if err := os.MkdirAll(configDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(configDir, ".env"), []byte("GEMINI_SEARCH_TIMEOUT=abc\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runServer(t, env, "doctor", "--offline")
+		for _, want := range []string{
+			`✗ Config        invalid GEMINI_SEARCH_TIMEOUT="abc" in ` + filepath.Join(configDir, ".env"),
+			`✗ Config        invalid MCP_SERVER_PORT="70000" set in the process environment`,
+			"✓ Config dir", "✓ Auth", "✓ Backend", "✓ HTTP          --http serves http://127.0.0.1:3000/mcp",
+		} {
+			if exitCode(err) != 1 || !strings.Contains(out, want) {
+				t.Errorf("exit %d, output lacks %q:\n%s", exitCode(err), want, out)
+			}
+		}
+	})
+	t.Run("usage", func(t *testing.T) {
+		out, err := runServer(t, nil, "doctor", "extra")
+		if exitCode(err) != 2 || !strings.Contains(out, "-offline") {
+			t.Errorf("exit %d, output:\n%s\nwant exit 2 with the doctor's flags", exitCode(err), out)
 		}
 	})
 }

@@ -147,7 +147,7 @@ func (a *App) RepairWorkspace() {
 // settings.json at all: the folder cannot be made, or a missing file not written.
 func (a *App) keepWorkspace(cfg config.Config, replaceInvalid bool) error {
 	path := workspace.SettingsPath(cfg.Dir)
-	res, err := workspace.Regenerate(cfg.Dir, workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}, replaceInvalid)
+	res, err := workspace.Regenerate(cfg.Dir, workspace.OptionsFor(cfg, a.env.Home), replaceInvalid)
 	if res.Wrote {
 		a.wrote(path, res.Data)
 		a.log.Info("updated the research workspace", "settings", path, "firecrawl", cfg.FirecrawlMode())

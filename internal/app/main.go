@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,7 +24,8 @@ Usage:
   gemini-search-mcp                       serve MCP over stdio (Claude Desktop and other stdio clients)
   gemini-search-mcp --http [--host H] [--port P]
                                           serve Streamable HTTP at http://H:P/mcp (default 127.0.0.1:3000)
-  gemini-search-mcp doctor                check the installation and print a checklist
+  gemini-search-mcp doctor [--offline]    check the installation, send a one-line query to each backend in use,
+                                          and print a checklist (--offline: no query)
   gemini-search-mcp --version             print the version
 
 Configuration comes from the environment, then <config dir>/.env; run doctor to see the config dir.
@@ -38,7 +41,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		return code
 	}
 	command := flags.Arg(0)
-	if flags.NArg() > 1 || (command != "" && command != "doctor") {
+	if command != "" && command != "doctor" {
 		fmt.Fprintf(stderr, "%s: unknown command %q\n\n", name, strings.Join(flags.Args(), " "))
 		flags.Usage()
 		return 2
@@ -48,15 +51,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	defer stop()
 
 	if command == "doctor" {
-		cfg, err := src.Load()
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
-			return 1
-		}
-		if doctor.Print(stdout, doctor.Run(ctx, cfg, src.Env)) {
-			return 0
-		}
-		return 1
+		return doctorCommand(ctx, src, flags.Args()[1:], stdout, stderr)
 	}
 
 	a, logger, err := Start(src, stderr, Options{Version: version})
@@ -83,6 +78,48 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	return 0
 }
 
+// doctorCommand runs `doctor [--offline]` on src's configuration: it prints the checklist and returns 0 when nothing
+// is broken, 1 otherwise. Invalid values and an HTTP host that --http would refuse are checks of the list, not
+// reasons to stop before it.
+func doctorCommand(ctx context.Context, src Source, args []string, stdout, stderr io.Writer) int {
+	const name = "gemini-search-mcp doctor"
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s [--offline]\n\nChecks the installation, sends a one-line query to each backend in use, "+
+			"and prints a checklist; exits 1 when something is broken.\n\nFlags:\n", name)
+		flags.PrintDefaults()
+	}
+	offline := flags.Bool("offline", false, "check without sending a query to the Gemini CLI or API")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected %q\n", name, strings.Join(flags.Args(), " "))
+		flags.Usage()
+		return 2
+	}
+	src.Stdio = true // the HTTP host is a check of its own
+	cfg, err := src.Load()
+	cfg, checks, err := doctor.Load(src.Env, cfg, err, func(env config.Env, dotenv []byte) (config.Config, error) {
+		reload := src
+		reload.Env = env
+		return reload.LoadDotenv(dotenv)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	checks = append(checks, doctor.Run(ctx, cfg, doctor.Options{Env: src.Env, Offline: *offline, Exposure: checkExposure})...)
+	if doctor.Print(stdout, checks) {
+		return 0
+	}
+	return 1
+}
+
 // Start is the start-up both binaries share once their flags are parsed: it loads the configuration from src (what
 // the app would refuse is refused here), makes the logger on logOut at the level DEBUG asks for, and builds the
 // App, which logs what its setup lacks. A failure is logged on logOut before it is returned.
@@ -94,6 +131,10 @@ func Start(src Source, logOut io.Writer, o Options) (*App, *slog.Logger, error) 
 		return nil, logger, err
 	}
 	logger := logging.New(logOut, cfg.Debug)
+	// The Gemini API SDK writes some errors with the standard log package: into this log, at DEBUG, so that they
+	// keep its format and never reach stdout.
+	slog.SetDefault(logger)
+	slog.SetLogLoggerLevel(slog.LevelDebug)
 	o.Logger, o.Env = logger, src.Env
 	a, err := New(cfg, o)
 	if err != nil {

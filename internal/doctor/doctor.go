@@ -1,6 +1,7 @@
-// Package doctor is the checklist of what the server needs: a writable config dir, a Gemini CLI that runs, a valid
-// settings.json, Firecrawl and credentials. The doctor command prints it all (Run); the servers log the problems
-// of the checks that run nothing (Setup) at start and after each configuration change.
+// Package doctor is the checklist of what the server needs: a configuration it accepts, a writable config dir, a
+// valid settings.json, Firecrawl, credentials, an HTTP host it may serve, and backends that answer. The doctor
+// command prints it all (Run), after a real one-line query to each backend the configuration uses; the servers log
+// the problems of the checks that start nothing (Setup) at start and after each configuration change.
 package doctor
 
 import (
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
 
@@ -22,29 +24,46 @@ import (
 type Check struct {
 	Name   string
 	OK     bool
-	Hint   bool // informational: shown with "!" instead of "✗" and never fails the run
-	Detail string
+	Hint   bool   // informational: shown with "!" instead of "✗" and never fails the run
+	Detail string // one line; doctor's own checks may add more (what a backend said, the fix)
 }
 
-// Run runs every check for cfg, in the order people read them.
-func Run(ctx context.Context, cfg config.Config, env config.Env) []Check {
-	return []Check{
-		checkConfigDir(cfg), // first: it prepares the dir the CLI check runs in
-		checkCLI(ctx, cfg),
-		checkSettings(cfg),
+// Options are what a doctor run needs besides the configuration.
+type Options struct {
+	Env     config.Env // the process environment and the user's home folder (the Gemini CLI's sign-in)
+	Offline bool       // send no query: check only what can be checked without calling Gemini
+	// Exposure is the servers' rule for serving HTTP beyond this machine: the error `--http` refuses the
+	// configuration with, or nil. Without it the HTTP host is not checked.
+	Exposure func(config.Config) error
+}
+
+// Run runs every check for cfg, in the order people read them, the queries to the backends last.
+func Run(ctx context.Context, cfg config.Config, o Options) []Check {
+	checks := []Check{
+		checkConfigDir(cfg, o.Env.Home), // first: it prepares the dir the CLI runs in
+		checkSettings(cfg, o.Env.Home),
 		checkFirecrawl(cfg),
-		checkAuth(cfg, env),
+		checkAuth(cfg, o.Env),
 	}
+	if o.Exposure != nil {
+		checks = append(checks, checkHTTP(cfg, o.Exposure))
+	}
+	set := runners.New(ctx, cfg, o.Env.Home, nil)
+	return append(checks, checkBackends(ctx, cfg, set, o.Offline)...)
 }
 
-// Setup runs the checks that start no program and write nothing: the Gemini CLI is found, and a credential is
-// there. The servers run them at start and after each configuration change.
+// Setup runs the checks that start no program and write nothing: the Gemini CLI is found (unless the Gemini API
+// does all the work), and a credential is there. The servers run them at start and after each configuration change.
 func Setup(cfg config.Config, env config.Env) []Check {
-	c := Check{Name: "Gemini CLI"}
-	if cmd, err := findCLI(cfg, &c); err == nil {
-		c.OK, c.Detail = true, cmd.String()
+	var checks []Check
+	if cfg.Backend != config.BackendAPI {
+		c := Check{Name: "Gemini CLI"}
+		if cmd, err := findCLI(cfg, &c); err == nil {
+			c.OK, c.Detail = true, cmd.String()
+		}
+		checks = append(checks, c)
 	}
-	return []Check{c, checkAuth(cfg, env)}
+	return append(checks, checkAuth(cfg, env))
 }
 
 // Problems are the checks that did not pass, hints included.
@@ -58,8 +77,11 @@ func Problems(checks []Check) []Check {
 	return problems
 }
 
-// Print writes checks as a checklist and reports whether nothing is broken.
+// Print writes checks as a checklist and reports whether nothing is broken. The further lines of a detail are
+// indented under its first.
 func Print(w io.Writer, checks []Check) bool {
+	const width = 13
+	indent := strings.Repeat(" ", 2+width+1) // under the first line's detail: mark and space, name, space
 	healthy := true
 	for _, c := range checks {
 		mark := "✓"
@@ -69,27 +91,19 @@ func Print(w io.Writer, checks []Check) bool {
 		case !c.OK:
 			mark, healthy = "✗", false
 		}
-		fmt.Fprintf(w, "%s %-13s %s\n", mark, c.Name, c.Detail)
+		first, rest, _ := strings.Cut(c.Detail, "\n")
+		fmt.Fprintf(w, "%s %-*s %s\n", mark, width, c.Name, first)
+		for line := range strings.Lines(rest) {
+			fmt.Fprint(w, indent+line)
+		}
+		if rest != "" && !strings.HasSuffix(rest, "\n") {
+			fmt.Fprintln(w)
+		}
 	}
 	if !healthy {
 		fmt.Fprintln(w, "\nSomething above is broken (✗): searches will fail until it is fixed.")
 	}
 	return healthy
-}
-
-func checkCLI(ctx context.Context, cfg config.Config) Check {
-	c := Check{Name: "Gemini CLI"}
-	cmd, err := findCLI(cfg, &c)
-	if err != nil {
-		return c
-	}
-	version, err := gemini.NewRunner(gemini.Config{Command: cmd, Dir: cfg.Dir}).Version(ctx)
-	if err != nil {
-		c.Detail = fmt.Sprintf("%s does not run: %v", cmd, err)
-		return c
-	}
-	c.OK, c.Detail = true, fmt.Sprintf("%s (version %s)", cmd, version)
-	return c
 }
 
 // findCLI resolves the Gemini CLI as the server does; when it is missing, c says so and how to install it.
@@ -102,13 +116,12 @@ func findCLI(cfg config.Config, c *Check) (gemini.Command, error) {
 }
 
 // checkConfigDir creates the config dir, and settings.json when it is missing, as the servers do at start, then
-// proves the dir is writable. An existing settings.json is left as it is: checkSettings and checkFirecrawl report
-// on it.
-func checkConfigDir(cfg config.Config) Check {
+// proves the dir is writable. An existing settings.json is left as it is: checkSettings reports on it.
+func checkConfigDir(cfg config.Config, home string) Check {
 	c := Check{Name: "Config dir"}
 	dir := cfg.Dir
 	if _, err := os.Stat(workspace.SettingsPath(dir)); errors.Is(err, fs.ErrNotExist) {
-		if _, err := workspace.Regenerate(dir, workspaceOptions(cfg), false); err != nil {
+		if _, err := workspace.Regenerate(dir, workspace.OptionsFor(cfg, home), false); err != nil {
 			c.Detail = err.Error()
 			return c
 		}
@@ -124,12 +137,9 @@ func checkConfigDir(cfg config.Config) Check {
 	return c
 }
 
-// workspaceOptions is what settings.json must hold for cfg.
-func workspaceOptions(cfg config.Config) workspace.Options {
-	return workspace.Options{Firecrawl: cfg.FirecrawlEnabled()}
-}
-
-func checkSettings(cfg config.Config) Check {
+// checkSettings reports a settings.json that the CLI cannot read, and one whose owned entries (Firecrawl, key
+// auth) do not match the configuration yet.
+func checkSettings(cfg config.Config, home string) Check {
 	c := Check{Name: "settings.json"}
 	path := workspace.SettingsPath(cfg.Dir)
 	if err := workspace.Check(cfg.Dir); err != nil {
@@ -137,6 +147,11 @@ func checkSettings(cfg config.Config) Check {
 		return c
 	}
 	c.OK, c.Detail = true, path+" (valid)"
+	if inLine, err := workspace.InLine(cfg.Dir, workspace.OptionsFor(cfg, home)); err == nil && !inLine {
+		c.OK, c.Hint = false, true
+		c.Detail += "; it does not match the configuration yet: the servers bring it in line when they start (the " +
+			"tray at once)"
+	}
 	return c
 }
 
@@ -145,35 +160,48 @@ func checkFirecrawl(cfg config.Config) Check {
 	if !cfg.FirecrawlEnabled() {
 		c.Detail = "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
 	}
-	if inLine, err := workspace.InLine(cfg.Dir, workspaceOptions(cfg)); err == nil && !inLine {
-		c.OK = false
-		c.Detail += fmt.Sprintf("; %s does not match it yet: the servers bring it in line when they start (the tray "+
-			"at once)", workspace.SettingsPath(cfg.Dir))
-	}
 	return c
 }
 
-// checkAuth looks for the credentials the Gemini CLI can use headless. It cannot prove they work without calling
-// the API, so a missing credential is a hint, not a failure.
+// checkAuth lists the credentials there are: the Gemini API key in force (its variable and last four characters,
+// never more) and the Gemini CLI's own sign-in. It fails when there is neither: every search would fail.
 func checkAuth(cfg config.Config, env config.Env) Check {
-	c := Check{Name: "Auth", Hint: true}
-	for _, name := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
-		if env.Lookup == nil {
-			break // no process environment
-		}
-		if v, _ := env.Lookup(name); strings.TrimSpace(v) != "" {
-			c.OK, c.Detail = true, name+" is set"
-			return c
-		}
-	}
-	if cfg.InDotenv("GEMINI_API_KEY") {
-		c.OK, c.Detail = true, "GEMINI_API_KEY is set in "+config.EnvPath(cfg.Dir)
-		return c
+	c := Check{Name: "Auth"}
+	var found []string
+	if key, from := cfg.APIKey(); key != "" {
+		found = append(found, fmt.Sprintf("%s %s (%s)", from, cfg.Shown(from), origin(cfg, from)))
 	}
 	if login := gemini.Login(env.Home); login != "" {
-		c.OK, c.Detail = true, login
+		found = append(found, login)
+	}
+	if len(found) == 0 {
+		c.Detail = "no credentials found. " + gemini.HintAuth
 		return c
 	}
-	c.Detail = "no credentials found: run `gemini` once and log in with Google, or set GEMINI_API_KEY"
+	c.OK, c.Detail = true, strings.Join(found, "; ")
+	return c
+}
+
+// origin says where the value in force of the variable name comes from.
+func origin(cfg config.Config, name string) string {
+	switch {
+	case cfg.Overridden[name]:
+		return "from the environment"
+	case cfg.InDotenv(name):
+		return "in " + config.EnvPath(cfg.Dir)
+	}
+	return "default"
+}
+
+// checkHTTP applies the servers' rule for the HTTP host (exposure) to cfg, so that doctor fails on a host that
+// `--http` would refuse.
+func checkHTTP(cfg config.Config, exposure func(config.Config) error) Check {
+	c := Check{Name: "HTTP", OK: true, Detail: "--http serves http://" + cfg.Addr() + "/mcp"}
+	if cfg.AuthToken != "" {
+		c.Detail += " (MCP_AUTH_TOKEN required)"
+	}
+	if err := exposure(cfg); err != nil {
+		c.OK, c.Detail = false, "--http would refuse to start: "+err.Error()
+	}
 	return c
 }

@@ -2,13 +2,318 @@ package doctor
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 )
+
+// envNodeMissing makes the test binary play a Gemini CLI whose interpreter is missing: the shell's complaint on
+// stderr, exit 127.
+const envNodeMissing = "DOCTOR_TEST_NODE_MISSING"
+
+// nodeMissing is what a CLI without Node prints.
+const nodeMissing = "/usr/bin/env: 'node': No such file or directory"
+
+func TestMain(m *testing.M) {
+	geminitest.Main()
+	if os.Getenv(envNodeMissing) != "" {
+		fmt.Fprintln(os.Stderr, nodeMissing)
+		os.Exit(127)
+	}
+	os.Exit(m.Run())
+}
+
+// world is what one doctor run sees: the process environment (vars), a home folder with or without the CLI's own
+// sign-in, and a private config dir.
+func world(t *testing.T, vars map[string]string, signedIn bool) (config.Config, config.Env) {
+	t.Helper()
+	home := t.TempDir()
+	if signedIn {
+		if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".gemini", "oauth_creds.json"), []byte(`{}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := map[string]string{config.DirVar: t.TempDir()}
+	for k, v := range vars {
+		all[k] = v
+	}
+	env := config.Env{GOOS: "linux", Home: home, Lookup: func(name string) (string, bool) {
+		v, ok := all[name]
+		return v, ok
+	}}
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, env
+}
+
+// mockAPI serves the mock Gemini API on loopback; chat (the doctor's Plain query) answers with r, or the default.
+func mockAPI(t *testing.T, r mockgemini.Responder) (*mockgemini.Server, string) {
+	t.Helper()
+	mock := mockgemini.New()
+	if r != nil {
+		mock.Handle(mockgemini.KindChat, r)
+	}
+	srv := httptest.NewServer(mock)
+	t.Cleanup(func() {
+		mock.Close() // first: releases hanging requests, which srv.Close waits for
+		srv.Close()
+	})
+	return mock, srv.URL
+}
+
+const (
+	testKey   = "AIza-test-key-wxyz"
+	testLast4 = "••••wxyz"
+)
+
+// TestRun runs doctor against the fake CLI and the mock API, one configuration at a time. Not parallel: the fake
+// CLI's scenario is in the process environment.
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		cli      string // fake scenario; "" for no CLI, "node-missing" for one that cannot start
+		vars     map[string]string
+		signedIn bool
+		api      mockgemini.Responder
+		offline  bool
+
+		healthy          bool
+		want, unwant     []string
+		cliRuns, apiRuns int // queries each backend got
+	}{
+		{name: "cli answers", cli: geminitest.ScenarioOK, vars: map[string]string{"GEMINI_BACKEND": "cli"}, signedIn: true,
+			healthy: true, cliRuns: 1,
+			want:   []string{"✓ Backend       Gemini CLI\n", "(version 0.61.0) answered in ", "(model gemini-2.5-flash)"},
+			unwant: []string{"Gemini API"}},
+		{name: "api answers", vars: map[string]string{"GEMINI_BACKEND": "api", "GEMINI_API_KEY": testKey},
+			healthy: true, apiRuns: 1,
+			want: []string{"✓ Auth          GEMINI_API_KEY " + testLast4 + " (from the environment)", "✓ Backend       Gemini API\n",
+				"✓ Gemini CLI    not used (GEMINI_BACKEND=api)", "✓ Gemini API    answered in ", "(model gemini-3-flash-preview)"}},
+		{name: "api key rejected (400)", vars: map[string]string{"GEMINI_BACKEND": "api", "GEMINI_API_KEY": testKey},
+			api: mockgemini.Always(mockgemini.InvalidKey()), apiRuns: 1,
+			want: []string{"✗ Gemini API    did not answer (AUTH_ERROR): the key in GEMINI_API_KEY (" + testLast4 + ") was rejected",
+				"fix: Check the key in GEMINI_API_KEY against aistudio.google.com/apikey"},
+			unwant: []string{"set GEMINI_API_KEY"}},
+		{name: "api key rejected (401) names GOOGLE_API_KEY", vars: map[string]string{"GEMINI_BACKEND": "api", "GOOGLE_API_KEY": testKey},
+			api: mockgemini.Always(mockgemini.Unauthenticated()), apiRuns: 1,
+			want: []string{"the key in GOOGLE_API_KEY (" + testLast4 + ") was rejected", "fix: Check the key in GOOGLE_API_KEY"}},
+		{name: "api key refused (403)", vars: map[string]string{"GEMINI_BACKEND": "api", "GEMINI_API_KEY": testKey},
+			api: mockgemini.Always(mockgemini.PermissionDenied()), apiRuns: 1,
+			want: []string{"the key in GEMINI_API_KEY (" + testLast4 + ") was refused", "fix: The key is valid but"}},
+		{name: "api daily quota", vars: map[string]string{"GEMINI_BACKEND": "api", "GEMINI_API_KEY": testKey},
+			api: mockgemini.Always(mockgemini.QuotaDaily()), apiRuns: 1,
+			want: []string{"✗ Gemini API    did not answer (QUOTA_ERROR): ", "daily quota", "fix: "}},
+		{name: "api without a key", vars: map[string]string{"GEMINI_BACKEND": "api"}, signedIn: true,
+			want: []string{"✗ Gemini API    no key: GEMINI_BACKEND=api needs one", "aistudio.google.com/apikey"}},
+		{name: "api hangs past GEMINI_SEARCH_TIMEOUT",
+			vars: map[string]string{"GEMINI_BACKEND": "api", "GEMINI_API_KEY": testKey, "GEMINI_SEARCH_TIMEOUT": "1000"},
+			api:  mockgemini.Always(mockgemini.Hang()), apiRuns: 1,
+			want: []string{"✗ Gemini API    did not answer", "1s"}},
+		{name: "cli not signed in, no key", cli: geminitest.ScenarioAuth, vars: map[string]string{"GEMINI_BACKEND": "cli"},
+			cliRuns: 1,
+			want: []string{"✗ Auth          no credentials found. " + gemini.HintAuth,
+				"did not answer (AUTH_ERROR): The Gemini CLI is not signed in", "  Invalid auth method selected.", "fix: " + gemini.HintAuth}},
+		{name: "cli key rejected", cli: geminitest.ScenarioAuth401, vars: map[string]string{"GEMINI_BACKEND": "cli", "GEMINI_API_KEY": testKey},
+			cliRuns: 1,
+			want:    []string{"✗ Gemini CLI", "(AUTH_ERROR)", "fix: The Gemini API rejected the key in GEMINI_API_KEY"},
+			unwant:  []string{"or set GEMINI_API_KEY", testKey}},
+		{name: "cli cannot start node", cli: "node-missing", vars: map[string]string{"GEMINI_BACKEND": "cli", "GEMINI_API_KEY": testKey},
+			want: []string{"✗ Gemini CLI", "does not run (CLI_ERROR): `gemini --version` failed (exit status 127)", "  " + nodeMissing, "fix: " + hintNode}},
+		{name: "cli missing", vars: map[string]string{"GEMINI_BACKEND": "cli", "GEMINI_API_KEY": testKey},
+			want: []string{"✗ Gemini CLI    not found", "fix: " + gemini.HintNotFound}},
+		{name: "auto: a refused CLI, an API that answers", cli: geminitest.ScenarioAuth, signedIn: true,
+			vars: map[string]string{"GEMINI_API_KEY": testKey}, healthy: true, cliRuns: 1, apiRuns: 1,
+			want: []string{"✓ Backend       Gemini CLI (auto)", "! Gemini CLI", "auto switches to the Gemini API at the first search",
+				"✓ Gemini API    answered in"}},
+		{name: "auto: both answer", cli: geminitest.ScenarioOK, signedIn: true, vars: map[string]string{"GEMINI_API_KEY": testKey},
+			healthy: true, cliRuns: 1, apiRuns: 1,
+			want: []string{"✓ Gemini CLI", "(version 0.61.0) answered in", "✓ Gemini API    answered in"}},
+		{name: "auto: CLI not signed in, a key", cli: geminitest.ScenarioOK, vars: map[string]string{"GEMINI_API_KEY": testKey},
+			healthy: true, apiRuns: 1,
+			want: []string{"✓ Backend       Gemini API (auto: the Gemini CLI is not signed in)",
+				"! Gemini CLI", "not signed in, so auto uses the Gemini API", "✓ Gemini API    answered in"}},
+		{name: "auto: signed in, no key", cli: geminitest.ScenarioOK, signedIn: true, healthy: true, cliRuns: 1,
+			want: []string{"✓ Gemini CLI", "answered in", "! Gemini API    no key, so auto has nothing to fall back on"}},
+		{name: "no credentials at all", cli: geminitest.ScenarioOK,
+			want: []string{"✗ Auth          no credentials found. Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."}},
+		{name: "offline queries nothing", cli: geminitest.ScenarioOK, signedIn: true, vars: map[string]string{"GEMINI_API_KEY": testKey},
+			offline: true, healthy: true,
+			want: []string{"(version 0.61.0); not queried (--offline)", "✓ Gemini API    not queried (--offline)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := map[string]string{"GEMINI_CLI_PATH": filepath.Join(t.TempDir(), "no-gemini")}
+			var fake *geminitest.Fake
+			switch tt.cli {
+			case "":
+			case "node-missing":
+				vars["GEMINI_CLI_PATH"] = os.Args[0]
+				t.Setenv(envNodeMissing, "1")
+			default:
+				fake = geminitest.New(t, tt.cli)
+				vars["GEMINI_CLI_PATH"] = fake.Path
+			}
+			mock, url := mockAPI(t, tt.api)
+			vars["GOOGLE_GEMINI_BASE_URL"] = url
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			cfg, env := world(t, vars, tt.signedIn)
+
+			var out bytes.Buffer
+			healthy := Print(&out, Run(context.Background(), cfg, Options{Env: env, Offline: tt.offline}))
+			if healthy != tt.healthy {
+				t.Errorf("healthy = %v, want %v", healthy, tt.healthy)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("output lacks %q", want)
+				}
+			}
+			for _, unwant := range append(tt.unwant, testKey) {
+				if strings.Contains(out.String(), unwant) {
+					t.Errorf("output holds %q", unwant)
+				}
+			}
+			cliRuns := 0
+			if fake != nil {
+				for _, c := range fake.Calls() {
+					if !slices.Contains(c.Args, "--version") {
+						cliRuns++
+					}
+				}
+			}
+			if cliRuns != tt.cliRuns || len(mock.RequestsOf(mockgemini.KindChat)) != tt.apiRuns || len(mock.Requests()) != tt.apiRuns {
+				t.Errorf("the CLI got %d queries and the API %d requests (%d chat), want %d and %d",
+					cliRuns, len(mock.Requests()), len(mock.RequestsOf(mockgemini.KindChat)), tt.cliRuns, tt.apiRuns)
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestHTTPCheck(t *testing.T) {
+	t.Parallel()
+	refuse := func(c config.Config) error {
+		if c.Host != "127.0.0.1" && c.AuthToken == "" {
+			return errors.New("refusing to serve on a non-loopback host without a token")
+		}
+		return nil
+	}
+	tests := []struct {
+		name   string
+		vars   map[string]string
+		ok     bool
+		detail string
+	}{
+		{"loopback", nil, true, "--http serves http://127.0.0.1:3000/mcp"},
+		{"exposed without a token", map[string]string{"MCP_SERVER_HOST": "0.0.0.0"}, false, "--http would refuse to start: refusing"},
+		{"exposed with a token", map[string]string{"MCP_SERVER_HOST": "0.0.0.0", "MCP_AUTH_TOKEN": "tok-1234567"}, true, "(MCP_AUTH_TOKEN required)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, _ := world(t, tt.vars, false)
+			c := checkHTTP(cfg, refuse)
+			if c.OK != tt.ok || !strings.Contains(c.Detail, tt.detail) || strings.Contains(c.Detail, "tok-1234567") {
+				t.Errorf("got %+v, want OK %v with %q", c, tt.ok, tt.detail)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	reload := func(env config.Env, dotenv []byte) (config.Config, error) { return config.LoadWithDotenv(env, dotenv) }
+	tests := []struct {
+		name     string
+		dotenv   string
+		vars     map[string]string
+		want     []string // the checks' details, in order; each as a substring
+		wantPort int
+	}{
+		{name: "a valid configuration", dotenv: "MCP_SERVER_PORT=3100\n", wantPort: 3100},
+		{name: "a bad value in .env", dotenv: "GEMINI_SEARCH_TIMEOUT=abc\nMCP_SERVER_PORT=3100\n",
+			want:     []string{`invalid GEMINI_SEARCH_TIMEOUT="abc" in <dir>/.env: must be`},
+			wantPort: 3100},
+		{name: "a bad value in the environment", vars: map[string]string{"MCP_SERVER_PORT": "70000"},
+			want:     []string{`invalid MCP_SERVER_PORT="70000" set in the process environment: must be`},
+			wantPort: 3000},
+		{name: "bad in both: the environment's first, then the file's",
+			dotenv: "MCP_SERVER_PORT=abc\n", vars: map[string]string{"MCP_SERVER_PORT": "70000"},
+			want:     []string{`invalid MCP_SERVER_PORT="70000" set in the process environment`, `invalid MCP_SERVER_PORT="abc" in <dir>/.env`},
+			wantPort: 3000},
+		{name: "a bad file value the environment overrides is not in force",
+			dotenv: "MCP_SERVER_PORT=abc\nJSON_MAX_RETRIES=-1\n", vars: map[string]string{"MCP_SERVER_PORT": "3200"},
+			want:     []string{`invalid JSON_MAX_RETRIES="-1" in <dir>/.env`},
+			wantPort: 3200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(config.EnvPath(dir), []byte(tt.dotenv), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]string{config.DirVar: dir}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			env := config.Env{GOOS: "linux", Lookup: func(name string) (string, bool) {
+				v, ok := vars[name]
+				return v, ok
+			}}
+			first, err := config.Load(env)
+			cfg, checks, err := Load(env, first, err, reload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(checks) != len(tt.want) {
+				t.Fatalf("got checks %+v, want %d", checks, len(tt.want))
+			}
+			for i, want := range tt.want {
+				want = strings.ReplaceAll(want, "<dir>", dir)
+				if c := checks[i]; c.OK || c.Name != "Config" || !strings.Contains(c.Detail, want) || !strings.Contains(c.Detail, "\nfix: ") {
+					t.Errorf("check %d: got %+v, want a failed Config check with %q and a fix", i, c, want)
+				}
+			}
+			if cfg.Dir != dir || cfg.Port != tt.wantPort || cfg.SearchTimeout <= 0 {
+				t.Errorf("got dir %q, port %d, timeout %v; want %q, %d and the default timeout", cfg.Dir, cfg.Port, cfg.SearchTimeout, dir, tt.wantPort)
+			}
+		})
+	}
+
+	t.Run("other errors stop it", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		if err := os.WriteFile(config.EnvPath(dir), []byte("not a line\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env := config.Env{GOOS: "linux", Lookup: func(name string) (string, bool) { return dir, name == config.DirVar }}
+		first, err := config.Load(env)
+		if _, _, err := Load(env, first, err, reload); err == nil || !strings.Contains(err.Error(), config.EnvPath(dir)) {
+			t.Errorf("got %v, want the .env file's own error", err)
+		}
+	})
+}
 
 func TestSetup(t *testing.T) {
 	t.Parallel()
@@ -16,16 +321,18 @@ func TestSetup(t *testing.T) {
 	missing := config.Config{Dir: dir, CLIPath: filepath.Join(dir, "no-gemini")}
 	problems := Problems(Setup(missing, config.Env{Home: t.TempDir()}))
 	if len(problems) != 2 || problems[0].Name != "Gemini CLI" || !strings.Contains(problems[0].Detail, "npm install -g @google/gemini-cli") ||
-		problems[1].Name != "Auth" || !problems[1].Hint {
-		t.Errorf("got %+v, want the missing CLI (saying how to install it) and the missing credential (a hint)", problems)
+		problems[1].Name != "Auth" || problems[1].Hint || !strings.Contains(problems[1].Detail, gemini.HintAuth) {
+		t.Errorf("got %+v, want the missing CLI (saying how to install it) and the missing credential (a failure)", problems)
 	}
 
-	found := config.Config{Dir: dir, CLIPath: os.Args[0]}
-	env := config.Env{Lookup: func(n string) (string, bool) {
-		return map[string]string{"GEMINI_API_KEY": "k"}[n], n == "GEMINI_API_KEY"
-	}}
-	if problems := Problems(Setup(found, env)); len(problems) != 0 {
+	found := config.Config{Dir: dir, CLIPath: os.Args[0], GeminiAPIKey: "k"}
+	if problems := Problems(Setup(found, config.Env{})); len(problems) != 0 {
 		t.Errorf("got %+v, want no problem with a CLI and a key", problems)
+	}
+
+	apiOnly := config.Config{Dir: dir, Backend: config.BackendAPI, CLIPath: filepath.Join(dir, "no-gemini"), GeminiAPIKey: "k"}
+	if checks := Setup(apiOnly, config.Env{}); len(checks) != 1 || checks[0].Name != "Auth" {
+		t.Errorf("got %+v, want only Auth: GEMINI_BACKEND=api needs no CLI", checks)
 	}
 }
 
@@ -37,7 +344,11 @@ func TestPrint(t *testing.T) {
 		t.Errorf("a hint must not fail the checklist: healthy=%v\n%s", healthy, out.String())
 	}
 	out.Reset()
-	if Print(&out, []Check{{Name: "Gemini CLI", Detail: "not found"}}) || !strings.Contains(out.String(), "✗ Gemini CLI") {
+	if Print(&out, []Check{{Name: "Gemini CLI", Detail: "not found\n  it said\nfix: install it"}}) {
 		t.Errorf("a failed check must fail the checklist:\n%s", out.String())
+	}
+	want := "✗ Gemini CLI    not found\n                  it said\n                fix: install it\n"
+	if !strings.HasPrefix(out.String(), want) {
+		t.Errorf("got\n%s\nwant the further lines under the first line's detail:\n%s", out.String(), want)
 	}
 }

@@ -11,10 +11,10 @@ import (
 
 // Hints, shared by the classifier and its tests.
 const (
-	// HintNotFound is how to install the CLI.
+	// HintNotFound is how to install the CLI; HintAuth how to give it credentials when it has none.
 	HintNotFound  = "Install the Gemini CLI with `npm install -g @google/gemini-cli` (Node.js 20 or later), or set GEMINI_CLI_PATH to its executable."
 	hintQuota     = "Wait for the quota to reset, or set GEMINI_MODEL / GEMINI_FALLBACK_MODEL to another model."
-	hintAuth      = "Run `gemini` once in a terminal to log in, or set GEMINI_API_KEY."
+	HintAuth      = "Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."
 	hintUntrusted = "The server sets GEMINI_CLI_TRUST_WORKSPACE=true; check that the installed Gemini CLI honours it (0.61.0 does), or trust the config folder in an interactive `gemini` session."
 	hintEmpty     = "Retry, narrow the query, or set GEMINI_MODEL to another model."
 	hintCLI       = "Read the detail for the CLI's own error; running `gemini` by hand in the config folder shows it in full."
@@ -57,6 +57,7 @@ type outcome struct {
 	text        string
 	truncated   bool
 	maxOutput   int
+	keyVar      string // Config.KeyVar
 }
 
 var (
@@ -89,7 +90,7 @@ func classify(o outcome) *backend.Error {
 	case o.exitCode == 173:
 		return quota(said)
 	case o.exitCode == 41 || o.exitCode == 145 || o.exitCode == 147:
-		return fail(backend.CodeAuth, authMessage(o.exitCode, said), hintAuth)
+		return fail(backend.CodeAuth, authMessage(o.exitCode, said), authHint(o.exitCode, said, o.keyVar))
 	case o.exitCode == 148: // HTTP 404 & 0xFF
 		return fail(backend.CodeCLI, "The Gemini API does not know this model (404).", hintModel)
 	case o.exitCode == 244 || o.exitCode == 246 || o.exitCode == 247: // HTTP 500, 502, 503 & 0xFF
@@ -98,7 +99,7 @@ func classify(o outcome) *backend.Error {
 	case o.exitCode == 55 || strings.Contains(strings.ToLower(said), "not running in a trusted directory"):
 		return fail(backend.CodeUntrusted, "The Gemini CLI refused to run because the config folder is not a trusted workspace.", hintUntrusted)
 	case authText.MatchString(said):
-		return fail(backend.CodeAuth, authMessage(o.exitCode, said), hintAuth)
+		return fail(backend.CodeAuth, authMessage(o.exitCode, said), authHint(o.exitCode, said, o.keyVar))
 	case quotaText.MatchString(said):
 		return quota(said)
 	case emptyText.MatchString(said):
@@ -135,13 +136,37 @@ func quotaMessage(said string) string {
 	}
 }
 
+// authHint is what to do about an AUTH_ERROR. With a key configured (keyVar names its variable) the advice is about
+// that key, never to set one.
+func authHint(exitCode int, said, keyVar string) string {
+	if keyVar == "" {
+		return HintAuth
+	}
+	switch authMessage(exitCode, said) {
+	case msgDenied:
+		return "The key in " + keyVar + " may not use this model or the Gemini API: enable the Generative Language " +
+			"API for its project, or set GEMINI_MODEL to another model."
+	case msgRejected:
+		return "The Gemini API rejected the key in " + keyVar + ": check it against aistudio.google.com/apikey (a " +
+			"missing character is the usual cause), or run `gemini` once in a terminal and sign in instead."
+	default:
+		return "The Gemini CLI selected no auth method, so it did not use the key in " + keyVar + ": run `gemini` " +
+			"once in a terminal and choose \"Use Gemini API key\" or sign in with Google."
+	}
+}
+
+const (
+	msgDenied   = "The Gemini API denied access with these credentials (403 PERMISSION_DENIED)."
+	msgRejected = "The Gemini API rejected the credentials (401 UNAUTHENTICATED)."
+)
+
 func authMessage(exitCode int, said string) string {
 	s := strings.ToLower(said)
 	switch {
 	case exitCode == 147 || strings.Contains(s, "permission_denied"):
-		return "The Gemini API denied access with these credentials (403 PERMISSION_DENIED)."
+		return msgDenied
 	case exitCode == 145 || strings.Contains(s, "api key not valid") || strings.Contains(s, "unauthenticated"):
-		return "The Gemini API rejected the credentials (401 UNAUTHENTICATED)."
+		return msgRejected
 	default:
 		return "The Gemini CLI is not signed in (no valid auth method)."
 	}

@@ -89,6 +89,35 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestAuthHint: with a key configured, the advice is about that key, never to set one.
+func TestAuthHint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		o      outcome
+		want   string
+		unwant string
+	}{
+		{"no key, not signed in", outcome{exitCode: 41, stderr: "Invalid auth method selected."}, "sign in, or set GEMINI_API_KEY", ""},
+		{"key rejected", outcome{exitCode: 145, keyVar: "GOOGLE_API_KEY"}, "rejected the key in GOOGLE_API_KEY", "set GEMINI_API_KEY"},
+		{"key rejected, by text", outcome{exitCode: 1, stderr: "API key not valid.", keyVar: "GEMINI_API_KEY"}, "rejected the key in GEMINI_API_KEY", "set GEMINI_API_KEY"},
+		{"key denied", outcome{exitCode: 147, keyVar: "GEMINI_API_KEY"}, "The key in GEMINI_API_KEY may not use", "set GEMINI_API_KEY"},
+		{"key set, no auth method", outcome{exitCode: 41, stderr: "Invalid auth method selected.", keyVar: "GEMINI_API_KEY"}, "did not use the key in GEMINI_API_KEY", "set GEMINI_API_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := classify(tt.o)
+			if e == nil {
+				t.Fatal("got success, want AUTH_ERROR")
+			}
+			if e.Code != backend.CodeAuth || !strings.Contains(e.Hint, tt.want) || (tt.unwant != "" && strings.Contains(e.Hint, tt.unwant)) {
+				t.Errorf("got %v with hint %q, want AUTH_ERROR with a hint saying %q (and not %q)", e, e.Hint, tt.want, tt.unwant)
+			}
+		})
+	}
+}
+
 func TestErrorUnwrap(t *testing.T) {
 	t.Parallel()
 	timeout := timeoutError(5*time.Minute, context.DeadlineExceeded)

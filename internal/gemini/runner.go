@@ -33,6 +33,7 @@ type Config struct {
 	Dir       string        // cwd of the CLI: the config folder holding .gemini/settings.json
 	ExtraEnv  []string      // KEY=VALUE added to the child's environment (Firecrawl variables)
 	Secrets   []string      // values to mask in any message, detail or log line
+	KeyVar    string        // the variable the Gemini API key in ExtraEnv was set in, for advice; "" when none is
 	Timeout   time.Duration // whole-run limit; 0 means none
 	KillGrace time.Duration // SIGTERM → SIGKILL grace; default 5s
 	MaxOutput int           // answer bytes kept; default 16 MiB
@@ -126,6 +127,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		text:        res.Text,
 		truncated:   res.Truncated,
 		maxOutput:   r.cfg.MaxOutput,
+		keyVar:      r.cfg.KeyVar,
 	})
 	if e == nil {
 		return res, nil

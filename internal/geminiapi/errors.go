@@ -77,6 +77,18 @@ func retryable(err error) bool {
 	return err != nil
 }
 
+// KeyRejected reports whether err is the Gemini API turning the key itself down (400 API_KEY_INVALID, 401).
+func KeyRejected(err error) bool {
+	var ae genai.APIError // returned by value
+	return errors.As(err, &ae) && keyRejected(ae)
+}
+
+// Denied reports whether err is the Gemini API refusing a valid key this model or API (403).
+func Denied(err error) bool {
+	var ae genai.APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusForbidden
+}
+
 // keyRejected: 401, or the 400 the API answers a malformed or unknown key with.
 func keyRejected(ae genai.APIError) bool {
 	return ae.Code == http.StatusUnauthorized ||

@@ -47,6 +47,8 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Set{Mode: cfg.Backend, log: logger}
+	key, from := cfg.APIKey()
+	s.KeyFrom = from
 	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
 	if s.CLIErr != nil {
 		s.cli = missingCLI{err: s.CLIErr}
@@ -57,12 +59,11 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 			Dir:      cfg.Dir,
 			ExtraEnv: cfg.CLIEnv(),
 			Secrets:  cfg.Secrets(),
+			KeyVar:   from, // cfg.CLIEnv gives the CLI the key
 			Timeout:  cfg.SearchTimeout,
 			Logger:   logger,
 		})
 	}
-	key, from := cfg.APIKey()
-	s.KeyFrom = from
 	if key == "" {
 		s.APIErr = fmt.Errorf("no Gemini API key: set GEMINI_API_KEY")
 	} else {
@@ -157,7 +158,7 @@ func (s *Set) auto(ctx context.Context, req backend.Request) (backend.Result, er
 		return onAPI(ctx, s.api, req, *reason)
 	}
 	res, err := s.cli.Run(ctx, req)
-	reason := switchReason(err)
+	reason := SwitchReason(err)
 	if reason == "" || s.api == nil || ctx.Err() != nil {
 		return res, err
 	}
@@ -183,8 +184,9 @@ func onAPI(ctx context.Context, api backend.Runner, req backend.Request, reason 
 	return res, err
 }
 
-// switchReason is why a failed CLI run makes auto switch to the API, or "" when it does not.
-func switchReason(err error) string {
+// SwitchReason is why a failed CLI run makes auto switch to the API, or "" when it does not. doctor judges a CLI
+// failure by it too.
+func SwitchReason(err error) string {
 	var e *backend.Error
 	if !errors.As(err, &e) {
 		return ""

@@ -20,6 +20,8 @@ import (
 //	tools.core: the Firecrawl tool names (mcp_firecrawl_...), added or removed as Firecrawl is on or off;
 //	            the rest of the list is the user's (a missing or malformed list is rebuilt from the template)
 //	mcpServers.firecrawl
+//	security.auth.selectedType: "gemini-api-key" while Options.KeyAuth is set; once it is not, removed only when
+//	            it is still that value (an auth type the user chose stays)
 const firecrawlServer = "firecrawl"
 
 // Result is what Regenerate did.
@@ -198,15 +200,60 @@ func mergeOwned(have *jsonedit.Object, rendered []byte) error {
 	switch {
 	case on && ok:
 		servers.Set(firecrawlServer, firecrawl)
-		return setObject(have, "mcpServers", servers)
+		if err := setObject(have, "mcpServers", servers); err != nil {
+			return err
+		}
 	case on:
-		return setObject(have, "mcpServers", jsonedit.Object{{Key: firecrawlServer, Value: firecrawl}})
+		if err := setObject(have, "mcpServers", jsonedit.Object{{Key: firecrawlServer, Value: firecrawl}}); err != nil {
+			return err
+		}
 	case ok && servers.Delete(firecrawlServer) && len(servers) == 0:
 		have.Delete("mcpServers")
 	case ok:
-		return setObject(have, "mcpServers", servers)
+		if err := setObject(have, "mcpServers", servers); err != nil {
+			return err
+		}
 	}
-	return nil
+
+	wantSecurity, _ := want.Object("security")
+	wantAuth, _ := wantSecurity.Object("auth")
+	selected, on := wantAuth.Get("selectedType")
+	return mergeAuth(have, selected, on)
+}
+
+// mergeAuth sets security.auth.selectedType to selected when on, and otherwise removes it if it is the key auth
+// this package sets, with the objects that held nothing else.
+func mergeAuth(have *jsonedit.Object, selected []byte, on bool) error {
+	security, hasSecurity := have.Object("security")
+	auth, hasAuth := security.Object("auth")
+	if !on {
+		var current string
+		if v, found := auth.Get("selectedType"); !found || json.Unmarshal(v, &current) != nil || current != keyAuth {
+			return nil // not ours to remove
+		}
+		auth.Delete("selectedType")
+		if len(auth) == 0 {
+			security.Delete("auth")
+		} else if err := setObject(&security, "auth", auth); err != nil {
+			return err
+		}
+		if len(security) == 0 {
+			have.Delete("security")
+			return nil
+		}
+		return setObject(have, "security", security)
+	}
+	if !hasSecurity {
+		security = jsonedit.Object{} // missing, or not an object: the CLI needs one
+	}
+	if !hasAuth {
+		auth = jsonedit.Object{}
+	}
+	auth.Set("selectedType", selected)
+	if err := setObject(&security, "auth", auth); err != nil {
+		return err
+	}
+	return setObject(have, "security", security)
 }
 
 func setObject(o *jsonedit.Object, key string, v jsonedit.Object) error {

@@ -36,6 +36,7 @@ func TestRegenerate(t *testing.T) {
 		name      string
 		existing  string // "" for no file
 		firecrawl bool
+		keyAuth   bool
 		wantWrote bool
 		check     func(t *testing.T, got map[string]any)
 	}{
@@ -89,6 +90,43 @@ func TestRegenerate(t *testing.T) {
 					t.Errorf("core = %v", core)
 				}
 			}},
+		{name: "key auth is added to a file without it", keyAuth: true,
+			existing:  `{"ui":{"theme":"x"},"general":{"maxAttempts":3},"tools":{"core":["google_web_search","web_fetch"]}}`,
+			wantWrote: true, check: func(t *testing.T, got map[string]any) {
+				if got["ui"].(map[string]any)["theme"] != "x" {
+					t.Error("ui.theme lost")
+				}
+				if want := rendered(t, Options{KeyAuth: true})["security"]; !reflect.DeepEqual(got["security"], want) {
+					t.Errorf("security = %v, want %v", got["security"], want)
+				}
+			}},
+		{name: "key auth replaces another auth type and keeps the rest of security", keyAuth: true,
+			existing:  `{"security":{"folderTrust":{"enabled":true},"auth":{"selectedType":"oauth-personal","useExternal":false}}}`,
+			wantWrote: true, check: func(t *testing.T, got map[string]any) {
+				want := map[string]any{"folderTrust": map[string]any{"enabled": true},
+					"auth": map[string]any{"selectedType": "gemini-api-key", "useExternal": false}}
+				if !reflect.DeepEqual(got["security"], want) {
+					t.Errorf("security = %v, want %v", got["security"], want)
+				}
+			}},
+		{name: "key auth no longer needed is removed with what only held it",
+			existing:  `{"general":{"maxAttempts":3},"tools":{"core":["google_web_search","web_fetch"]},"security":{"auth":{"selectedType":"gemini-api-key"}}}`,
+			wantWrote: true, check: func(t *testing.T, got map[string]any) {
+				if _, ok := got["security"]; ok {
+					t.Errorf("security = %v, want it gone once empty", got["security"])
+				}
+			}},
+		{name: "key auth no longer needed leaves the user's other security entries",
+			existing:  `{"security":{"folderTrust":{"enabled":false},"auth":{"selectedType":"gemini-api-key","useExternal":true}}}`,
+			wantWrote: true, check: func(t *testing.T, got map[string]any) {
+				want := map[string]any{"folderTrust": map[string]any{"enabled": false}, "auth": map[string]any{"useExternal": true}}
+				if !reflect.DeepEqual(got["security"], want) {
+					t.Errorf("security = %v, want %v", got["security"], want)
+				}
+			}},
+		{name: "an auth type the user chose stays when key auth is not needed",
+			existing:  "{\n  \"general\": {\"maxAttempts\": 3},\n  \"tools\": {\"core\": [\"google_web_search\", \"web_fetch\"]},\n  \"security\": {\"auth\": {\"selectedType\": \"oauth-personal\"}}\n}\n",
+			wantWrote: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,7 +141,8 @@ func TestRegenerate(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, err := Regenerate(dir, Options{Firecrawl: tt.firecrawl}, false)
+			o := Options{Firecrawl: tt.firecrawl, KeyAuth: tt.keyAuth}
+			res, err := Regenerate(dir, o, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +165,7 @@ func TestRegenerate(t *testing.T) {
 			if err := Check(dir); err != nil {
 				t.Errorf("Check after Regenerate: %v", err)
 			}
-			again, err := Regenerate(dir, Options{Firecrawl: tt.firecrawl}, false)
+			again, err := Regenerate(dir, o, false)
 			if err != nil || again.Wrote {
 				t.Errorf("second Regenerate wrote %v (err %v), want no change", again.Wrote, err)
 			}

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
 )
 
@@ -27,6 +29,22 @@ var settingsTmpl = template.Must(template.ParseFS(templates.FS, settingsTemplate
 // Gemini CLI expands from its own environment.
 type Options struct {
 	Firecrawl bool // add the firecrawl MCP server and its three tools
+	KeyAuth   bool // select API-key auth (security.auth.selectedType "gemini-api-key")
+}
+
+// keyAuth is the auth type KeyAuth selects.
+const keyAuth = "gemini-api-key"
+
+// OptionsFor is what settings.json must hold for cfg, for the user whose home folder is home: Firecrawl when it
+// is configured, and API-key auth when a Gemini API key is configured and the Gemini CLI has no sign-in of its own
+// (gemini.Login), so that the CLI uses the key instead of answering "Invalid auth method selected". The servers
+// and doctor both take their options from here.
+func OptionsFor(cfg config.Config, home string) Options {
+	key, _ := cfg.APIKey()
+	return Options{
+		Firecrawl: cfg.FirecrawlEnabled(),
+		KeyAuth:   key != "" && gemini.Login(home) == "",
+	}
 }
 
 // render returns the settings.json for o: valid JSON, indented with two

@@ -25,6 +25,11 @@ type settings struct {
 	Tools struct {
 		Core []string `json:"core"`
 	} `json:"tools"`
+	Security struct {
+		Auth struct {
+			SelectedType string `json:"selectedType"`
+		} `json:"auth"`
+	} `json:"security"`
 	MCPServers map[string]struct {
 		Command      string            `json:"command"`
 		Args         []string          `json:"args"`
@@ -37,7 +42,7 @@ type settings struct {
 
 func TestRenderGolden(t *testing.T) {
 	t.Parallel()
-	for name, o := range map[string]Options{"plain": {}, "firecrawl": {Firecrawl: true}} {
+	for name, o := range map[string]Options{"plain": {}, "firecrawl": {Firecrawl: true}, "keyauth": {KeyAuth: true}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, err := render(o)
@@ -72,6 +77,8 @@ func TestRender(t *testing.T) {
 	}{
 		{"plain", Options{}, webTools},
 		{"firecrawl", Options{Firecrawl: true}, slices.Concat(webTools, firecrawlTools)},
+		{"key auth", Options{KeyAuth: true}, webTools},
+		{"firecrawl and key auth", Options{Firecrawl: true, KeyAuth: true}, slices.Concat(webTools, firecrawlTools)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,6 +109,9 @@ func TestRender(t *testing.T) {
 			}
 			if !slices.Equal(s.Tools.Core, tt.wantCore) {
 				t.Errorf("tools.core: got %q, want %q", s.Tools.Core, tt.wantCore)
+			}
+			if want := map[bool]string{true: "gemini-api-key"}[tt.o.KeyAuth]; s.Security.Auth.SelectedType != want {
+				t.Errorf("security.auth.selectedType: got %q, want %q", s.Security.Auth.SelectedType, want)
 			}
 			for _, bad := range []string{"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE", `"PORT"`,
 				"shell", "write_file", "replace"} {
@@ -148,7 +158,7 @@ func TestRender(t *testing.T) {
 // renders, so that reading one is reading the other.
 func TestTemplateReadsAsOutput(t *testing.T) {
 	t.Parallel()
-	for _, o := range []Options{{}, {Firecrawl: true}} {
+	for _, o := range []Options{{}, {Firecrawl: true}, {KeyAuth: true}, {Firecrawl: true, KeyAuth: true}} {
 		var raw bytes.Buffer
 		if err := settingsTmpl.Execute(&raw, o); err != nil {
 			t.Fatal(err)
@@ -193,6 +203,57 @@ func TestRenderHasNoSecret(t *testing.T) {
 	}
 	if bytes.Contains(data, []byte("fc.example")) {
 		t.Errorf("settings.json holds the URL instead of ${FIRECRAWL_API_URL}:\n%s", data)
+	}
+}
+
+func TestOptionsFor(t *testing.T) {
+	t.Parallel()
+	// homes: the Gemini CLI's own sign-in, as gemini.Login finds it in ~/.gemini.
+	homes := map[string]map[string]string{
+		"no sign-in":   {},
+		"google login": {"oauth_creds.json": `{"refresh_token":"r"}`},
+		// The e2e suite's HOME: key auth selected in the user settings, so the workspace needs none.
+		"key auth of its own": {"settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`},
+	}
+	tests := []struct {
+		name, home string
+		vars       map[string]string
+		want       Options
+	}{
+		{"a key and no sign-in selects key auth", "no sign-in", map[string]string{"GEMINI_API_KEY": "k-1234567890"}, Options{KeyAuth: true}},
+		{"GOOGLE_API_KEY counts too", "no sign-in", map[string]string{"GOOGLE_API_KEY": "k-1234567890"}, Options{KeyAuth: true}},
+		{"no key, no key auth", "no sign-in", nil, Options{}},
+		{"a Google login keeps its own auth", "google login", map[string]string{"GEMINI_API_KEY": "k-1234567890"}, Options{}},
+		{"an auth type of its own stays in charge", "key auth of its own", map[string]string{"GEMINI_API_KEY": "k-1234567890"}, Options{}},
+		{"firecrawl", "no sign-in", map[string]string{"FIRECRAWL_API_URL": "http://127.0.0.1:3002"}, Options{Firecrawl: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range homes[tt.home] {
+				if err := os.WriteFile(filepath.Join(home, ".gemini", name), []byte(data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			vars := map[string]string{config.DirVar: t.TempDir()}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			cfg, err := config.Load(config.Env{GOOS: "linux", Lookup: func(name string) (string, bool) {
+				v, ok := vars[name]
+				return v, ok
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := OptionsFor(cfg, home); got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 

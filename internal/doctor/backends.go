@@ -1,0 +1,216 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
+)
+
+const (
+	// queryPrompt is the query doctor sends each backend: one line, Plain, so that no search tool runs.
+	queryPrompt = "Reply with the word OK."
+	// queryTimeout bounds each query; GEMINI_SEARCH_TIMEOUT does when it is shorter.
+	queryTimeout = 30 * time.Second
+	// maxSaid is how many of the last lines a backend printed doctor shows.
+	maxSaid = 8
+	// hintNode is the fix for a CLI that exits 127: its interpreter, node, was not found.
+	hintNode = "The Gemini CLI runs on Node.js, which was not found: install Node.js 20 or later (nodejs.org) and " +
+		"make sure `node` is on the PATH the server runs with."
+)
+
+// backends checks the backends of one configuration with the runners the servers would use.
+type backends struct {
+	cfg     config.Config
+	set     *runners.Set
+	offline bool
+	limit   time.Duration // of each query
+}
+
+// probe is what doctor found of one backend.
+type probe struct {
+	Check
+	shown   bool  // the line belongs in the checklist
+	queried bool  // a query was sent
+	err     error // the query's error
+}
+
+// checkBackends is the backend in use now (auto's choice, and why), then a line for the Gemini CLI and for the
+// Gemini API, each with the answer to a real query when the configuration uses that backend: GEMINI_BACKEND=cli the
+// CLI, api the API, auto the CLI when it is installed and signed in and the API when a key is set. Both queries run
+// at once.
+func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, offline bool) []Check {
+	b := backends{cfg: cfg, set: set, offline: offline, limit: queryTimeout}
+	if cfg.SearchTimeout > 0 {
+		b.limit = min(b.limit, cfg.SearchTimeout)
+	}
+	var cli, api probe
+	var wg sync.WaitGroup
+	wg.Go(func() { cli = b.cli(ctx) })
+	wg.Go(func() { api = b.api(ctx) })
+	wg.Wait()
+
+	// auto goes on to the API when a CLI run is refused for its sign-in, account or daily quota: with an API that
+	// answers, such a failure does not stop searches.
+	if reason := runners.SwitchReason(cli.err); reason != "" && cfg.Backend == config.BackendAuto && api.queried && api.err == nil {
+		cli.Hint = true
+		cli.Detail += "\nauto switches to the Gemini API at the first search: " + reason
+	}
+	checks := []Check{{Name: "Backend", OK: true, Detail: set.State().String()}}
+	for _, p := range []probe{cli, api} {
+		if p.shown {
+			checks = append(checks, p.Check)
+		}
+	}
+	return checks
+}
+
+// versioner is the CLI runner's version check.
+type versioner interface {
+	Version(ctx context.Context) (string, error)
+}
+
+// cli checks the Gemini CLI: it is found, it runs, and it answers when the configuration uses it. Where auto
+// serves from the API anyway, its problems are hints.
+func (b backends) cli(ctx context.Context) probe {
+	p := probe{Check: Check{Name: "Gemini CLI"}, shown: true}
+	if b.cfg.Backend == config.BackendAPI {
+		p.OK, p.Detail = true, "not used (GEMINI_BACKEND=api)"
+		return p
+	}
+	inUse := b.set.State().Active == backend.CLI
+	instead := ""
+	if !inUse {
+		instead = ", so auto uses the Gemini API"
+	}
+	p.Hint = !inUse
+	if b.set.CLIErr != nil {
+		p.Detail = fmt.Sprintf("not found (%v)%s\nfix: %s", b.set.CLIErr, instead, gemini.HintNotFound)
+		return p
+	}
+	cmd := b.set.CLI.String()
+	if v, ok := b.set.CLIRunner().(versioner); ok {
+		version, err := v.Version(ctx)
+		if err != nil {
+			p.Detail = b.failure(cmd+" does not run", err)
+			return p
+		}
+		cmd += " (version " + version + ")"
+	}
+	switch {
+	case b.cfg.Backend == config.BackendAuto && b.set.Login == "":
+		p.Hint, p.Detail = true, cmd+"; not signed in"+instead // without a key, Auth says what to do
+		return p
+	case b.offline:
+		p.OK, p.Detail = true, cmd+"; not queried (--offline)"
+		return p
+	}
+	return b.query(ctx, p, cmd, b.set.CLIRunner())
+}
+
+// api checks the Gemini API: a key is set, and the API answers it.
+func (b backends) api(ctx context.Context) probe {
+	p := probe{Check: Check{Name: "Gemini API"}, shown: true}
+	switch {
+	case b.cfg.Backend == config.BackendCLI:
+		p.shown = false
+		return p
+	case b.set.KeyFrom == "" && b.cfg.Backend == config.BackendAuto:
+		p.Hint, p.Detail = true, "no key, so auto has nothing to fall back on when the Gemini CLI fails\n"+
+			"fix: set GEMINI_API_KEY (aistudio.google.com/apikey) to have it"
+		return p
+	case b.set.KeyFrom == "":
+		p.Detail = "no key: GEMINI_BACKEND=api needs one\nfix: create one at aistudio.google.com/apikey and set GEMINI_API_KEY"
+		return p
+	case b.set.APIErr != nil:
+		p.Detail = "cannot be set up: " + b.set.APIErr.Error()
+		return p
+	case b.offline:
+		p.OK, p.Detail = true, "not queried (--offline)"
+		return p
+	}
+	return b.query(ctx, p, "", b.set.API())
+}
+
+// query sends the one-line query to r. about says what the line is about ("" for nothing).
+func (b backends) query(ctx context.Context, p probe, about string, r backend.Runner) probe {
+	ctx, cancel := context.WithTimeout(ctx, b.limit)
+	defer cancel()
+	start := time.Now()
+	res, err := r.Run(ctx, backend.Request{Prompt: queryPrompt, Model: b.cfg.Model, Plain: true})
+	p.queried, p.err = true, err
+	if err != nil {
+		p.Detail = b.failure(join(about, "did not answer"), err)
+		return p
+	}
+	p.OK = true
+	p.Detail = join(about, fmt.Sprintf("answered in %.1fs", time.Since(start).Seconds()))
+	if res.Model != "" {
+		p.Detail += " (model " + res.Model + ")"
+	}
+	return p
+}
+
+// failure describes a failed call: what went wrong, the last lines the backend printed (the CLI's own stderr) and
+// the fix. A key the Gemini API turns down is named by its variable, never shown.
+func (b backends) failure(what string, err error) string {
+	var e *backend.Error
+	if !errors.As(err, &e) {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Sprintf("%s within %s\nfix: check the network connection, then run doctor again", what, b.limit)
+		}
+		return what + ": " + err.Error()
+	}
+	message, fix := e.Message, e.Hint
+	switch {
+	case e.ExitCode == 127:
+		fix = hintNode
+	case e.Code == backend.CodeAuth && geminiapi.KeyRejected(err):
+		message = b.key() + " was rejected: " + message
+		fix = "Check the key in " + b.set.KeyFrom + " against aistudio.google.com/apikey (a missing character is " +
+			"the usual cause), or create a new one there."
+	case e.Code == backend.CodeAuth && geminiapi.Denied(err):
+		message = b.key() + " was refused: " + message
+	}
+	lines := []string{fmt.Sprintf("%s (%s): %s", what, e.Code, message)}
+	for _, line := range lastLines(e.Detail, maxSaid) {
+		if !strings.Contains(message, strings.TrimSpace(line)) {
+			lines = append(lines, "  "+line)
+		}
+	}
+	if fix != "" {
+		lines = append(lines, "fix: "+fix)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lastLines returns the last n non-blank lines of s.
+func lastLines(s string, n int) []string {
+	var lines []string
+	for line := range strings.Lines(s) {
+		if line = strings.TrimRight(line, " \t\r\n"); strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines[max(len(lines)-n, 0):]
+}
+
+// key names the API key in force by its variable, never its value: "the key in GEMINI_API_KEY (••••abcd)".
+func (b backends) key() string {
+	return fmt.Sprintf("the key in %s (%s)", b.set.KeyFrom, b.cfg.Shown(b.set.KeyFrom))
+}
+
+func join(about, what string) string {
+	if about == "" {
+		return what
+	}
+	return about + " " + what
+}
