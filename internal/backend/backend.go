@@ -40,7 +40,7 @@ type Request struct {
 
 // Result is what a run produced.
 type Result struct {
-	Text       string      // the answer, trimmed; with the API, citation markers are in it (Grounding.Marked)
+	Text       string      // the answer, trimmed
 	Model      string      // the model that did the work, if known
 	Queries    []string    // search queries run, deduplicated, in order
 	URLs       []string    // URLs read or cited, deduplicated, in order
@@ -142,13 +142,14 @@ type Source struct {
 	Title string `json:"title,omitempty"`
 }
 
-// Citation is one segment of the answer and the sources that support it: the [n] marker after it lists Sources.
+// Citation is one segment of the answer and the sources that support it: the report shows a [n] marker after it
+// for each source.
 type Citation struct {
 	Text    string `json:"text"`
 	Sources []int  `json:"sources"` // 1-based numbers into Grounding.Sources
 }
 
-// Marker is the text put after the segment in the answer: [1][3].
+// Marker is the text put after the segment in the report: [1][3].
 func (c Citation) Marker() string {
 	var b strings.Builder
 	for _, n := range c.Sources {

@@ -49,10 +49,11 @@ func TestRunGroundedAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Text != "Go 1.26 shipped in February 2026.[1][2]" || res.Backend != backend.API || res.Grounding == nil {
+	if res.Text != "Go 1.26 shipped in February 2026." || res.Backend != backend.API || res.Grounding == nil {
 		t.Fatalf("got %+v", res)
 	}
 	if len(res.Grounding.Sources) != 2 || len(res.Grounding.Citations) != 1 ||
+		!slices.Equal(res.Grounding.Citations[0].Sources, []int{1, 2}) ||
 		!slices.Equal(res.URLs, []string{"https://go.dev/doc/go1.26", "https://go.dev/blog/go1.26"}) {
 		t.Errorf("grounding: %+v, urls %q", res.Grounding, res.URLs)
 	}

@@ -94,13 +94,11 @@ func (s *stream) appendText(i int, text string) {
 // text is the answer without markers.
 func (s *stream) text() string { return strings.Join(s.parts, "") }
 
-// result is the answer with its citation markers and grounding.
+// result is the answer with its grounding.
 func (s *stream) result(model string) backend.Result {
 	res := backend.Result{Model: cmp.Or(s.model, model), Backend: backend.API, Truncated: s.truncated,
-		Queries: slices.Clone(s.queries)}
-	marked, g := ground(s.parts, s.grounding)
-	res.Text = strings.TrimSpace(strings.Join(marked, ""))
-	if g != nil {
+		Queries: slices.Clone(s.queries), Text: strings.TrimSpace(s.text())}
+	if g := ground(s.parts, s.grounding); g != nil {
 		res.Grounding = g
 		for _, src := range g.Sources {
 			res.URLs = append(res.URLs, src.URL)

@@ -2,6 +2,7 @@ package research
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -44,76 +45,131 @@ func markdownText(s string) string {
 	return strings.NewReplacer("[", `\[`, "]", `\]`, "\n", " ").Replace(s)
 }
 
-// markers are the grounding's marker strings, longest first, so that [1][3] is matched before [1].
-func markers(g *backend.Grounding) []string {
-	var out []string
+// span is a byte range of the report.
+type span struct{ start, end int }
+
+// cite puts a marker after each of the grounding's cited segments in report, the report that stands, and counts its
+// claims: the sentences that overlap a cited segment (supported) and those that do not (unsupported). The segments
+// are the answer's own text; when the answer was JSON, its escapes are undone to find them in the decoded report.
+// A segment is looked for after the previous one first, so repeated sentences are cited in order. It returns the
+// marked report and the citations placed; a segment found nowhere is not presented as sourced.
+func cite(report string, g *backend.Grounding) (marked string, placed []backend.Citation, supported, unsupported int) {
+	type mark struct {
+		at      int
+		sources []int
+	}
+	var (
+		marks []mark
+		spans []span
+		from  int
+	)
 	for _, c := range g.Citations {
-		if m := c.Marker(); m != "" && !slices.Contains(out, m) {
-			out = append(out, m)
+		s, ok := find(report, c.Text, from)
+		if !ok {
+			continue
+		}
+		spans = append(spans, s)
+		from = s.end
+		placed = append(placed, c)
+		if n := len(marks); n > 0 && marks[n-1].at == s.end {
+			for _, src := range c.Sources {
+				if !slices.Contains(marks[n-1].sources, src) {
+					marks[n-1].sources = append(marks[n-1].sources, src)
+				}
+			}
+			slices.Sort(marks[n-1].sources)
+			continue
+		}
+		marks = append(marks, mark{at: s.end, sources: slices.Clone(c.Sources)})
+	}
+	for _, sentence := range sentenceSpans(report) {
+		if slices.ContainsFunc(spans, func(s span) bool { return s.start < sentence.end && sentence.start < s.end }) {
+			supported++
+		} else {
+			unsupported++
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	return out
+	slices.SortStableFunc(marks, func(a, b mark) int { return cmp.Compare(a.at, b.at) })
+	var b strings.Builder
+	last := 0
+	for _, m := range marks {
+		b.WriteString(report[last:m.at])
+		b.WriteString(backend.Citation{Sources: m.sources}.Marker())
+		last = m.at
+	}
+	b.WriteString(report[last:])
+	return b.String(), placed, supported, unsupported
 }
 
-// unmark removes the grounding's markers from text: a draft quoted to the next round carries none, so that the
-// markers of the round that stands are the only ones in the report.
-func unmark(text string, g *backend.Grounding) string {
-	if g == nil {
-		return text
+// find locates segment in report, after from if it is there, else anywhere: as it is, or with JSON escapes undone.
+// The span ends before the segment's trailing white space, where its marker goes.
+func find(report, segment string, from int) (span, bool) {
+	for _, text := range segmentForms(segment) {
+		for _, start := range []int{from, 0} {
+			if i := strings.Index(report[start:], text); i >= 0 {
+				i += start
+				return span{i, i + len(strings.TrimRight(text, " \t\r\n"))}, true
+			}
+		}
 	}
-	for _, m := range markers(g) {
-		text = strings.ReplaceAll(text, m, "")
+	return span{}, false
+}
+
+// segmentForms are the texts a segment of the answer may have in the report: itself, and, when the answer was JSON,
+// the segment decoded as part of a JSON string (without the quotes, braces or commas of the JSON around it).
+func segmentForms(segment string) []string {
+	forms := []string{segment}
+	inner := strings.TrimSpace(strings.Trim(strings.TrimSpace(segment), `"{},`))
+	for strings.HasSuffix(inner, `\`) && !strings.HasSuffix(inner, `\\`) { // a cut escape
+		inner = strings.TrimSuffix(inner, `\`)
 	}
-	return text
+	var decoded string
+	if json.Unmarshal([]byte(`"`+inner+`"`), &decoded) == nil && decoded != segment && strings.TrimSpace(decoded) != "" {
+		forms = append(forms, strings.TrimSpace(decoded))
+	}
+	return forms
 }
 
 var (
-	sentenceEnd = regexp.MustCompile(`[.!?。！？](?:\[\d+\])*(?:\s+|$)`)
+	sentenceEnd = regexp.MustCompile(`[.!?。！？](?:\s+|$)`)
 	listItem    = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)
 )
 
-// claims counts the report's sentences that carry one of the grounding's markers (supported) and those that carry
-// none (unsupported). Headings, code blocks and table rules are not claims.
-func claims(report string, g *backend.Grounding) (supported, unsupported int) {
-	marks := markers(g)
+// sentenceSpans are the report's sentences, as claims: headings, code blocks, table rules and one-word fragments are
+// not claims.
+func sentenceSpans(report string) []span {
+	var out []span
 	inCode := false
+	offset := 0
 	for line := range strings.Lines(report) {
-		line = strings.TrimSpace(line)
+		lineStart := offset
+		offset += len(line)
+		trimmed := strings.TrimSpace(line)
 		switch {
-		case strings.HasPrefix(line, "```"):
+		case strings.HasPrefix(trimmed, "```"):
 			inCode = !inCode
 			continue
-		case inCode, line == "", strings.HasPrefix(line, "#"), strings.Trim(line, "|-: ") == "", line == "---":
+		case inCode, trimmed == "", strings.HasPrefix(trimmed, "#"), strings.Trim(trimmed, "|-: ") == "":
 			continue
 		}
-		line = listItem.ReplaceAllString(line, "")
-		for _, sentence := range sentences(line) {
-			if len(strings.Fields(sentence)) < 2 && len([]rune(sentence)) < 8 {
-				continue // "Yes." or a stray fragment
-			}
-			if slices.ContainsFunc(marks, func(m string) bool { return strings.Contains(sentence, m) }) {
-				supported++
-			} else {
-				unsupported++
-			}
+		if loc := listItem.FindStringIndex(line); loc != nil {
+			lineStart += loc[1]
+			line = line[loc[1]:]
 		}
-	}
-	return supported, unsupported
-}
-
-// sentences cuts a line after each sentence's end, its markers included.
-func sentences(line string) []string {
-	var out []string
-	start := 0
-	for _, loc := range sentenceEnd.FindAllStringIndex(line, -1) {
-		if s := strings.TrimSpace(line[start:loc[1]]); s != "" {
-			out = append(out, s)
+		start := 0
+		add := func(end int) {
+			if s := strings.TrimSpace(line[start:end]); len(strings.Fields(s)) >= 2 || len([]rune(s)) >= 8 {
+				lead := len(line[start:end]) - len(strings.TrimLeft(line[start:end], " \t"))
+				out = append(out, span{lineStart + start + lead, lineStart + end})
+			}
+			start = end
 		}
-		start = loc[1]
-	}
-	if s := strings.TrimSpace(line[start:]); s != "" {
-		out = append(out, s)
+		for _, loc := range sentenceEnd.FindAllStringIndex(line, -1) {
+			add(loc[1])
+		}
+		if strings.TrimSpace(line[start:]) != "" {
+			add(len(line))
+		}
 	}
 	return out
 }

@@ -61,10 +61,6 @@ func (b *builder) text() string {
 	return b.current.res.Text
 }
 
-// draft is the current report as the next round gets it: without the citation markers, which that round's
-// grounding replaces.
-func (b *builder) draft() string { return unmark(b.text(), b.current.res.Grounding) }
-
 func (b *builder) report(now time.Time) Report {
 	cur := b.current
 	m := b.meta
@@ -81,9 +77,10 @@ func (b *builder) report(now time.Time) Report {
 
 	text := b.text()
 	if g := cur.res.Grounding; g != nil {
-		supported, unsupported := claims(text, g)
+		var supported, unsupported int
+		text, m.Citations, supported, unsupported = cite(text, g)
 		m.ClaimsSupported, m.ClaimsUnsupported = &supported, &unsupported
-		m.Sources, m.Citations = g.Sources, g.Citations
+		m.Sources = g.Sources
 		text += sourcesSection(g)
 	}
 	if b.notice != "" {
