@@ -29,7 +29,7 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 	var err error
 	c.engine, err = research.New(gatedRunner{c.backends.Runner(), a.runs}, research.Settings{
 		Model:               cfg.Model,
-		Aliases:             cfg.Aliases,
+		ResolveModel:        cfg.ResolveModel,
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
 		SystemPrompt:        cfg.SystemPrompt,
@@ -59,7 +59,7 @@ func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest
 	return e.a.configured.Load().engine.DeepSearch(ctx, req)
 }
 
-// errShuttingDown refuses a CLI run once shutdown has begun; it is a cancellation, not a failure.
+// errShuttingDown refuses a research run once shutdown has begun; it is a cancellation, not a failure.
 var errShuttingDown = fmt.Errorf("the server is shutting down: %w", context.Canceled)
 
 // runGate counts the CLI runs in progress. Once closed it admits no new run (a deep search between two rounds,

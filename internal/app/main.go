@@ -58,6 +58,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	if err != nil {
 		return 1
 	}
+	RouteStandardLog(logger)
 	cfg := a.Config()
 	if !*httpMode {
 		err = a.ServeStdio(ctx, stdin, stdout)
@@ -120,6 +121,14 @@ func doctorCommand(ctx context.Context, src Source, args []string, stdout, stder
 	return 1
 }
 
+// RouteStandardLog sends what is written with the standard log package (the Gemini API SDK writes some errors so)
+// into logger at DEBUG, so that it keeps the log's format and never reaches stdout. It changes the process's
+// default logger: only a binary's main calls it.
+func RouteStandardLog(logger *slog.Logger) {
+	slog.SetDefault(logger)
+	slog.SetLogLoggerLevel(slog.LevelDebug)
+}
+
 // Start is the start-up both binaries share once their flags are parsed: it loads the configuration from src (what
 // the app would refuse is refused here), makes the logger on logOut at the level DEBUG asks for, and builds the
 // App, which logs what its setup lacks. A failure is logged on logOut before it is returned.
@@ -131,10 +140,6 @@ func Start(src Source, logOut io.Writer, o Options) (*App, *slog.Logger, error) 
 		return nil, logger, err
 	}
 	logger := logging.New(logOut, cfg.Debug)
-	// The Gemini API SDK writes some errors with the standard log package: into this log, at DEBUG, so that they
-	// keep its format and never reach stdout.
-	slog.SetDefault(logger)
-	slog.SetLogLoggerLevel(slog.LevelDebug)
 	o.Logger, o.Env = logger, src.Env
 	a, err := New(cfg, o)
 	if err != nil {

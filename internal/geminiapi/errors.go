@@ -3,8 +3,11 @@ package geminiapi
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"google.golang.org/genai"
@@ -24,9 +27,10 @@ const (
 	hintServer    = "The Gemini API is having trouble; try again in a few minutes."
 	hintModel     = "Check the model name in GEMINI_MODEL (or the call's model argument), e.g. gemini-2.5-flash, " +
 		"or an alias: pro, flash, flash-lite."
-	hintEmpty  = "Retry, narrow the query, or set GEMINI_MODEL to another model."
-	hintAPI    = "Read the detail for the Gemini API's own message."
-	hintTooBig = "Ask for a shorter answer or narrow the query."
+	hintEmpty   = "Retry, narrow the query, or set GEMINI_MODEL to another model."
+	hintAPI     = "Read the detail for the Gemini API's own message."
+	hintNetwork = "Check the network connection (and GOOGLE_GEMINI_BASE_URL when it is set), then try again."
+	hintTooBig  = "Ask for a shorter answer or narrow the query."
 )
 
 // classify returns nil for a run that produced an answer, else the failure's code, message and hint; the caller
@@ -47,8 +51,10 @@ func (r *Runner) classify(err error, s *stream) *backend.Error {
 		return fail(backend.CodeEmpty, emptyMessage(s.finish), hintEmpty)
 	case err == nil:
 		return nil
+	case !errors.As(err, &ae) && network(err):
+		return fail(backend.CodeAPI, "The Gemini API could not be reached: "+shorten(r.mask.Mask(err.Error())), hintNetwork)
 	case !errors.As(err, &ae):
-		return fail(backend.CodeAPI, "The Gemini API could not be reached: "+r.mask.Mask(err.Error()), hintAPI)
+		return fail(backend.CodeAPI, "The Gemini API's answer could not be read: "+shorten(r.mask.Mask(err.Error())), hintAPI)
 	case keyRejected(ae):
 		return fail(backend.CodeAuth, "The Gemini API rejected the API key ("+statusLine(ae)+").", hintKeyRejected)
 	case ae.Code == http.StatusForbidden:
@@ -74,7 +80,23 @@ func retryable(err error) bool {
 	if errors.As(err, &ae) {
 		return ae.Code >= 500
 	}
-	return err != nil
+	return network(err)
+}
+
+// network reports whether err is the connection failing (refused, reset, cut short, timed out), not an answer.
+func network(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// shorten keeps an error's text readable: the SDK quotes whole answers it could not decode.
+func shorten(s string) string {
+	const max = 300
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
 }
 
 // KeyRejected reports whether err is the Gemini API turning the key itself down (400 API_KEY_INVALID, 401).
@@ -155,7 +177,7 @@ func statusLine(ae genai.APIError) string {
 func detail(err error) string {
 	var ae genai.APIError
 	if !errors.As(err, &ae) {
-		return err.Error()
+		return shorten(err.Error())
 	}
 	d := ae.Message
 	if reason := detailReason(ae); reason != "" {

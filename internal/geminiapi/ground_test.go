@@ -102,8 +102,8 @@ func TestGroundPartsAndCaps(t *testing.T) {
 	g := &genai.GroundingMetadata{GroundingChunks: chunks, WebSearchQueries: queries,
 		GroundingSupports: []*genai.GroundingSupport{
 			support(parts[1], "Teil zwei ist belegt.", 1, 13, 2),
-			support(parts[0], "Teil eins.", 0, 14), // only a source beyond the 12 listed: not cited
-			support(parts[0], "Teil eins.", 0),     // no source at all: not cited
+			support(parts[0], "Teil eins.", 0, 14),                                                  // only a source beyond the 12 listed: not cited
+			support(parts[0], "Teil eins.", 0),                                                      // no source at all: not cited
 			{Segment: &genai.Segment{PartIndex: 5, EndIndex: 3}, GroundingChunkIndices: []int32{0}}, // no such part
 		}}
 	got := ground(parts, g)

@@ -163,12 +163,18 @@ func TestRunTimeoutAndCancel(t *testing.T) {
 	}
 }
 
-func TestNewNeverShowsTheKey(t *testing.T) {
+func TestUnreachableAPIAndNoKey(t *testing.T) {
 	t.Parallel()
-	_, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, Model: "m",
-		BaseURL: "http://[::1]:namedport"})
-	if err != nil && strings.Contains(err.Error(), testKey) {
-		t.Errorf("the key is in %v", err)
+	r, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, Model: "m", BaseURL: "http://127.0.0.1:1",
+		Backoff: []time.Duration{time.Millisecond, time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Run(t.Context(), backend.Request{Prompt: "q"})
+	var e *backend.Error
+	if !errors.As(err, &e) || e.Code != backend.CodeAPI || !strings.Contains(e.Message, "could not be reached") ||
+		strings.Contains(e.Message+e.Detail, testKey) {
+		t.Errorf("got %+v", err)
 	}
 	if _, err := geminiapi.New(t.Context(), geminiapi.Config{Model: "m"}); err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
 		t.Errorf("no key: got %v", err)

@@ -286,11 +286,7 @@ func (t *tools) reportResult(rep research.Report, out outputFile) *mcp.CallToolR
 	}
 	res := structured(body)
 	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
-	for name, value := range map[string]string{"backend": rep.Metadata.Backend, "backendReason": rep.Metadata.BackendReason} {
-		if value != "" {
-			res.Meta.AdditionalFields[name] = value
-		}
-	}
+	addBackend(res.Meta, rep.Metadata.Backend, rep.Metadata.BackendReason)
 	return res
 }
 
@@ -310,6 +306,9 @@ func errorResult(start time.Time, model string, err error) *mcp.CallToolResult {
 	}
 	res := errorResultInfo(info)
 	res.Meta = meta(time.Since(start).Milliseconds(), model, false)
+	if f != nil {
+		addBackend(res.Meta, f.Backend, f.Reason)
+	}
 	return res
 }
 
@@ -326,6 +325,15 @@ func structured(v any) *mcp.CallToolResult {
 		panic(fmt.Sprintf("marshal tool result: %v", err))
 	}
 	return mcp.NewToolResultStructured(v, string(text))
+}
+
+// addBackend says in m which backend produced the result and why auto chose it, when known.
+func addBackend(m *mcp.Meta, backend, reason string) {
+	for name, value := range map[string]string{"backend": backend, "backendReason": reason} {
+		if value != "" {
+			m.AdditionalFields[name] = value
+		}
+	}
 }
 
 func meta(durationMS int64, model string, partial bool) *mcp.Meta {

@@ -2,6 +2,7 @@ package research_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -168,7 +169,7 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 		slow := mg.Text("Der Föhn ist ein warmer Fallwind, der in den Alpen oft im Frühling weht und Kopfschmerzen macht.")
 		slow.Chunks, slow.ChunkDelay = 4, time.Hour // the first chunk comes, the rest waits past the timeout
 		mock.Handle(mg.KindSearch, mg.Always(slow))
-		e := apiEngine(t, mock, 500*time.Millisecond, research.Settings{})
+		e := apiEngine(t, mock, 2*time.Second, research.Settings{})
 		rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
 		if err != nil {
 			t.Fatal(err)
@@ -177,4 +178,16 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 			t.Errorf("got %+v", rep)
 		}
 	})
+}
+
+func TestAFailureSaysWhichBackendFailed(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	mock.Handle(mg.KindSearch, mg.Always(mg.InvalidKey()))
+	e := apiEngine(t, mock, time.Minute, research.Settings{})
+	_, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
+	var f *research.Failure
+	if !errors.As(err, &f) || f.Code != "AUTH_ERROR" || f.Backend != "api" || !strings.Contains(f.Details, "GEMINI_API_KEY") {
+		t.Errorf("got %+v", err)
+	}
 }

@@ -20,18 +20,18 @@ import (
 
 // Settings is the part of the configuration the engine needs.
 type Settings struct {
-	Model               string            // "" lets the backend choose
-	Aliases             map[string]string // model aliases (pro, flash, flash-lite) → models, for a call's model
-	CorrectionModel     string            // model for JSON corrections; "" lets the CLI choose
-	FallbackModel       string            // model to retry with after a quota error; "" disables the fallback
-	SystemPrompt        string            // replaces the embedded research template when set
-	JSONMaxRetries      int               // correction runs allowed when an answer holds no valid JSON report
-	MaxIterations       int               // search/read budget given to the agent; also caps MaxRounds
-	MaxRounds           int               // deep_search rounds: one research round plus verification rounds
-	ProgressLogInterval time.Duration     // how often a running request is logged
-	Queue               *Queue            // shared limit on concurrent CLI runs; nil: no limit
-	QueueTimeout        time.Duration     // longest wait for a queue slot; 0: no limit
-	Joins               *Joins            // shared by identical requests running at once; nil: no joining
+	Model               string              // "" lets the backend choose
+	ResolveModel        func(string) string // a model alias (pro, flash, flash-lite) → the model; nil: names as given
+	CorrectionModel     string              // model for JSON corrections; "" lets the backend choose
+	FallbackModel       string              // model to retry with after a quota error; "" disables the fallback
+	SystemPrompt        string              // replaces the embedded research template when set
+	JSONMaxRetries      int                 // correction runs allowed when an answer holds no valid JSON report
+	MaxIterations       int                 // search/read budget given to the agent; also caps MaxRounds
+	MaxRounds           int                 // deep_search rounds: one research round plus verification rounds
+	ProgressLogInterval time.Duration       // how often a running request is logged
+	Queue               *Queue              // shared limit on concurrent research runs; nil: no limit
+	QueueTimeout        time.Duration       // longest wait for a queue slot; 0: no limit
+	Joins               *Joins              // shared by identical requests running at once; nil: no joining
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -84,7 +84,8 @@ func (p Progress) report(stage string) {
 	}
 }
 
-// stageOf describes what the agent is doing from one of the CLI's tool calls.
+// stageOf describes what the backend is doing from one of its events: a tool call of the CLI, a search or a read
+// the API reports.
 func stageOf(ev backend.Event) string {
 	switch {
 	case ev.Kind == backend.EventSearch && ev.Query != "":
@@ -139,6 +140,8 @@ type Failure struct {
 	Code    string
 	Message string
 	Details string
+	Backend string // the backend that failed (backend.CLI or backend.API), when one ran
+	Reason  string // why auto ran it on the API, when it did
 }
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Message }
@@ -146,7 +149,7 @@ func (f *Failure) Error() string { return f.Code + ": " + f.Message }
 // Codes the engine adds to gemini's.
 const (
 	CodeResearchFailed = "RESEARCH_FAILED" // the agent ran but reported that it could not research the topic
-	CodeQueueTimeout   = "QUEUE_TIMEOUT"   // no CLI slot freed up within GEMINI_QUEUE_TIMEOUT
+	CodeQueueTimeout   = "QUEUE_TIMEOUT"   // no research slot freed up within GEMINI_QUEUE_TIMEOUT
 )
 
 // Search runs the single-round research agent. It returns a *Failure when the agent could not produce a report,
@@ -181,8 +184,8 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 
 // model is the model of a call: the one it names (an alias resolved), else the configured one.
 func (e *Engine) model(requested string) string {
-	if m, ok := e.settings.Aliases[requested]; ok {
-		return m
+	if e.settings.ResolveModel != nil {
+		requested = e.settings.ResolveModel(requested)
 	}
 	return cmp.Or(requested, e.settings.Model)
 }
@@ -202,7 +205,7 @@ func agentGaveUp(a agentReport) *Failure {
 		Details: "The agent could not research this topic. Rephrase it or make it more specific."}
 }
 
-// run runs the CLI once, after waiting for a queue slot.
+// run runs the backend once, after waiting for a queue slot.
 func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress) (backend.Result, error) {
 	if q := e.settings.Queue; q != nil {
 		var waited atomic.Bool // set from the goroutines that move the queue
@@ -244,9 +247,10 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 		if ge.Detail != "" {
 			details = strings.TrimSpace(details + "\n" + ge.Detail)
 		}
-		return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details}
+		return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details, Backend: ge.Partial.Backend,
+			Reason: ge.Partial.Switched}
 	}
-	return &Failure{Code: string(backend.CodeCLI), Message: err.Error()}
+	return &Failure{Code: string(backend.CodeCLI), Message: err.Error()} // a CLI that could not be started, in practice
 }
 
 // logProgress logs a line every ProgressLogInterval while a request runs; the returned func stops it.
@@ -275,14 +279,14 @@ func (e *Engine) logProgress(topic string, start time.Time) func() {
 	return func() { close(done) }
 }
 
-// reportedModel names the model in metadata: the one we asked for, else the one the CLI reported, else a
+// reportedModel names the model in metadata: the one we asked for, else the one the backend reported, else a
 // placeholder (the CLI reports "auto" when it chose the model itself).
-func reportedModel(requested, fromCLI string) string {
+func reportedModel(requested, reported string) string {
 	switch {
 	case requested != "":
 		return requested
-	case fromCLI != "" && fromCLI != "auto":
-		return fromCLI
+	case reported != "" && reported != "auto":
+		return reported
 	}
 	return "auto-detected"
 }

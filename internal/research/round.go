@@ -36,7 +36,7 @@ type roundResult struct {
 	agent        agentReport    // the parsed answer, when parsed
 	parsed       bool
 	corrections  int    // correction runs made
-	model        string // the model asked for after any fallback; "" lets the CLI choose
+	model        string // the model asked for after any fallback; "" lets the backend choose
 	fallbackFrom string // the model that ran out of quota, when the fallback model took over
 	timedOut     time.Duration
 }
@@ -92,8 +92,8 @@ func (e *Engine) round(ctx context.Context, prompt, model, shape string, progres
 	return rr, nil
 }
 
-// correctionModel is GEMINI_CORRECTION_MODEL, else, after a quota fallback, the fallback model (letting the CLI
-// choose could pick the model that ran out), else the CLI's choice.
+// correctionModel is GEMINI_CORRECTION_MODEL, else, after a quota fallback, the fallback model (letting the
+// backend choose could pick the model that ran out), else the backend's choice.
 func (e *Engine) correctionModel(rr roundResult) string {
 	if e.settings.CorrectionModel == "" && rr.fallbackFrom != "" {
 		return rr.model

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -37,6 +38,7 @@ type Set struct {
 	cli, api backend.Runner // api is nil when APIErr is set
 	runner   backend.Runner
 	switched atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
+	quota    atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
 	log      *slog.Logger
 }
 
@@ -85,7 +87,7 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 	default:
 		s.runner = backend.RunnerFunc(s.auto)
 		if reason := s.startOnAPI(); reason != "" && s.api != nil {
-			s.switchTo(reason)
+			s.switched.Store(&reason) // the App logs the backend in use at start
 		}
 	}
 	return s
@@ -126,7 +128,8 @@ func (s *Set) State() State {
 	return st
 }
 
-// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)".
+// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)". The reason loses its
+// details in brackets (the CLI's own message): results and the log have them.
 func (st State) String() string {
 	name := "Gemini CLI"
 	if st.Active == backend.API {
@@ -134,7 +137,8 @@ func (st State) String() string {
 	}
 	switch {
 	case st.Reason != "":
-		return name + " (auto: " + st.Reason + ")"
+		reason, _, _ := strings.Cut(st.Reason, " (")
+		return name + " (auto: " + reason + ")"
 	case st.Mode == config.BackendAuto:
 		return name + " (auto)"
 	}
@@ -152,25 +156,25 @@ func (s *Set) startOnAPI() string {
 	return ""
 }
 
-// auto runs req on the CLI until the CLI cannot serve, then on the API.
+// auto runs req on the CLI until the CLI cannot serve, then on the API. A daily quota sends only the call it
+// stopped to the API: it may be one model's, and it resets.
 func (s *Set) auto(ctx context.Context, req backend.Request) (backend.Result, error) {
 	if reason := s.switched.Load(); reason != nil {
 		return onAPI(ctx, s.api, req, *reason)
 	}
 	res, err := s.cli.Run(ctx, req)
 	reason := SwitchReason(err)
-	if reason == "" || s.api == nil || ctx.Err() != nil {
+	switch {
+	case reason == "" || s.api == nil || ctx.Err() != nil:
 		return res, err
-	}
-	s.switchTo(reason)
-	return onAPI(ctx, s.api, req, reason)
-}
-
-// switchTo makes auto use the API from now on; only the first switch is logged.
-func (s *Set) switchTo(reason string) {
-	if s.switched.CompareAndSwap(nil, &reason) {
+	case backend.ErrorCode(err) == backend.CodeQuota:
+		if s.quota.CompareAndSwap(false, true) {
+			s.log.Warn("the Gemini CLI's daily quota ran out: such calls go to the Gemini API", "key", s.KeyFrom)
+		}
+	case s.switched.CompareAndSwap(nil, &reason):
 		s.log.Warn("using the Gemini API instead of the Gemini CLI", "reason", reason, "key", s.KeyFrom)
 	}
+	return onAPI(ctx, s.api, req, reason)
 }
 
 // onAPI runs req on the API and says why in the result, the partial one of a failure too.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,39 +59,52 @@ func (s *setup) set(t *testing.T) *runners.Set {
 const key = "AIzaRunnersTestKey-0123456789-abcdefghij"
 
 // A CLI run refused for its account switches auto to the API within the same call, and every later call goes
-// straight to the API; the switch is logged once.
+// straight to the API; the switch is logged once. A daily quota sends each call it stops to the API, and only those.
 func TestAutoSwitchesWhenTheCLIIsRefused(t *testing.T) {
-	for _, scenario := range []string{geminitest.ScenarioAuth, geminitest.ScenarioAuth401, geminitest.ScenarioQuota} {
-		t.Run(scenario, func(t *testing.T) {
-			fake := geminitest.New(t, scenario)
+	for _, tt := range []struct {
+		scenario string
+		sticky   bool
+		logLine  string
+	}{
+		{geminitest.ScenarioAuth, true, "using the Gemini API instead of the Gemini CLI"},
+		{geminitest.ScenarioAuth401, true, "using the Gemini API instead of the Gemini CLI"},
+		{geminitest.ScenarioQuota, false, "daily quota ran out"},
+	} {
+		t.Run(tt.scenario, func(t *testing.T) {
+			fake := geminitest.New(t, tt.scenario)
 			s := newSetup(t, config.BackendAuto, key, fake.Path, true)
 			set := s.set(t)
 			if st := set.State(); st.Active != backend.CLI || st.String() != "Gemini CLI (auto)" {
 				t.Fatalf("before any call: %+v", st)
 			}
-			res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q"})
-			if err != nil {
-				t.Fatalf("got %v, want the API's answer", err)
+			// Calls at once: one switch, one log line, every result saying why.
+			var wg sync.WaitGroup
+			results := make([]backend.Result, 4)
+			errs := make([]error, len(results))
+			for i := range results {
+				wg.Go(func() { results[i], errs[i] = set.Runner().Run(t.Context(), backend.Request{Prompt: "q"}) })
 			}
-			if res.Backend != backend.API || !strings.Contains(res.Switched, "Gemini CLI") || res.Text == "" {
-				t.Errorf("got backend %q, reason %q, text %q", res.Backend, res.Switched, res.Text)
+			wg.Wait()
+			for i, res := range results {
+				if errs[i] != nil || res.Backend != backend.API || !strings.Contains(res.Switched, "Gemini CLI") || res.Text == "" {
+					t.Errorf("call %d: got backend %q, reason %q, text %q, err %v", i, res.Backend, res.Switched, res.Text, errs[i])
+				}
 			}
-			if st := set.State(); st.Active != backend.API || st.Reason != res.Switched ||
-				!strings.HasPrefix(st.String(), "Gemini API (auto: the Gemini CLI") {
+			if n := strings.Count(s.log.String(), tt.logLine); n != 1 {
+				t.Errorf("logged %d times, want once:\n%s", n, s.log.String())
+			}
+			st := set.State()
+			if tt.sticky != (st.Active == backend.API) || (tt.sticky && !strings.HasPrefix(st.String(), "Gemini API (auto: the Gemini CLI")) ||
+				strings.Contains(st.String(), "((") {
 				t.Errorf("state after the switch: %+v %q", st, st.String())
 			}
-			res, err = set.Runner().Run(t.Context(), backend.Request{Prompt: "q2"})
+			calls := len(fake.Calls())
+			res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q2"})
 			if err != nil || res.Backend != backend.API || res.Switched == "" {
-				t.Errorf("second call: %+v, %v", res, err)
+				t.Errorf("next call: %+v, %v", res, err)
 			}
-			if n := len(fake.Calls()); n != 1 {
-				t.Errorf("the CLI ran %d times, want once: the second call goes straight to the API", n)
-			}
-			if n := len(s.mock.RequestsOf(mockgemini.KindSearch)); n != 2 {
-				t.Errorf("%d API requests, want 2", n)
-			}
-			if n := strings.Count(s.log.String(), "using the Gemini API instead of the Gemini CLI"); n != 1 {
-				t.Errorf("the switch was logged %d times, want once:\n%s", n, s.log.String())
+			if grew := len(fake.Calls()) > calls; grew == tt.sticky {
+				t.Errorf("the next call ran the CLI: %v; want it to go straight to the API: %v", grew, tt.sticky)
 			}
 			if strings.Contains(s.log.String(), key) {
 				t.Error("the key is in the log")
