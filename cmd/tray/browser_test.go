@@ -2,7 +2,7 @@
 
 package main
 
-// The settings page in a real browser: headless Chromium driven through chromedriver's WebDriver HTTP API.
+// The settings and setup pages in a real browser: headless Chromium driven through chromedriver's WebDriver HTTP API.
 // Skips when chromium or chromedriver is not installed (Debian: chromium, chromium-driver).
 
 import (
@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
@@ -268,6 +269,29 @@ func TestSettingsPageInChromium(t *testing.T) {
 	wd.waitSource("another site")
 	if after := mustRead(t, dotenv); after != string(data) {
 		t.Errorf(".env changed by a cross-origin POST: %q", after)
+	}
+}
+
+// TestSetupPageInChromium: the setup page's checklist, and its button that runs the real queries, in a browser.
+func TestSetupPageInChromium(t *testing.T) {
+	t.Parallel()
+	wd := startBrowser(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	p := startTray(t, trayOptions{headless: true, fake: fake, dotenv: "GEMINI_BACKEND=cli\n", env: fake.Env()})
+	base, token := p.pages(t)
+
+	wd.open(base + "/setup?token=" + token)
+	page := wd.waitSource("not queried (--offline)")
+	if u := wd.url(); u != base+"/setup" {
+		t.Errorf("address bar shows %s, want %s/setup", u, base)
+	}
+	if !strings.Contains(page, "<strong>Config dir</strong>") {
+		t.Errorf("the checklist lacks the config dir:\n%s", page)
+	}
+	wd.click("#query")
+	page = wd.waitSource(`id="queried"`)
+	if !regexp.MustCompile(`\(version [^)]+\) answered in \d+\.\ds`).MatchString(page) {
+		t.Errorf("the page after Run the real queries does not show the CLI's answer:\n%s", page)
 	}
 }
 

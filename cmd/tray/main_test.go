@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "xdg-open" { // the tray opening a page: see fakeOpener
+		os.Exit(recordOpen(os.Args[1:]))
+	}
 	geminitest.Main()
 	var remove func()
 	var err error
@@ -298,11 +302,20 @@ func TestMenuStartStop(t *testing.T) {
 	if got := root.Children[0].Label; !strings.HasSuffix(got, " · Gemini CLI (auto)") {
 		t.Errorf("the status line %q does not say which backend serves", got)
 	}
+	wantLabels := []string{"Running searches (0)", "Last errors (0)", "---", "Start server", "Stop server", "Restart", "---",
+		"Copy Cursor config", "Connect to Cursor", "Copy Claude Desktop config", "Connect to Claude Desktop",
+		"Copy VS Code config", "Connect to VS Code", "---",
+		"Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---", "Quit"}
+	if got := root.VisibleLabels()[1:]; !slices.Equal(got, wantLabels) { // [0] is the status line
+		t.Errorf("the menu's items below the status line:\n got %q\nwant %q", got, wantLabels)
+	}
 	wantEnabled(t, root, map[string]bool{
 		"Running on": false, "Start server": false, "Stop server": true, "Restart": true,
 		"Running searches (0)": true, "Last errors (0)": true, "Clear": false, "Settings…": true, "Quit": true,
-		"Copy Cursor config": true, "Connect to Cursor": true, "Connect to Claude Desktop": true, "Connect to VS Code": true,
-		"Open config folder": true, "Open log file": true,
+		"Copy Cursor config": true, "Connect to Cursor": true, "Copy Claude Desktop config": true,
+		"Connect to Claude Desktop": true, "Copy VS Code config": true, "Connect to VS Code": true,
+		"Check setup…": true, "Open status page": true, "Open config folder": true, "Open log file": true,
+		"Start at login": true,
 	})
 	if it := p.item(t, root, "Start at login"); !it.Checkmark || it.Checked {
 		t.Errorf("Start at login: checkmark=%v checked=%v, want an unchecked check box", it.Checkmark, it.Checked)

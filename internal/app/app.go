@@ -196,6 +196,13 @@ func (a *App) Config() config.Config { return a.configured.Load().cfg }
 // Activity is the registry of running searches and recent failures.
 func (a *App) Activity() *activity.Registry { return a.activity }
 
+// Checklist runs doctor's checklist on the configuration in force, with the process environment the App started
+// with; offline sends no query to the backends. The HTTP host needs no check: a configuration that exposes it
+// without a token was refused at load.
+func (a *App) Checklist(ctx context.Context, offline bool) []doctor.Check {
+	return doctor.Run(ctx, a.Config(), doctor.Options{Env: a.env, Offline: offline})
+}
+
 // Handler is the HTTP surface: /mcp and /healthz behind the MCP checks (Host, Origin, body size and the
 // MCP_AUTH_TOKEN of the configuration in force), and pages' /status and /settings, which check a token of their
 // own.
@@ -230,6 +237,9 @@ type statusView struct {
 
 func (v statusView) Config() config.Config       { return v.a.Config() }
 func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
+func (v statusView) Checklist(ctx context.Context, offline bool) []doctor.Check {
+	return v.a.Checklist(ctx, offline)
+}
 func (v statusView) Status() httpserver.Status {
 	st := v.status
 	st.Backend = v.a.Backend().String()

@@ -32,6 +32,7 @@ type Controller interface {
 	ClearErrors()
 	SettingsURL() (string, error)  // the settings page, with this launch's token
 	StatusURL() (string, error)    // the status page, with this launch's token
+	SetupURL() (string, error)     // the setup checklist page, with this launch's token
 	Clients() []clients.Client     // the MCP client entries for the server as it is configured now
 	Report(what string, err error) // show a failed menu action among the last errors
 }
@@ -132,10 +133,10 @@ func (m *Menu) build(ctx context.Context) {
 	}
 	systray.AddSeparator()
 
-	settings := systray.AddMenuItem(labelSettings, "Edit the Firecrawl keys and other settings in the browser")
-	m.on(ctx, settings, func() { m.openURL("open the settings page", m.ctl.SettingsURL) })
-	statusPage := systray.AddMenuItem(labelStatusPage, "Running searches and recent errors in the browser")
-	m.on(ctx, statusPage, m.openStatus)
+	for _, link := range pageLinks {
+		item := systray.AddMenuItem(link.label, link.tooltip)
+		m.on(ctx, item, func() { m.open(link) })
+	}
 	folder := systray.AddMenuItem(labelConfigFolder, m.o.ConfigDir)
 	m.on(ctx, folder, func() { m.report("open the config folder", m.o.Open(m.o.ConfigDir)) })
 	logFile := systray.AddMenuItem(labelLogFile, m.o.LogFile)
@@ -310,15 +311,35 @@ func (m *Menu) report(what string, err error) {
 	m.ctl.Report(what, err)
 }
 
-func (m *Menu) openURL(what string, url func() (string, error)) {
-	u, err := url()
+// A pageLink is a menu item that opens one of the app's pages in the browser, with this launch's token.
+type pageLink struct {
+	label, tooltip string
+	what           string // the action, as the last errors name it when it fails
+	url            func(Controller) (string, error)
+}
+
+// The pages' items, in the menu's order. The lines of the running searches and of the last errors open the status
+// page too.
+var (
+	settingsLink = pageLink{labelSettings, "Edit the Firecrawl keys and other settings in the browser",
+		"open the settings page", Controller.SettingsURL}
+	setupLink = pageLink{labelSetup, "Check the installation, the credentials and each backend in the browser",
+		"open the setup check", Controller.SetupURL}
+	statusLink = pageLink{labelStatusPage, "Running searches and recent errors in the browser",
+		"open the status page", Controller.StatusURL}
+	pageLinks = []pageLink{settingsLink, setupLink, statusLink}
+)
+
+// open opens link's page in the browser; a failure shows among the last errors.
+func (m *Menu) open(link pageLink) {
+	u, err := link.url(m.ctl)
 	if err == nil {
 		err = m.o.Open(u)
 	}
-	m.report(what, err)
+	m.report(link.what, err)
 }
 
-func (m *Menu) openStatus() { m.openURL("open the status page", m.ctl.StatusURL) }
+func (m *Menu) openStatus() { m.open(statusLink) }
 
 func (m *Menu) client(i int) (clients.Client, error) {
 	all := m.ctl.Clients()

@@ -18,6 +18,7 @@ const (
 	labelRestart      = "Restart"
 	labelClear        = "Clear"
 	labelSettings     = "Settings…"
+	labelSetup        = "Check setup…"
 	labelStatusPage   = "Open status page"
 	labelConfigFolder = "Open config folder"
 	labelLogFile      = "Open log file"

@@ -146,6 +146,7 @@ func (c *controller) ClearErrors()                { c.app.Activity().ClearFailur
 
 func (c *controller) SettingsURL() (string, error) { return c.pageURL("/settings") }
 func (c *controller) StatusURL() (string, error)   { return c.pageURL("/status") }
+func (c *controller) SetupURL() (string, error)    { return c.pageURL("/setup") }
 
 func (c *controller) Clients() []clients.Client {
 	cfg := c.app.Config()
@@ -169,11 +170,12 @@ func (c *controller) Report(what string, err error) {
 func (c *controller) logPages(why string) {
 	settings, err := c.SettingsURL()
 	status, _ := c.StatusURL()
+	setup, _ := c.SetupURL()
 	if err != nil {
 		c.log.Warn(why, "err", err)
 		return
 	}
-	c.log.Info(why, "settings", settings, "status", status)
+	c.log.Info(why, "settings", settings, "status", status, "setup", setup)
 }
 
 // openHidingQuery wraps open (desktop.Open) so that its error never holds the query of the URL it could not open:

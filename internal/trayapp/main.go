@@ -67,7 +67,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 1
 	}
-	slog.SetDefault(logger) // the tray library logs through the standard log package
+	slog.SetDefault(logger) // the tray library and the Gemini API SDK log through the standard log package: at INFO
 	cfg := c.app.Config()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

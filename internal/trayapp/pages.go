@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
@@ -13,6 +14,10 @@ import (
 // The pages' Backend and Settings (Activity and Status are the menu's too).
 
 func (c *controller) Config() config.Config { return c.app.Config() }
+
+func (c *controller) Checklist(ctx context.Context, offline bool) []doctor.Check {
+	return c.app.Checklist(ctx, offline)
+}
 
 // SaveDotenv writes data to the .env file and commits the configuration it makes, once the app has checked it as
 // it checks its start-up configuration: data is parsed and validated once, here.

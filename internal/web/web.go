@@ -1,14 +1,16 @@
 // Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the API keys, the
-// backend and the other common settings (saved to the config dir's .env), and /status, the live view of running
-// searches and recent errors for people without a tray, and on the headless HTTP server.
+// backend and the other common settings (saved to the config dir's .env); /status, the live view of running
+// searches and recent errors for people without a tray, and on the headless HTTP server; and /setup, doctor's
+// checklist for the configuration in force, with a button that sends the real queries.
 //
-// Both pages need the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
+// Every page needs the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
 // sets an HttpOnly, SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers
 // 403. A POST also needs the form's CSRF token and an Origin of this very server.
 package web
 
 import (
 	"cmp"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
@@ -40,6 +43,9 @@ type Backend interface {
 	Config() config.Config
 	Activity() activity.Snapshot
 	Status() httpserver.Status // where the MCP server is, for the status line
+	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
+	// ctx bounds the queries.
+	Checklist(ctx context.Context, offline bool) []doctor.Check
 }
 
 // Settings is what /settings needs on top of a Backend. Pages whose Backend is not also a Settings serve /status
@@ -65,7 +71,7 @@ type NotAppliedError struct{ Err error }
 func (e *NotAppliedError) Error() string { return "saved, but not applied: " + e.Err.Error() }
 func (e *NotAppliedError) Unwrap() error { return e.Err }
 
-// Handler serves /settings and /status.
+// Handler serves /settings, /status and /setup.
 type Handler struct {
 	b     Backend
 	s     Settings // nil: no settings page
@@ -93,13 +99,15 @@ func New(b Backend, token string, logger *slog.Logger) *Handler {
 	return &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
 }
 
-// Mount serves the pages on mux: /status, and /settings (a 404 when the backend has no settings).
+// Mount serves the pages on mux: /status, /setup, and /settings (a 404 when the backend has no settings).
 func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.Handle("/settings", h)
 	mux.Handle("/status", h)
+	mux.Handle("/setup", h)
 }
 
-// URL returns the address that opens page ("/settings" or "/status") on base (http://host:port) with the token.
+// URL returns the address that opens page ("/settings", "/status" or "/setup") on base (http://host:port) with the
+// token.
 func (h *Handler) URL(base, page string) string {
 	return base + page + "?token=" + h.token
 }
@@ -146,6 +154,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.postSettings(w, r)
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
 		h.getStatus(w)
+	case r.URL.Path == "/setup" && r.Method == http.MethodGet:
+		h.checkSetup(w, r, true)
+	case r.URL.Path == "/setup" && r.Method == http.MethodPost: // sends the queries: a form of this page only
+		if reason := h.checkPost(r); reason != "" {
+			h.log.Warn("refused a setup check", "reason", reason, "origin", r.Header.Get("Origin"))
+			h.forbidden(w, reason)
+			return
+		}
+		h.checkSetup(w, r, false)
 	default:
 		http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
 	}
@@ -206,6 +223,66 @@ func (h *Handler) getStatus(w http.ResponseWriter) {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
 	}
 	h.render(w, "status.html", p)
+}
+
+// checklistTimeout bounds a run of the checklist on top of the request: doctor gives each backend's query 30 s,
+// and the queries run at once, after the Gemini CLI's version check (15 s at most).
+const checklistTimeout = time.Minute
+
+type setupPage struct {
+	Server  string
+	CSRF    string
+	Queried bool // the backends were sent a query
+	Checks  []checkView
+	Broken  bool // a check failed that is not a hint: searches will fail
+}
+
+// checkView is one line of the checklist, marked as doctor prints it: ✓ passed, ! a hint, ✗ broken.
+type checkView struct {
+	doctor.Check
+	Mark  string
+	Class string // ok, hint or bad
+	Lines []detailLine
+}
+
+// detailLine is one line of a check's detail.
+type detailLine struct {
+	Text string
+	Fix  bool // "fix: …", what to do about it
+	Said bool // indented: a line the backend printed
+}
+
+func viewCheck(c doctor.Check) checkView {
+	v := checkView{Check: c, Mark: "✓", Class: "ok"}
+	switch {
+	case !c.OK && c.Hint:
+		v.Mark, v.Class = "!", "hint"
+	case !c.OK:
+		v.Mark, v.Class = "✗", "bad"
+	}
+	for line := range strings.Lines(c.Detail) {
+		line = strings.TrimRight(line, "\r\n")
+		v.Lines = append(v.Lines, detailLine{Text: line, Fix: strings.HasPrefix(line, "fix: "),
+			Said: strings.HasPrefix(line, " ")})
+	}
+	return v
+}
+
+// checkSetup runs the checklist, offline or with a query to each backend in use, and shows it.
+func (h *Handler) checkSetup(w http.ResponseWriter, r *http.Request, offline bool) {
+	ctx, cancel := context.WithTimeout(r.Context(), checklistTimeout)
+	defer cancel()
+	checks := h.b.Checklist(ctx, offline)
+	p := setupPage{Server: h.b.Status().Line(), CSRF: h.csrf, Queried: !offline}
+	for _, c := range checks {
+		v := viewCheck(c)
+		p.Broken = p.Broken || v.Class == "bad"
+		p.Checks = append(p.Checks, v)
+	}
+	if !offline {
+		h.log.Info("checked the setup with a query to each backend", "broken", p.Broken)
+	}
+	h.render(w, "setup.html", p)
 }
 
 // field is one setting on the page.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,11 +13,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
@@ -46,6 +49,27 @@ type fakeBackend struct {
 	saved    []byte
 	refuse   error // why SaveDotenv refuses a file whose values are all valid
 	applyErr error // why applying the saved file fails
+
+	checklist func(ctx context.Context, offline bool) []doctor.Check // nil: no checks
+	mu        sync.Mutex                                             // guards runs
+	runs      []bool                                                 // each Checklist call's offline
+}
+
+func (f *fakeBackend) Checklist(ctx context.Context, offline bool) []doctor.Check {
+	f.mu.Lock()
+	f.runs = append(f.runs, offline)
+	f.mu.Unlock()
+	if f.checklist == nil {
+		return nil
+	}
+	return f.checklist(ctx, offline)
+}
+
+// checklistRuns returns the offline argument of each Checklist call so far.
+func (f *fakeBackend) checklistRuns() []bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.runs)
 }
 
 func (f *fakeBackend) Config() config.Config       { return f.cfg }
@@ -139,7 +163,7 @@ func post(t *testing.T, srv *httptest.Server, origin string, form url.Values) (i
 func TestAccess(t *testing.T) {
 	t.Parallel()
 	_, srv, h := setup(t)
-	for _, page := range []string{"/settings", "/status"} {
+	for _, page := range []string{"/settings", "/status", "/setup"} {
 		if code, _ := get(t, srv.URL+page, false); code != http.StatusForbidden {
 			t.Errorf("%s without cookie: %d, want 403", page, code)
 		}
@@ -494,6 +518,9 @@ type statusOnly struct{ b *fakeBackend }
 func (s statusOnly) Config() config.Config       { return s.b.Config() }
 func (s statusOnly) Activity() activity.Snapshot { return s.b.Activity() }
 func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
+func (s statusOnly) Checklist(ctx context.Context, offline bool) []doctor.Check {
+	return s.b.Checklist(ctx, offline)
+}
 
 // TestReadOnlyPages: pages whose backend cannot save settings serve /status alone, behind the same token.
 func TestReadOnlyPages(t *testing.T) {
@@ -506,6 +533,9 @@ func TestReadOnlyPages(t *testing.T) {
 	}
 	if code, body := get(t, srv.URL+"/status", true); code != http.StatusOK || !strings.Contains(body, "Running on http://127.0.0.1:3000/mcp") {
 		t.Errorf("/status: %d, want 200 with the status line:\n%s", code, body)
+	}
+	if code, body := get(t, srv.URL+"/setup", true); code != http.StatusOK || !strings.Contains(body, `id="checks"`) {
+		t.Errorf("/setup: %d, want 200 with the checklist:\n%s", code, body)
 	}
 	if code, _ := get(t, srv.URL+"/settings", true); code != http.StatusNotFound {
 		t.Errorf("GET /settings: %d, want 404", code)
