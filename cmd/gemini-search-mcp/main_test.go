@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +27,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -50,19 +52,43 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// serverEnv is the environment of a server under test: a private config dir and HOME, and the fake CLI.
+// serverEnv is the whole environment of a server under test: the test's own, sealed off from the developer's
+// (sealed), then a private config dir and HOME, the fake CLI (without one, a path where there is none: never the
+// developer's own CLI on PATH), and extra. A name set twice takes its last value (os/exec; mcp-go's stdio client
+// appends this to os.Environ()), so extra overrides the rest: a test that needs the Gemini API sets GEMINI_BACKEND,
+// a key and GOOGLE_GEMINI_BASE_URL pointing at its mock.
 func serverEnv(t *testing.T, fake *geminitest.Fake, extra ...string) (env []string, configDir string) {
 	t.Helper()
 	configDir = filepath.Join(t.TempDir(), "config")
-	env = append(os.Environ(),
+	env = append(slices.Concat(os.Environ(), sealed()),
 		"HOME="+t.TempDir(),
 		"GEMINI_SEARCH_CONFIG_DIR="+configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
 	)
+	cli := filepath.Join(t.TempDir(), "no-gemini")
 	if fake != nil {
-		env = append(env, "GEMINI_CLI_PATH="+fake.Path)
+		cli = fake.Path
 	}
+	env = append(env, "GEMINI_CLI_PATH="+cli)
 	return append(env, extra...), configDir
+}
+
+// sealed overrides whatever the developer's shell sets for the server: every variable of its configuration blank
+// (blank is unset), the keys by name whatever that table holds, no Vertex AI for the CLI, the Gemini CLI as the
+// backend, and the Gemini API at a closed loopback port, so that a key in the shell never reaches Google and no
+// test traffic leaves 127.0.0.1.
+func sealed() []string {
+	var env []string
+	for _, v := range config.EnvVars() {
+		env = append(env, v.Name+"=")
+	}
+	return append(env,
+		"GEMINI_API_KEY=",
+		"GOOGLE_API_KEY=",
+		"GOOGLE_GENAI_USE_VERTEXAI=",
+		"GEMINI_BACKEND=cli",
+		"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1",
+	)
 }
 
 func initialize(t *testing.T, c *client.Client) {
@@ -126,7 +152,7 @@ func assertRoundTrip(t *testing.T, c *client.Client) {
 func TestStdio(t *testing.T) {
 	fake := geminitest.New(t, "ok")
 	env, configDir := serverEnv(t, fake)
-	c, err := client.NewStdioMCPClientWithOptions(binPath, env[len(os.Environ()):], nil)
+	c, err := client.NewStdioMCPClientWithOptions(binPath, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +161,11 @@ func TestStdio(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(configDir, ".gemini", "settings.json")); err != nil {
 		t.Errorf("research workspace not created: %v", err)
 	}
-	if got := fake.Calls()[0].Dir; got != configDir {
+	calls := fake.Calls()
+	if len(calls) == 0 {
+		t.Fatal("the fake CLI was never run")
+	}
+	if got := calls[0].Dir; got != configDir {
 		t.Errorf("CLI ran in %q, want the config dir %q", got, configDir)
 	}
 }
@@ -327,9 +357,9 @@ func TestStartupErrors(t *testing.T) {
 }
 
 func TestMissingCLIWarnsAndStillServes(t *testing.T) {
-	env, _ := serverEnv(t, nil, "GEMINI_CLI_PATH="+filepath.Join(t.TempDir(), "no-gemini"))
+	env, _ := serverEnv(t, nil) // no fake: a CLI path where there is none
 	var stderr testkit.SyncBuffer
-	c, err := client.NewStdioMCPClientWithOptions(binPath, env[len(os.Environ()):], nil)
+	c, err := client.NewStdioMCPClientWithOptions(binPath, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,17 +379,13 @@ func TestMissingCLIWarnsAndStillServes(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	out, err := exec.Command(binPath, "--version").Output()
+	env, _ := serverEnv(t, nil)
+	cmd := exec.Command(binPath, "--version")
+	cmd.Env = env
+	out, err := cmd.Output()
 	if err != nil || !strings.HasPrefix(string(out), "gemini-search-mcp ") {
 		t.Errorf("--version: %q, %v", out, err)
 	}
-}
-
-// doctorEnv is serverEnv for a doctor run: no Gemini API key unless extra sets one, and the Gemini API at a closed
-// loopback port unless extra points it at a mock, so that no test can reach Google.
-func doctorEnv(t *testing.T, fake *geminitest.Fake, extra ...string) (env []string, configDir string) {
-	t.Helper()
-	return serverEnv(t, fake, append([]string{"GEMINI_API_KEY=", "GOOGLE_API_KEY=", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1"}, extra...)...)
 }
 
 // mockAPI serves the mock Gemini API on loopback; the doctor's one-line query (chat) answers with reply.
@@ -386,7 +412,7 @@ func TestDoctor(t *testing.T) {
 	const key = "test-key-abcd1234"
 	t.Run("healthy", func(t *testing.T) {
 		fake := geminitest.New(t, "ok")
-		env, configDir := doctorEnv(t, fake, "GEMINI_BACKEND=cli", "GEMINI_API_KEY="+key)
+		env, configDir := serverEnv(t, fake, "GEMINI_BACKEND=cli", "GEMINI_API_KEY="+key)
 		out, err := runServer(t, env, "doctor")
 		if err != nil {
 			t.Fatalf("doctor failed: %v\n%s", err, out)
@@ -408,7 +434,7 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("firecrawl set after settings.json was written", func(t *testing.T) {
 		fake := geminitest.New(t, "ok")
-		env, configDir := doctorEnv(t, fake, "GEMINI_API_KEY=x")
+		env, configDir := serverEnv(t, fake, "GEMINI_API_KEY=x")
 		if out, err := runServer(t, env, "doctor", "--offline"); err != nil { // writes settings.json without Firecrawl
 			t.Fatalf("doctor: %v\n%s", err, out)
 		}
@@ -439,7 +465,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("broken", func(t *testing.T) {
-		env, configDir := doctorEnv(t, nil, "GEMINI_CLI_PATH=/nonexistent/gemini")
+		env, configDir := serverEnv(t, nil, "GEMINI_CLI_PATH=/nonexistent/gemini")
 		if err := os.MkdirAll(filepath.Join(configDir, ".gemini"), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -457,17 +483,47 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("no credentials", func(t *testing.T) {
-		fake := geminitest.New(t, "ok")
-		env, _ := doctorEnv(t, fake)
+		fake := geminitest.New(t, "auth")
+		env, _ := serverEnv(t, fake, "GEMINI_BACKEND=auto")
 		out, err := runServer(t, env, "doctor")
 		want := "✗ Auth          no credentials found. Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."
-		if exitCode(err) != 1 || !strings.Contains(out, want) {
-			t.Errorf("exit %d, output:\n%s\nwant exit 1 with %q", exitCode(err), out, want)
+		if exitCode(err) != 1 || !strings.Contains(out, want) || !strings.Contains(out, "(AUTH_ERROR)") {
+			t.Errorf("exit %d, output:\n%s\nwant exit 1 with %q and the CLI's refusal", exitCode(err), out, want)
+		}
+	})
+	t.Run("a CLI signed in where doctor cannot see", func(t *testing.T) {
+		fake := geminitest.New(t, "ok")
+		env, _ := serverEnv(t, fake, "GEMINI_BACKEND=auto")
+		out, err := runServer(t, env, "doctor")
+		for _, want := range []string{"! Auth          no credentials doctor can see, but the Gemini CLI answered", "✓ Backend       Gemini CLI (auto)\n",
+			"(version 0.61.0) answered in "} {
+			if err != nil || !strings.Contains(out, want) {
+				t.Errorf("doctor: %v, output lacks %q:\n%s", err, want, out)
+			}
+		}
+	})
+	t.Run("sealed from the developer's environment", func(t *testing.T) {
+		// A shell with a key, the API as backend and Google's endpoint: none of it may reach a server under test.
+		for k, v := range map[string]string{"GEMINI_API_KEY": "AIzaFAKE-developer-key", "GOOGLE_API_KEY": "AIzaFAKE-google-key",
+			"GEMINI_BACKEND": "api", "GOOGLE_GEMINI_BASE_URL": "https://generativelanguage.googleapis.com", "MCP_AUTH_TOKEN": "tok-developer"} {
+			t.Setenv(k, v)
+		}
+		env, _ := serverEnv(t, geminitest.New(t, "ok"))
+		out, err := runServer(t, env, "doctor", "--offline") // offline: were the seal broken, nothing is sent either
+		for _, want := range []string{"✗ Auth          no credentials found.", "✓ Backend       Gemini CLI\n", "not queried (--offline)"} {
+			if exitCode(err) != 1 || !strings.Contains(out, want) {
+				t.Errorf("exit %d, output lacks %q:\n%s", exitCode(err), want, out)
+			}
+		}
+		for _, unwant := range []string{"••••", "MCP_AUTH_TOKEN required"} { // a key in Auth, the token in HTTP
+			if strings.Contains(out, unwant) {
+				t.Errorf("output holds %q: the developer's environment reached the server:\n%s", unwant, out)
+			}
 		}
 	})
 	t.Run("API answers", func(t *testing.T) {
 		mock, url := mockAPI(t, nil)
-		env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url,
+		env, _ := serverEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url,
 			"GEMINI_CLI_PATH=/nonexistent/gemini")
 		out, err := runServer(t, env, "doctor")
 		if err != nil || !strings.Contains(out, "✓ Gemini API    answered in ") || !strings.Contains(out, "✓ Backend       Gemini API\n") {
@@ -480,7 +536,7 @@ func TestDoctor(t *testing.T) {
 	for _, reply := range []mockgemini.Reply{mockgemini.InvalidKey(), mockgemini.Unauthenticated()} {
 		t.Run(fmt.Sprintf("key rejected (%d)", reply.Status), func(t *testing.T) {
 			_, url := mockAPI(t, &reply)
-			env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url)
+			env, _ := serverEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url)
 			out, err := runServer(t, env, "doctor")
 			want := "the key in GEMINI_API_KEY (••••1234) was rejected"
 			if exitCode(err) != 1 || !strings.Contains(out, want) || !strings.Contains(out, "fix: Check the key in GEMINI_API_KEY") ||
@@ -491,7 +547,7 @@ func TestDoctor(t *testing.T) {
 	}
 	t.Run("offline sends no query", func(t *testing.T) {
 		mock, url := mockAPI(t, nil)
-		env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url)
+		env, _ := serverEnv(t, nil, "GEMINI_BACKEND=api", "GEMINI_API_KEY="+key, "GOOGLE_GEMINI_BASE_URL="+url)
 		out, err := runServer(t, env, "doctor", "--offline")
 		if err != nil || !strings.Contains(out, "✓ Gemini API    not queried (--offline)") {
 			t.Errorf("doctor --offline: %v\n%s", err, out)
@@ -501,7 +557,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("CLI that cannot start", func(t *testing.T) {
-		env, _ := doctorEnv(t, nil, "GEMINI_BACKEND=cli", "GEMINI_API_KEY="+key, "GEMINI_CLI_PATH="+os.Args[0], envNodeMissing+"=1")
+		env, _ := serverEnv(t, nil, "GEMINI_BACKEND=cli", "GEMINI_API_KEY="+key, "GEMINI_CLI_PATH="+os.Args[0], envNodeMissing+"=1")
 		out, err := runServer(t, env, "doctor")
 		for _, want := range []string{"✗ Gemini CLI", "exit status 127", "  " + nodeMissing, "Node.js"} {
 			if exitCode(err) != 1 || !strings.Contains(out, want) {
@@ -512,23 +568,23 @@ func TestDoctor(t *testing.T) {
 	t.Run("non-loopback host without a token", func(t *testing.T) {
 		fake := geminitest.New(t, "ok")
 		for _, args := range [][]string{{"doctor", "--offline"}, {"--host", "0.0.0.0", "doctor", "--offline"}} {
-			env, _ := doctorEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_HOST=0.0.0.0")
+			env, _ := serverEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_HOST=0.0.0.0")
 			if args[0] == "--host" {
-				env, _ = doctorEnv(t, fake, "GEMINI_API_KEY="+key)
+				env, _ = serverEnv(t, fake, "GEMINI_API_KEY="+key)
 			}
 			out, err := runServer(t, env, args...)
 			if exitCode(err) != 1 || !strings.Contains(out, "✗ HTTP          --http would refuse to start") || !strings.Contains(out, "set MCP_AUTH_TOKEN") {
 				t.Errorf("%v: exit %d, output:\n%s\nwant exit 1 with the HTTP check naming MCP_AUTH_TOKEN", args, exitCode(err), out)
 			}
 		}
-		env, _ := doctorEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_HOST=0.0.0.0", "MCP_AUTH_TOKEN=tok-123456789")
+		env, _ := serverEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_HOST=0.0.0.0", "MCP_AUTH_TOKEN=tok-123456789")
 		if out, err := runServer(t, env, "doctor", "--offline"); err != nil || !strings.Contains(out, "✓ HTTP") || strings.Contains(out, "tok-123456789") {
 			t.Errorf("with a token: %v\n%s", err, out)
 		}
 	})
 	t.Run("bad values", func(t *testing.T) {
 		fake := geminitest.New(t, "ok")
-		env, configDir := doctorEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_PORT=70000")
+		env, configDir := serverEnv(t, fake, "GEMINI_API_KEY="+key, "MCP_SERVER_PORT=70000")
 		if err := os.MkdirAll(configDir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -547,7 +603,8 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("usage", func(t *testing.T) {
-		out, err := runServer(t, nil, "doctor", "extra")
+		env, _ := serverEnv(t, nil)
+		out, err := runServer(t, env, "doctor", "extra")
 		if exitCode(err) != 2 || !strings.Contains(out, "-offline") {
 			t.Errorf("exit %d, output:\n%s\nwant exit 2 with the doctor's flags", exitCode(err), out)
 		}

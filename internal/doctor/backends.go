@@ -44,10 +44,10 @@ type probe struct {
 }
 
 // checkBackends is the backend in use now (auto's choice, and why), then a line for the Gemini CLI and for the
-// Gemini API, each with the answer to a real query when the configuration uses that backend: GEMINI_BACKEND=cli the
-// CLI, api the API, auto the CLI when it is installed and signed in and the API when a key is set. Both queries run
-// at once.
-func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, offline bool) []Check {
+// Gemini API, each with the answer to a real query unless offline: the active backend is always queried, and the
+// other one too when the configuration sets it up (auto: the CLI when it is signed in, the API when a key is set).
+// Both queries run at once. answered names the active backend when it answered its query, "" otherwise.
+func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, offline bool) (checks []Check, answered string) {
 	b := backends{cfg: cfg, set: set, offline: offline, limit: queryTimeout}
 	if cfg.SearchTimeout > 0 {
 		b.limit = min(b.limit, cfg.SearchTimeout)
@@ -58,19 +58,35 @@ func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, off
 	wg.Go(func() { api = b.api(ctx) })
 	wg.Wait()
 
-	// auto goes on to the API when a CLI run is refused for its sign-in, account or daily quota: with an API that
-	// answers, such a failure does not stop searches.
-	if reason := runners.SwitchReason(cli.err); reason != "" && cfg.Backend == config.BackendAuto && api.queried && api.err == nil {
-		cli.Hint = true
-		cli.Detail += "\nauto switches to the Gemini API at the first search: " + reason
+	state := set.State()
+	active, other := &cli, &api
+	if state.Active == backend.API {
+		active, other = &api, &cli
 	}
-	checks := []Check{{Name: "Backend", OK: true, Detail: set.State().String()}}
+	if active.queried && active.err == nil {
+		answered = active.Name
+	}
+	switch {
+	case cfg.Backend != config.BackendAuto:
+	case answered != "" && !other.OK && !other.Hint:
+		// auto serves from the active backend, which answered: the other one failing stops no search.
+		other.Hint = true
+		other.Detail += "\nsearches are served by the " + answered + ", which answered"
+	case state.Active == backend.CLI && api.queried && api.err == nil:
+		// auto goes on to the API when a CLI run is refused for its sign-in, account or daily quota: with an API
+		// that answers, such a failure does not stop searches.
+		if reason := runners.SwitchReason(cli.err); reason != "" {
+			cli.Hint = true
+			cli.Detail += "\nauto switches to the Gemini API at the first search: " + reason
+		}
+	}
+	checks = []Check{{Name: "Backend", OK: true, Detail: state.String()}}
 	for _, p := range []probe{cli, api} {
 		if p.shown {
 			checks = append(checks, p.Check)
 		}
 	}
-	return checks
+	return checks, answered
 }
 
 // versioner is the CLI runner's version check.
@@ -78,15 +94,15 @@ type versioner interface {
 	Version(ctx context.Context) (string, error)
 }
 
-// cli checks the Gemini CLI: it is found, it runs, and it answers when the configuration uses it. Where auto
-// serves from the API anyway, its problems are hints.
+// cli checks the Gemini CLI: it is found, it runs, and it answers when it is the active backend or signed in.
+// Where auto serves from the API anyway, its problems are hints.
 func (b backends) cli(ctx context.Context) probe {
 	p := probe{Check: Check{Name: "Gemini CLI"}, shown: true}
 	if b.cfg.Backend == config.BackendAPI {
 		p.OK, p.Detail = true, "not used (GEMINI_BACKEND=api)"
 		return p
 	}
-	inUse := b.set.State().Active == backend.CLI
+	inUse := b.set.State().Active == backend.CLI // auto: unless it is missing or not signed in and a key is set
 	instead := ""
 	if !inUse {
 		instead = ", so auto uses the Gemini API"
@@ -106,8 +122,8 @@ func (b backends) cli(ctx context.Context) probe {
 		cmd += " (version " + version + ")"
 	}
 	switch {
-	case b.cfg.Backend == config.BackendAuto && b.set.Login == "":
-		p.Hint, p.Detail = true, cmd+"; not signed in"+instead // without a key, Auth says what to do
+	case !inUse && b.set.Login == "":
+		p.Hint, p.Detail = true, cmd+"; not signed in"+instead
 		return p
 	case b.offline:
 		p.OK, p.Detail = true, cmd+"; not queried (--offline)"

@@ -45,11 +45,18 @@ func Run(ctx context.Context, cfg config.Config, o Options) []Check {
 		checkFirecrawl(cfg),
 		checkAuth(cfg, o.Env),
 	}
+	auth := len(checks) - 1
 	if o.Exposure != nil {
 		checks = append(checks, checkHTTP(cfg, o.Exposure))
 	}
 	set := runners.New(ctx, cfg, o.Env.Home, nil)
-	return append(checks, checkBackends(ctx, cfg, set, o.Offline)...)
+	found, answered := checkBackends(ctx, cfg, set, o.Offline)
+	if answered != "" && !checks[auth].OK {
+		checks[auth].Hint = true // the query proved a credential Auth cannot see
+		checks[auth].Detail = "no credentials doctor can see, but the " + answered + " answered the query below, " +
+			"which proves it signs in some other way (~/.gemini/.env, say, or Vertex AI or application default credentials)"
+	}
+	return append(checks, found...)
 }
 
 // Setup runs the checks that start no program and write nothing: the Gemini CLI is found (unless the Gemini API
@@ -164,7 +171,8 @@ func checkFirecrawl(cfg config.Config) Check {
 }
 
 // checkAuth lists the credentials there are: the Gemini API key in force (its variable and last four characters,
-// never more) and the Gemini CLI's own sign-in. It fails when there is neither: every search would fail.
+// never more) and the Gemini CLI's own sign-in. It fails when there is neither: every search would fail, unless the
+// CLI signs in some way it cannot see (Run makes it a hint when the active backend answers its query).
 func checkAuth(cfg config.Config, env config.Env) Check {
 	c := Check{Name: "Auth"}
 	var found []string
