@@ -973,7 +973,9 @@ func TestAutoNoCLILogin(t *testing.T) {
 	b := checkAPIReport(t, "search", out.Result, apiRounds[0], "not signed in")
 	s.note("stdio, API from the first call: %s", b.Metadata.BackendReason)
 	checkAPIRequests(t, s, 0, 1)
-	if n := strings.Count(c.stderr.String(), switchLog); n != 1 {
-		t.Errorf("the server logged the switch %d times, want once:\n%s", n, c.stderr)
+	// Chosen at start, not switched to: the start-up line says which backend serves and why, and no switch is logged.
+	const chosen = `research backend backend="Gemini API (auto: the Gemini CLI is not signed in)"`
+	if n, m := strings.Count(c.stderr.String(), chosen), strings.Count(c.stderr.String(), switchLog); n != 1 || m != 0 {
+		t.Errorf("the server logged the choice %d times (want once) and a switch %d times (want never):\n%s", n, m, c.stderr)
 	}
 }
