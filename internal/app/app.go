@@ -39,6 +39,7 @@ type App struct {
 	activity *activity.Registry
 	queue    *research.Queue
 	joins    research.Joins
+	cache    *research.Cache
 	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
@@ -71,7 +72,7 @@ type Committer interface {
 // MCP server, and logs what the setup checks find wrong. It fails only when the workspace cannot be made.
 func New(cfg config.Config, o Options) (*App, error) {
 	a := &App{version: o.Version, env: o.Env, log: o.Logger, wrote: o.WroteFile, activity: activity.New(),
-		queue: research.NewQueue(cfg.MaxConcurrent), runs: newRunGate()}
+		queue: research.NewQueue(cfg.MaxConcurrent), cache: research.NewCache(cfg.CacheTTL), runs: newRunGate()}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

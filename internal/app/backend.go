@@ -19,7 +19,7 @@ type configured struct {
 }
 
 // configure builds the backends cfg asks for and the engine around them. The queue and the joined calls are the
-// App's, shared with the engines built before; the queue takes cfg's limit once the engine is built.
+// App's, shared with the engines built before; the queue and the cache take cfg's limits once the engine is built.
 func (a *App) configure(cfg config.Config) (*configured, error) {
 	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, a.env.Home, a.log)}
 	if c.backends.CLIErr == nil {
@@ -40,11 +40,14 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 		Queue:               a.queue,
 		QueueTimeout:        cfg.QueueTimeout,
 		Joins:               &a.joins,
+		Cache:               a.cache,
+		Backend:             cfg.Backend,
 	}, a.log)
 	if err != nil {
 		return nil, err
 	}
 	a.queue.SetLimit(cfg.MaxConcurrent)
+	a.cache.SetTTL(cfg.CacheTTL)
 	return c, nil
 }
 

@@ -47,6 +47,7 @@ type Config struct {
 	QueueTimeout        time.Duration     // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
 	DeepSearchMaxRounds int               // DEEP_SEARCH_MAX_ROUNDS
 	MaxResponseChars    int               // GEMINI_MAX_RESPONSE_CHARS
+	CacheTTL            time.Duration     // GEMINI_CACHE_TTL; 0 means no cache
 	CLIPath             string            // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
 	AuthToken           Secret            // MCP_AUTH_TOKEN; "" means no token is required
 

@@ -51,6 +51,7 @@ func TestLoadDefaults(t *testing.T) {
 		QueueTimeout:        30 * time.Second,
 		DeepSearchMaxRounds: 3,
 		MaxResponseChars:    20000,
+		CacheTTL:            15 * time.Minute,
 		Overridden:          map[string]bool{DirVar: true},
 	}
 	got.shown, got.inDotenv = nil, nil // TestShown, TestInDotenv
@@ -342,8 +343,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 27 {
-		t.Errorf("got %d variables, want 27", len(seen))
+	if len(seen) != 28 {
+		t.Errorf("got %d variables, want 28", len(seen))
 	}
 }
 

@@ -190,6 +190,13 @@ var variables = []variable{
 			c.DeepSearchMaxRounds, err = intBetween(v, 1, 10, "must be a whole number between 1 and 10")
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_CACHE_TTL", Default: "900000", Description: "How long a finished report answers an " +
+		"identical request (same tool, arguments, model and backend) at once, in milliseconds (0 to 86400000; 0: no " +
+		"cache). A call with fresh: true researches again."},
+		func(c *Config, v string) (err error) {
+			c.CacheTTL, err = millis(v, 0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
+			return err
+		}},
 	{VarDoc{Name: "GEMINI_MAX_RESPONSE_CHARS", Default: "20000", Description: "Longest report returned in one " +
 		"piece; a longer one comes back in chunks fetched with fetch_chunk (1000 to 1000000)."},
 		func(c *Config, v string) (err error) {

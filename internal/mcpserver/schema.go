@@ -71,6 +71,8 @@ const reportSchema = `{
             "required": ["text", "sources"]
           }
         },
+        "cached": {"type": "boolean", "description": "true when the report comes from the cache: an identical request finished within GEMINI_CACHE_TTL"},
+        "cache_age_ms": {"type": "integer", "description": "how old the cached report is"},
         "claims_supported": {"type": "integer", "description": "sentences of the report that carry a citation from the grounding data"},
         "claims_unsupported": {"type": "integer", "description": "sentences of the report that no source supports"}
       }

@@ -96,6 +96,7 @@ func searchTool() mcp.Tool {
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
 		modelArgument(),
 		outputFileArgument(),
+		freshArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		researchAnnotations(),
 	)
@@ -114,6 +115,7 @@ func deepSearchTool() mcp.Tool {
 			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
 		modelArgument(),
 		outputFileArgument(),
+		freshArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
@@ -144,6 +146,12 @@ func modelArgument() mcp.ToolOption {
 // researchAnnotations: not read-only, since output_file writes a file (over stdio, anywhere), and a client that
 // approves read-only tools on its own must not let a model write files unasked; not destructive, since it writes
 // only the file the call names.
+func freshArgument() mcp.ToolOption {
+	return mcp.WithBoolean("fresh", mcp.DefaultBool(false),
+		mcp.Description("Research again even when the server holds a recent report for the same request "+
+			"(GEMINI_CACHE_TTL, 15 minutes by default); such a report comes back at once with metadata.cached."))
+}
+
 func researchAnnotations() mcp.ToolOption {
 	return func(t *mcp.Tool) {
 		for _, o := range []mcp.ToolOption{
@@ -167,6 +175,7 @@ type tools struct {
 func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	query := strings.TrimSpace(req.GetString("query", ""))
 	model := req.GetString("model", "")
+	fresh := req.GetBool("fresh", false)
 	if query == "" {
 		return blankArgument("search", "query"), nil
 	}
@@ -175,7 +184,7 @@ func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return refused, nil
 	}
 	return t.research(ctx, req, model, out, func(ctx context.Context, p research.Progress) (research.Report, error) {
-		return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Progress: p})
+		return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Fresh: fresh, Progress: p})
 	}), nil
 }
 
@@ -183,6 +192,7 @@ func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	topic := strings.TrimSpace(req.GetString("topic", ""))
 	depth := req.GetString("depth", research.DepthDetailed)
 	model := req.GetString("model", "")
+	fresh := req.GetBool("fresh", false)
 	if topic == "" {
 		return blankArgument("deep_search", "topic"), nil
 	}
@@ -191,7 +201,8 @@ func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return refused, nil
 	}
 	return t.research(ctx, req, model, out, func(ctx context.Context, p research.Progress) (research.Report, error) {
-		return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model, Progress: p})
+		return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model,
+			Fresh: fresh, Progress: p})
 	}), nil
 }
 
@@ -287,6 +298,9 @@ func (t *tools) reportResult(rep research.Report, out outputFile) *mcp.CallToolR
 	res := structured(body)
 	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
 	addBackend(res.Meta, rep.Metadata.Backend, rep.Metadata.BackendReason)
+	if rep.Metadata.Cached {
+		res.Meta.AdditionalFields["cached"] = true
+	}
 	return res
 }
 

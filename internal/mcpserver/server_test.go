@@ -311,3 +311,37 @@ func TestActivityShowsRunsAndFailures(t *testing.T) {
 		t.Errorf("failures = %+v, want the invalid call", f)
 	}
 }
+
+// A repeated search comes from the server's cache, saying so; fresh researches again.
+func TestSearchCacheAndFresh(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second})
+	engine, err := research.New(runner, research.Settings{Cache: research.NewCache(time.Minute)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, New(engine, Options{Version: "test"}))
+	call := func(args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "search", args
+		res, err := c.CallTool(context.Background(), req)
+		if err != nil || res.IsError {
+			t.Fatalf("got %v, %v", res, err)
+		}
+		return res
+	}
+	call(map[string]any{"query": "rust 2024"})
+	res := call(map[string]any{"query": "Rust 2024"})
+	meta := decodeBody(t, res)["metadata"].(map[string]any)
+	if meta["cached"] != true || meta["cache_age_ms"] == nil || res.Meta.AdditionalFields["cached"] != true {
+		t.Errorf("the second call: metadata %v, _meta %v; want it cached", meta, res.Meta.AdditionalFields)
+	}
+	res = call(map[string]any{"query": "rust 2024", "fresh": true})
+	if decodeBody(t, res)["metadata"].(map[string]any)["cached"] != nil {
+		t.Error("fresh: came from the cache")
+	}
+	if n := len(fake.Calls()); n != 2 {
+		t.Errorf("the CLI ran %d times, want 2 (the first call and the fresh one)", n)
+	}
+}

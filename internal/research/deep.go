@@ -23,6 +23,7 @@ type DeepSearchRequest struct {
 	Topic    string
 	Depth    string // DepthConcise or DepthDetailed (the default)
 	Model    string // overrides Settings.Model for this call
+	Fresh    bool   // research again even when the cache holds a report
 	Progress Progress
 }
 
@@ -34,7 +35,7 @@ type DeepSearchRequest struct {
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
 	model := e.model(req.Model)
 	depth := cmp.Or(req.Depth, DepthDetailed)
-	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model}, req.Progress,
+	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
 			return e.deepSearch(ctx, req, model, depth)

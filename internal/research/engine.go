@@ -32,6 +32,8 @@ type Settings struct {
 	Queue               *Queue              // shared limit on concurrent research runs; nil: no limit
 	QueueTimeout        time.Duration       // longest wait for a queue slot; 0: no limit
 	Joins               *Joins              // shared by identical requests running at once; nil: no joining
+	Cache               *Cache              // finished reports of identical requests; nil: no cache
+	Backend             string              // GEMINI_BACKEND, part of a request's identity for the cache
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -71,6 +73,7 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 type SearchRequest struct {
 	Query    string
 	Model    string   // overrides Settings.Model for this call
+	Fresh    bool     // research again even when the cache holds a report
 	Progress Progress // optional
 }
 
@@ -125,6 +128,8 @@ type Metadata struct {
 	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
 	JSONCorrections   int      `json:"json_corrections,omitempty"`
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
+	Cached            bool     `json:"cached,omitempty"`       // answered from the cache (GEMINI_CACHE_TTL)
+	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"` // how old the cached report is
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.
@@ -157,7 +162,7 @@ const (
 // An identical request already running is joined rather than started again.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	model := e.model(req.Model)
-	return e.joined(ctx, []string{"search", normalize(req.Query), model}, req.Progress,
+	return e.joined(ctx, []string{"search", normalize(req.Query), model}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
 			return e.search(ctx, req, model)

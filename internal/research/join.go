@@ -114,17 +114,33 @@ func (f *flight) broadcast(stage string) {
 	}
 }
 
-// joined runs run for the request identified by key, or joins the identical one already running. Requests that
-// differ only in case and spacing of their text are identical.
-func (e *Engine) joined(ctx context.Context, key []string, progress Progress,
+// joined answers the request identified by key (with the backend in force) from the cache unless fresh is set,
+// else joins the identical one already running, else runs run; a complete report is cached. Requests that differ
+// only in case and spacing of their text are identical.
+func (e *Engine) joined(ctx context.Context, key []string, fresh bool, progress Progress,
 	run func(context.Context, Progress) (Report, error)) (Report, error) {
-	if e.settings.Joins == nil {
-		return run(ctx, progress)
+	k, _ := json.Marshal(append(key, e.settings.Backend))
+	if c := e.settings.Cache; c != nil && !fresh {
+		if rep, ok := c.get(string(k)); ok {
+			e.log.Info("answered from the cache", "request", key[0], "age_ms", *rep.Metadata.CacheAgeMS)
+			return rep, nil
+		}
 	}
-	k, _ := json.Marshal(key)
+	if e.settings.Joins == nil {
+		rep, err := run(ctx, progress)
+		return e.kept(string(k), rep, err)
+	}
 	rep, joined, err := e.settings.Joins.do(ctx, string(k), progress, run)
 	if joined {
 		e.log.Info("joined an identical request already running", "request", key[0])
+	}
+	return e.kept(string(k), rep, err)
+}
+
+// kept puts a finished report in the cache, if there is one, and passes it on.
+func (e *Engine) kept(key string, rep Report, err error) (Report, error) {
+	if c := e.settings.Cache; c != nil && err == nil {
+		c.put(key, rep)
 	}
 	return rep, err
 }

@@ -1,0 +1,78 @@
+package research
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// An identical request within the time to live is answered from the cache, without a run; fresh runs again, and
+// another backend or model is another request.
+func TestIdenticalRequestsAreAnsweredFromTheCache(t *testing.T) {
+	cache := NewCache(time.Minute)
+	e, fake, _ := newEngine(t, "ok", Settings{Cache: cache, Backend: "auto", Joins: &Joins{}})
+	ctx := context.Background()
+	first, err := e.Search(ctx, SearchRequest{Query: "Rust 2024"})
+	if err != nil || first.Metadata.Cached {
+		t.Fatalf("first: %+v, %v", first.Metadata, err)
+	}
+	second, err := e.Search(ctx, SearchRequest{Query: "  rust   2024 "})
+	if err != nil || !second.Metadata.Cached || second.Metadata.CacheAgeMS == nil || second.Report != first.Report {
+		t.Errorf("second: cached=%v age=%v, same report %v (%v)", second.Metadata.Cached, second.Metadata.CacheAgeMS,
+			second.Report == first.Report, err)
+	}
+	if n := len(fake.Calls()); n != 1 {
+		t.Errorf("the CLI ran %d times, want once", n)
+	}
+	if fresh, err := e.Search(ctx, SearchRequest{Query: "rust 2024", Fresh: true}); err != nil || fresh.Metadata.Cached {
+		t.Errorf("fresh: cached=%v, %v", fresh.Metadata.Cached, err)
+	}
+	if _, err := e.DeepSearch(ctx, DeepSearchRequest{Topic: "rust 2024", Depth: DepthConcise}); err != nil {
+		t.Fatal(err)
+	}
+	other, _, _ := newEngine(t, "ok", Settings{Cache: cache, Backend: "api"})
+	if rep, err := other.Search(ctx, SearchRequest{Query: "rust 2024"}); err != nil || rep.Metadata.Cached {
+		t.Errorf("another backend: cached=%v, %v", rep.Metadata.Cached, err)
+	}
+	if n := len(fake.Calls()); n < 3 {
+		t.Errorf("the CLI ran %d times, want fresh and deep_search to run", n)
+	}
+}
+
+func TestTheCacheKeepsOnlyCompleteReportsForItsTimeToLive(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	c := NewCache(time.Minute)
+	c.now = func() time.Time { return now }
+	ok := Report{Success: true, Report: "r"}
+	c.put("complete", ok)
+	c.put("partial", Report{Success: true, Partial: true})
+	c.put("unparsed", Report{Success: true, ParseWarning: true})
+	c.put("failed", Report{})
+	for _, key := range []string{"partial", "unparsed", "failed"} {
+		if _, hit := c.get(key); hit {
+			t.Errorf("%s was cached", key)
+		}
+	}
+	now = now.Add(59 * time.Second)
+	if rep, hit := c.get("complete"); !hit || *rep.Metadata.CacheAgeMS != 59000 {
+		t.Errorf("within the TTL: hit=%v, %+v", hit, rep.Metadata)
+	}
+	now = now.Add(time.Second)
+	if _, hit := c.get("complete"); hit {
+		t.Error("kept past its time to live")
+	}
+	c.put("again", ok)
+	c.SetTTL(0)
+	if _, hit := c.get("again"); hit {
+		t.Error("GEMINI_CACHE_TTL=0 keeps nothing")
+	}
+	c.SetTTL(time.Minute)
+	for i := range maxCached + 5 {
+		now = now.Add(time.Millisecond)
+		c.put(string(rune('a'+i%26))+string(rune(i)), ok)
+	}
+	if len(c.entries) != maxCached {
+		t.Errorf("%d entries, want the cap %d", len(c.entries), maxCached)
+	}
+}
