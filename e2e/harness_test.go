@@ -299,6 +299,7 @@ type searchBody struct {
 		ClaimsVerified    int      `json:"claims_verified"`
 		ClaimsCorrected   int      `json:"claims_corrected"`
 		JSONCorrections   int      `json:"json_corrections"`
+		Cached            bool     `json:"cached"`
 
 		// The Gemini API backend's grounding: numbered sources, cited segments, claim counts.
 		Sources []struct {

@@ -200,11 +200,20 @@ func TestHTTPInspectorAndSDK(t *testing.T) {
 	s.inspector(srv.url, &res, "--method", "tools/call", "--tool-name", "search", "--tool-arg", "query="+question)
 	checkGroundedReport(t, "inspector", &res)
 
+	// The same question again: answered from the cache, without a CLI run; with fresh, researched again.
 	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
 	if out.Server.Name != "gemini-search-mcp" || !hasTool(out.Tools, "search") {
 		t.Errorf("sdk: server %q with tools %q, want gemini-search-mcp with search", out.Server.Name, out.Tools)
 	}
 	checkGroundedReport(t, "sdk", out.Result)
+	if b := out.Result.body(t); !b.Metadata.Cached || out.Result.Meta["cached"] != true {
+		t.Errorf("sdk: the repeated question was not answered from the cache: cached=%v, _meta %v", b.Metadata.Cached, out.Result.Meta)
+	}
+	out = s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil)
+	checkGroundedReport(t, "sdk fresh", out.Result)
+	if out.Result.body(t).Metadata.Cached {
+		t.Error("sdk: fresh came from the cache")
+	}
 
 	checkRanWithWorkspace(t, s, plainTools, 2)
 	if len(s.mock.RequestsOf(mg.KindRouter)) == 0 {
