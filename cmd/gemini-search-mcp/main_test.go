@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 // developer's own CLI on PATH), and extra. A name set twice takes its last value (os/exec; mcp-go's stdio client
 // appends this to os.Environ()), so extra overrides the rest: a test that needs the Gemini API sets GEMINI_BACKEND,
 // a key and GOOGLE_GEMINI_BASE_URL pointing at its mock.
-func serverEnv(t *testing.T, fake *geminitest.Fake, extra ...string) (env []string, configDir string) {
+func serverEnv(t testing.TB, fake *geminitest.Fake, extra ...string) (env []string, configDir string) {
 	t.Helper()
 	configDir = filepath.Join(t.TempDir(), "config")
 	env = append(slices.Concat(os.Environ(), sealed()),
@@ -171,7 +171,7 @@ func TestStdio(t *testing.T) {
 }
 
 // startHTTP starts the server with --http on a free port and returns its base URL.
-func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *testkit.SyncBuffer) {
+func startHTTP(t testing.TB, env []string, args ...string) (*exec.Cmd, string, *testkit.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"--http", "--port", "0"}, args...)...)
 	cmd.Env = env
