@@ -62,6 +62,7 @@ func serverEnv(t testing.TB, fake *geminitest.Fake, extra ...string) (env []stri
 	configDir = filepath.Join(t.TempDir(), "config")
 	env = append(slices.Concat(os.Environ(), sealed()),
 		"HOME="+t.TempDir(),
+		"XDG_CACHE_HOME="+t.TempDir(), // the report history: never the developer's
 		"GEMINI_SEARCH_CONFIG_DIR="+configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
 	)

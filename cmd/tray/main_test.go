@@ -71,6 +71,7 @@ type trayProc struct {
 	home      string // its HOME
 	configDir string // its GEMINI_SEARCH_CONFIG_DIR
 	xdgConfig string // its XDG_CONFIG_HOME
+	cache     string // its XDG_CACHE_HOME, where the history of reports is kept
 	menu      *traytest.Menu
 	exited    chan error
 }
@@ -88,7 +89,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 	t.Helper()
 	root := t.TempDir()
 	p := &trayProc{home: filepath.Join(root, "home"), configDir: filepath.Join(root, "config"),
-		xdgConfig: filepath.Join(root, "xdg-config"), stderr: &testkit.SyncBuffer{}, exited: make(chan error, 1)}
+		xdgConfig: filepath.Join(root, "xdg-config"), cache: filepath.Join(root, "cache"), stderr: &testkit.SyncBuffer{}, exited: make(chan error, 1)}
 	for _, d := range []string{p.home, p.configDir, p.xdgConfig} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -110,6 +111,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 		"HOME="+p.home,
 		"XDG_CONFIG_HOME="+p.xdgConfig,
 		"XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"XDG_CACHE_HOME="+p.cache,
 		"GEMINI_SEARCH_CONFIG_DIR="+p.configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
 		"GEMINI_QUEUE_TIMEOUT=0",
@@ -302,7 +304,7 @@ func TestMenuStartStop(t *testing.T) {
 	if got := root.Children[0].Label; !strings.HasSuffix(got, " · Gemini CLI (auto)") {
 		t.Errorf("the status line %q does not say which backend serves", got)
 	}
-	wantLabels := []string{"Running searches (0)", "Last errors (0)", "---", "Start server", "Stop server", "Restart", "---",
+	wantLabels := []string{"Running searches (0)", "Last errors (0)", "Recent research", "---", "Start server", "Stop server", "Restart", "---",
 		"Copy Cursor config", "Connect to Cursor", "Copy Claude Desktop config", "Connect to Claude Desktop",
 		"Copy VS Code config", "Connect to VS Code", "---",
 		"Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---", "Quit"}
@@ -312,6 +314,7 @@ func TestMenuStartStop(t *testing.T) {
 	wantEnabled(t, root, map[string]bool{
 		"Running on": false, "Start server": false, "Stop server": true, "Restart": true,
 		"Running searches (0)": true, "Last errors (0)": true, "Clear": false, "Settings…": true, "Quit": true,
+		"Recent research": true, "No research finished yet": false,
 		"Copy Cursor config": true, "Connect to Cursor": true, "Copy Claude Desktop config": true,
 		"Connect to Claude Desktop": true, "Copy VS Code config": true, "Connect to VS Code": true,
 		"Check setup…": true, "Open status page": true, "Open config folder": true, "Open log file": true,

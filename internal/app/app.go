@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -40,6 +41,7 @@ type App struct {
 	queue    *research.Queue
 	joins    research.Joins
 	cache    *research.Cache
+	history  *history.Store     // the last finished reports, on disk; nil keeps none
 	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
@@ -79,6 +81,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	if a.wrote == nil {
 		a.wrote = func(string, []byte) {}
 	}
+	a.history = history.New(cfg.HistoryDir, cfg.HistoryMax, a.log)
 	if err := a.keepWorkspace(cfg, false); err != nil {
 		return nil, err
 	}
@@ -197,6 +200,11 @@ func (a *App) Config() config.Config { return a.configured.Load().cfg }
 // Activity is the registry of running searches and recent failures.
 func (a *App) Activity() *activity.Registry { return a.activity }
 
+// History is the store of the last finished reports, kept in the configuration's HistoryDir, where the App opened
+// it (that folder comes from the platform and does not change while the App runs). It is nil when there is no
+// cache dir to keep them in.
+func (a *App) History() *history.Store { return a.history }
+
 // Checklist runs doctor's checklist on the configuration in force, with the process environment the App started
 // with; offline sends no query to the backends. The HTTP host needs no check: a configuration that exposes it
 // without a token was refused at load.
@@ -238,6 +246,7 @@ type statusView struct {
 
 func (v statusView) Config() config.Config       { return v.a.Config() }
 func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
+func (v statusView) History() *history.Store     { return v.a.history }
 func (v statusView) Checklist(ctx context.Context, offline bool) []doctor.Check {
 	return v.a.Checklist(ctx, offline)
 }

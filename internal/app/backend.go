@@ -48,18 +48,24 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 	}
 	a.queue.SetLimit(cfg.MaxConcurrent)
 	a.cache.SetTTL(cfg.CacheTTL)
+	a.history.SetMax(cfg.HistoryMax)
 	return c, nil
 }
 
-// engineOf lets the MCP server always reach the current engine.
+// engineOf lets the MCP server always reach the current engine, and keeps each report it returns in the history:
+// the one place reports are recorded, whichever server, transport or task ran the call.
 type engineOf struct{ a *App }
 
 func (e engineOf) Search(ctx context.Context, req research.SearchRequest) (research.Report, error) {
-	return e.a.configured.Load().engine.Search(ctx, req)
+	rep, err := e.a.configured.Load().engine.Search(ctx, req)
+	e.a.record("search", rep, err)
+	return rep, err
 }
 
 func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
-	return e.a.configured.Load().engine.DeepSearch(ctx, req)
+	rep, err := e.a.configured.Load().engine.DeepSearch(ctx, req)
+	e.a.record("deep_search", rep, err)
+	return rep, err
 }
 
 // errShuttingDown refuses a research run once shutdown has begun; it is a cancellation, not a failure.

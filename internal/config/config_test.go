@@ -52,6 +52,7 @@ func TestLoadDefaults(t *testing.T) {
 		DeepSearchMaxRounds: 3,
 		MaxResponseChars:    20000,
 		CacheTTL:            15 * time.Minute,
+		HistoryMax:          200,
 		Overridden:          map[string]bool{DirVar: true},
 	}
 	got.shown, got.inDotenv = nil, nil // TestShown, TestInDotenv
@@ -178,6 +179,8 @@ func TestLoadInvalid(t *testing.T) {
 		{"GEMINI_FALLBACK_MODEL", "-m", `invalid GEMINI_FALLBACK_MODEL="-m"`},
 		{"FIRECRAWL_API_KEY", "fc-abc def", `invalid FIRECRAWL_API_KEY="[redacted]": must not contain spaces`},
 		{"MCP_AUTH_TOKEN", "tok\x00en", `invalid MCP_AUTH_TOKEN="[redacted]"`},
+		{"GEMINI_HISTORY_MAX", "-1", `invalid GEMINI_HISTORY_MAX="-1": must be a whole number between 0 and 10000`},
+		{"GEMINI_HISTORY_MAX", "10001", `invalid GEMINI_HISTORY_MAX="10001"`},
 	}
 	for _, tt := range tests {
 		for _, where := range []string{"env", "file"} {
@@ -230,13 +233,14 @@ func TestLoadValidEdges(t *testing.T) {
 		"GEMINI_SEARCH_TIMEOUT": "1800000", "MCP_SERVER_PORT": "65535", "JSON_MAX_RETRIES": "10",
 		"GEMINI_CLI_MAX_ITERATIONS": "1", "GEMINI_MAX_CONCURRENT": "32", "PROGRESS_LOG_INTERVAL": "1000",
 		"DEBUG": "OFF", "FIRECRAWL_API_URL": "HTTP://127.0.0.1:3002", "GEMINI_MODEL": "models/gemini-2.5-pro",
+		"GEMINI_HISTORY_MAX": "10000",
 	}, "")
 	c, err := Load(e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.SearchTimeout != 30*time.Minute || c.Port != 65535 || c.JSONMaxRetries != 10 || c.MaxIterations != 1 ||
-		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug {
+		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug || c.HistoryMax != 10000 {
 		t.Errorf("got %+v", c)
 	}
 }
@@ -343,8 +347,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 28 {
-		t.Errorf("got %d variables, want 28", len(seen))
+	if len(seen) != 29 {
+		t.Errorf("got %d variables, want 29", len(seen))
 	}
 }
 
@@ -474,5 +478,31 @@ func TestBackendAndAPIKey(t *testing.T) {
 	e, _ = testEnv(t, map[string]string{"GEMINI_OUTPUT_DIR": "reports"}, "")
 	if _, err := Load(e); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("relative GEMINI_OUTPUT_DIR: got %v", err)
+	}
+}
+
+// TestHistoryDir: the report history lives in the cache dir adrg/xdg finds (XDG_CACHE_HOME replaces it on every
+// platform); without an absolute one there is no history.
+func TestHistoryDir(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, cache, want string
+	}{
+		{"cache dir", "/home/u/.cache", filepath.Join("/home/u/.cache", "gemini-search-mcp", "history")},
+		{"none", "", ""},
+		{"relative", "cache", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := testEnv(t, nil, "")
+			e.XDGCacheHome = tt.cache
+			c, err := Load(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.HistoryDir != tt.want {
+				t.Errorf("got %q, want %q", c.HistoryDir, tt.want)
+			}
+		})
 	}
 }

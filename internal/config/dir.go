@@ -25,6 +25,7 @@ type Env struct {
 	GOOS          string                      // runtime.GOOS
 	Home          string                      // the user's home directory
 	XDGConfigHome string                      // adrg/xdg's ConfigHome (honours XDG_CONFIG_HOME)
+	XDGCacheHome  string                      // adrg/xdg's CacheHome (honours XDG_CACHE_HOME); "": no history
 	AppData       string                      // %APPDATA% on Windows
 }
 
@@ -36,6 +37,7 @@ func OSEnv() Env {
 		GOOS:          runtime.GOOS,
 		Home:          home,
 		XDGConfigHome: xdg.ConfigHome,
+		XDGCacheHome:  xdg.CacheHome,
 		AppData:       os.Getenv("APPDATA"),
 	}
 }
@@ -110,4 +112,15 @@ func absPath(path string) string {
 		return filepath.Clean(path)
 	}
 	return abs
+}
+
+// historyDir returns the folder of the report history: gemini-search-mcp/history in the user's cache dir, which
+// adrg/xdg finds for every platform (~/.cache on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA%\cache on Windows)
+// and XDG_CACHE_HOME replaces on every platform. It returns "" when the cache dir is unknown or relative, and the
+// server then keeps no history.
+func historyDir(e Env) string {
+	if !filepath.IsAbs(e.XDGCacheHome) {
+		return ""
+	}
+	return filepath.Join(e.XDGCacheHome, appName, "history")
 }

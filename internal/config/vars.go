@@ -197,6 +197,13 @@ var variables = []variable{
 			c.CacheTTL, err = millis(v, 0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_HISTORY_MAX", Default: "200", Description: "How many finished reports are kept on disk " +
+		"(in the user's cache dir, at most 20 MB, the oldest dropped first) for the tray's Recent research and " +
+		"/status (0 to 10000; 0: none, and those kept are deleted)."},
+		func(c *Config, v string) (err error) {
+			c.HistoryMax, err = intBetween(v, 0, 10_000, "must be a whole number between 0 and 10000")
+			return err
+		}},
 	{VarDoc{Name: "GEMINI_MAX_RESPONSE_CHARS", Default: "20000", Description: "Longest report returned in one " +
 		"piece; a longer one comes back in chunks fetched with fetch_chunk (1000 to 1000000)."},
 		func(c *Config, v string) (err error) {

@@ -1,6 +1,6 @@
 // Package tray is the system tray icon and its menu. It holds no research logic: it shows what a Controller
-// reports (server status, running searches, recent errors) and turns clicks into Controller calls and desktop
-// actions (open the settings page, connect MCP clients, start at login).
+// reports (server status, running searches, recent errors, recent research) and turns clicks into Controller calls
+// and desktop actions (open the settings page or a report, connect MCP clients, start at login).
 package tray
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
@@ -25,16 +26,18 @@ import (
 type Controller interface {
 	Status() httpserver.Status
 	Activity() activity.Snapshot
-	Changed() <-chan struct{} // closed at the next change of Status or Activity
+	Changed() <-chan struct{} // closed at the next change of Status, Activity or Recent
 	StartServer() error
 	StopServer()
 	RestartServer() error
 	ClearErrors()
-	SettingsURL() (string, error)  // the settings page, with this launch's token
-	StatusURL() (string, error)    // the status page, with this launch's token
-	SetupURL() (string, error)     // the setup checklist page, with this launch's token
-	Clients() []clients.Client     // the MCP client entries for the server as it is configured now
-	Report(what string, err error) // show a failed menu action among the last errors
+	SettingsURL() (string, error)        // the settings page, with this launch's token
+	StatusURL() (string, error)          // the status page, with this launch's token
+	SetupURL() (string, error)           // the setup checklist page, with this launch's token
+	Recent(n int) []history.Summary      // the n newest reports of the history; it changes only as a report finishes
+	ReportURL(id string) (string, error) // the page of a report of the history, with this launch's token
+	Clients() []clients.Client           // the MCP client entries for the server as it is configured now
+	Report(what string, err error)       // show a failed menu action among the last errors
 }
 
 // Options configures the menu.
@@ -63,11 +66,11 @@ type Menu struct {
 	base  map[*systray.MenuItem]string // the labels that flashes return to
 	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
 
-	status, runs, errs, clear *systray.MenuItem
-	runSlots, errSlots        []*systray.MenuItem
-	noRuns, noErrs            *systray.MenuItem
-	start, stop, restart      *systray.MenuItem
-	autostart                 *systray.MenuItem
+	status, runs, errs, clear    *systray.MenuItem
+	runSlots, errSlots, recSlots []*systray.MenuItem
+	noRuns, noErrs, noRecent     *systray.MenuItem
+	start, stop, restart         *systray.MenuItem
+	autostart                    *systray.MenuItem
 }
 
 func newMenu(o Options) *Menu {
@@ -113,6 +116,15 @@ func (m *Menu) build(ctx context.Context) {
 	m.errs.AddSeparator()
 	m.clear = m.errs.AddSubMenuItem(labelClear, "Forget the recorded errors")
 	m.on(ctx, m.clear, func() { m.ctl.ClearErrors() })
+	recent := systray.AddMenuItem(labelRecent, "The last finished searches; click one to read its report")
+	m.noRecent = recent.AddSubMenuItem(labelNoRecent, "")
+	m.noRecent.Disable()
+	for i := range MaxRecent {
+		slot := recent.AddSubMenuItem("", "Open the report in the browser")
+		slot.Hide()
+		m.recSlots = append(m.recSlots, slot)
+		m.on(ctx, slot, func() { m.openReport(i) })
+	}
 	systray.AddSeparator()
 
 	m.start = systray.AddMenuItem(labelStart, "Start the MCP server")
@@ -154,7 +166,7 @@ func (m *Menu) build(ctx context.Context) {
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.on(ctx, quit, m.o.Quit)
 
-	m.applyLocked(render(m.ctl.Status(), m.ctl.Activity(), m.o.Now()))
+	m.applyLocked(render(m.ctl.Status(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now()))
 }
 
 // on serves item's clicks for as long as ctx lives: one goroutine always receiving, since systray drops a click
@@ -180,7 +192,7 @@ func (m *Menu) loop(ctx context.Context) {
 	reassert := time.After(reassertAfter)
 	for ctx.Err() == nil {
 		changed := m.ctl.Changed()
-		v := render(m.ctl.Status(), m.ctl.Activity(), m.o.Now())
+		v := render(m.ctl.Status(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
 		m.mu.Lock()
 		m.applyLocked(v)
 		m.mu.Unlock()
@@ -234,8 +246,10 @@ func (m *Menu) applyLocked(v view) {
 	setEnabled(m.clear, first, len(old.Errors) > 0, len(v.Errors) > 0)
 	setVisible(m.noRuns, first, len(old.Runs) == 0, len(v.Runs) == 0)
 	setVisible(m.noErrs, first, len(old.Errors) == 0, len(v.Errors) == 0)
+	setVisible(m.noRecent, first, len(old.Recent) == 0, len(v.Recent) == 0)
 	applySlots(m.runSlots, old.Runs, v.Runs)
 	applySlots(m.errSlots, old.Errors, v.Errors)
+	applySlots(m.recSlots, old.Recent, v.Recent)
 	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
 	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
 	setTitle(m.status, first, old.Status, v.Status)
@@ -340,6 +354,24 @@ func (m *Menu) open(link pageLink) {
 }
 
 func (m *Menu) openStatus() { m.open(statusLink) }
+
+// openReport opens the page of the report that the i-th line of Recent research shows.
+func (m *Menu) openReport(i int) {
+	m.mu.Lock()
+	var id string
+	if i < len(m.shown.RecentIDs) {
+		id = m.shown.RecentIDs[i]
+	}
+	m.mu.Unlock()
+	if id == "" {
+		return
+	}
+	u, err := m.ctl.ReportURL(id)
+	if err == nil {
+		err = m.o.Open(u)
+	}
+	m.report("open a report", err)
+}
 
 func (m *Menu) client(i int) (clients.Client, error) {
 	all := m.ctl.Clients()

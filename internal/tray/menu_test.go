@@ -3,6 +3,7 @@ package tray
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -26,6 +27,10 @@ func (f *fakeController) url(page string) (string, error) {
 func (f *fakeController) SettingsURL() (string, error) { return f.url("/settings") }
 func (f *fakeController) SetupURL() (string, error)    { return f.url("/setup") }
 func (f *fakeController) StatusURL() (string, error)   { return f.url("/status") }
+func (f *fakeController) ReportURL(id string) (string, error) {
+	u, err := f.url("/report")
+	return strings.Replace(u, "?", "?id="+id+"&", 1), err
+}
 
 func (f *fakeController) Report(what string, err error) {
 	f.mu.Lock()
@@ -78,6 +83,42 @@ func TestPageLinks(t *testing.T) {
 			}
 			if !slices.Equal(ctl.reported, want) {
 				t.Errorf("reported %q, want %q", ctl.reported, want)
+			}
+		})
+	}
+}
+
+// TestOpenReport: a line of Recent research opens the page of the report it shows, with the token; a failure shows
+// among the last errors.
+func TestOpenReport(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		line     int
+		urlErr   error
+		opened   []string
+		reported []string
+	}{
+		{"first", 0, nil, []string{"http://127.0.0.1:3000/report?id=id-0&token=t0k"}, nil},
+		{"second", 1, nil, []string{"http://127.0.0.1:3000/report?id=id-1&token=t0k"}, nil},
+		{"a line no longer shown", 2, nil, nil, nil},
+		{"pages not served", 0, errors.New("the server is closed"), nil, []string{"open a report: the server is closed"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctl := &fakeController{urlErr: tt.urlErr}
+			var opened []string
+			m := newMenu(Options{Controller: ctl, Open: func(target string) error {
+				opened = append(opened, target)
+				return nil
+			}})
+			m.shown.RecentIDs = []string{"id-0", "id-1"}
+			m.openReport(tt.line)
+			if !slices.Equal(opened, tt.opened) {
+				t.Errorf("opened %q, want %q", opened, tt.opened)
+			}
+			if !slices.Equal(ctl.reported, tt.reported) {
+				t.Errorf("reported %q, want %q", ctl.reported, tt.reported)
 			}
 		})
 	}

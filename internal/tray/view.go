@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
@@ -26,10 +27,15 @@ const (
 	labelQuit         = "Quit"
 	labelNoRuns       = "No searches running"
 	labelNoErrors     = "No errors"
+	labelRecent       = "Recent research"
+	labelNoRecent     = "No research finished yet"
 )
 
 // maxRunLines is how many running searches the menu lists; more are summed up in one line.
 const maxRunLines = 10
+
+// MaxRecent is how many reports of the history the menu lists.
+const MaxRecent = 10
 
 // view is everything the menu shows at one moment; render computes it, Menu applies it.
 type view struct {
@@ -41,10 +47,12 @@ type view struct {
 	Runs                 []string // at most maxRunLines+1
 	ErrorsTitle          string
 	Errors               []string
+	Recent               []string // the newest reports of the history, at most MaxRecent
+	RecentIDs            []string // their ids, for the clicks
 }
 
-// render computes the menu for a server status and an activity snapshot at now.
-func render(st httpserver.Status, snap activity.Snapshot, now time.Time) view {
+// render computes the menu for a server status, an activity snapshot and the newest reports of the history at now.
+func render(st httpserver.Status, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
 	running := st.State == httpserver.Running
 	v := view{
 		Status:      st.Line(),
@@ -63,6 +71,10 @@ func render(st httpserver.Status, snap activity.Snapshot, now time.Time) view {
 	}
 	for _, f := range snap.Failures {
 		v.Errors = append(v.Errors, errorLine(f))
+	}
+	for _, r := range recent[:min(len(recent), MaxRecent)] {
+		v.Recent = append(v.Recent, recentLine(r, now))
+		v.RecentIDs = append(v.RecentIDs, r.ID)
 	}
 	switch {
 	case st.State == httpserver.Failed:
@@ -95,6 +107,16 @@ func runLine(r activity.Run, now time.Time) string {
 // errorLine is one recent failure: time, tool, code and message.
 func errorLine(f activity.Failure) string {
 	return fmt.Sprintf("%s %s %s: %s", f.Time.Local().Format("15:04:05"), f.Tool, f.Code, shorten(f.Message, 80))
+}
+
+// recentLine is one report of the history: short topic, when it started, how long it took, and whether it was cut
+// short.
+func recentLine(r history.Summary, now time.Time) string {
+	line := fmt.Sprintf("%q · %s · %s", shorten(r.Topic, 40), r.When(now), r.Took())
+	if r.Partial {
+		line += " · partial"
+	}
+	return line
 }
 
 // shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.

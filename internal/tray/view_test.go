@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
@@ -43,7 +45,7 @@ func TestRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := render(tt.st, tt.snap, now)
+			got := render(tt.st, tt.snap, nil, now)
 			got.Tooltip = ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
@@ -59,7 +61,7 @@ func TestRenderManyRuns(t *testing.T) {
 	for range maxRunLines + 3 {
 		snap.Running = append(snap.Running, activity.Run{Tool: "search", Query: "q", Started: now})
 	}
-	v := render(httpserver.Status{State: httpserver.Running}, snap, now)
+	v := render(httpserver.Status{State: httpserver.Running}, snap, nil, now)
 	if len(v.Runs) != maxRunLines+1 || v.Runs[maxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
 		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
 	}
@@ -74,5 +76,39 @@ func TestShorten(t *testing.T) {
 		if got := shorten(in, 10); got != want {
 			t.Errorf("shorten(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRenderRecent: Recent research lists the newest reports with a short topic, when they started, how long they
+// took and whether they were cut short, at most MaxRecent; each line keeps its report's id for the click.
+func TestRenderRecent(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
+	var recent []history.Summary
+	for i := range MaxRecent + 2 {
+		recent = append(recent, history.Summary{ID: fmt.Sprintf("id-%d", i), Tool: "search",
+			Topic: fmt.Sprintf("topic %d", i), Started: now.Add(-time.Duration(i) * time.Hour), Duration: 83 * time.Second})
+	}
+	recent[0].Topic = "what changed in\nthe Rust 2024 edition and why does it matter"
+	recent[1].Partial = true
+	recent[MaxRecent-1].Started = now.AddDate(0, 0, -2)
+	v := render(httpserver.Status{State: httpserver.Running}, activity.Snapshot{}, recent, now)
+	if len(v.Recent) != MaxRecent || len(v.RecentIDs) != MaxRecent {
+		t.Fatalf("%d lines and %d ids, want %d", len(v.Recent), len(v.RecentIDs), MaxRecent)
+	}
+	for i, want := range map[int]string{
+		0:             `"what changed in the Rust 2024 edition a…" · 10:00 · 1m23s`,
+		1:             `"topic 1" · 09:00 · 1m23s · partial`,
+		MaxRecent - 1: `"topic 9" · Fri 10:00 · 1m23s`,
+	} {
+		if v.Recent[i] != want {
+			t.Errorf("line %d: %q, want %q", i, v.Recent[i], want)
+		}
+	}
+	if v.RecentIDs[0] != "id-0" || v.RecentIDs[MaxRecent-1] != "id-9" {
+		t.Errorf("ids %q", v.RecentIDs)
+	}
+	if v := render(httpserver.Status{}, activity.Snapshot{}, nil, now); v.Recent != nil {
+		t.Errorf("without history: %q", v.Recent)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -36,7 +37,7 @@ type controller struct {
 	server   *httpserver.Server
 	pages    *web.Handler
 	watcher  *watch.Watcher
-	changes  broadcast.Signal // the menu's: the server, the activity or the configuration changed
+	changes  broadcast.Signal // the menu's: the server, the activity, the history or the configuration changed
 	stdioCmd string           // gemini-search-mcp next to the tray binary, for stdio-only clients
 
 	saveMu sync.Mutex // one .env change at a time: a save on the settings page, or an edit the watcher saw
@@ -93,7 +94,9 @@ func (c *controller) run(ctx context.Context) error {
 		return err
 	}
 	go c.changes.Follow(ctx, c.app.Activity().Changed)
+	go c.changes.Follow(ctx, c.app.History().Changed)
 	go c.changes.Follow(ctx, c.server.Changed)
+	go c.app.History().List(1) // reads the kept reports now rather than as the menu first draws
 	go c.retireFallback(ctx)
 	_ = c.server.Start() // a failure is a state the menu shows
 	return nil
@@ -147,6 +150,17 @@ func (c *controller) ClearErrors()                { c.app.Activity().ClearFailur
 func (c *controller) SettingsURL() (string, error) { return c.pageURL("/settings") }
 func (c *controller) StatusURL() (string, error)   { return c.pageURL("/status") }
 func (c *controller) SetupURL() (string, error)    { return c.pageURL("/setup") }
+
+func (c *controller) Recent(n int) []history.Summary { return c.app.History().List(n) }
+
+// ReportURL is the page of the report id of the history, with this launch's token.
+func (c *controller) ReportURL(id string) (string, error) {
+	base, err := c.pagesBase()
+	if err != nil {
+		return "", fmt.Errorf("serve the report page: %w", err)
+	}
+	return c.pages.ReportURL(base, id), nil
+}
 
 func (c *controller) Clients() []clients.Client {
 	cfg := c.app.Config()

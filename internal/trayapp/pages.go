@@ -7,6 +7,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
@@ -14,6 +15,8 @@ import (
 // The pages' Backend and Settings (Activity and Status are the menu's too).
 
 func (c *controller) Config() config.Config { return c.app.Config() }
+
+func (c *controller) History() *history.Store { return c.app.History() }
 
 func (c *controller) Checklist(ctx context.Context, offline bool) []doctor.Check {
 	return c.app.Checklist(ctx, offline)

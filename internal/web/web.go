@@ -1,7 +1,8 @@
 // Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the API keys, the
 // backend and the other common settings (saved to the config dir's .env); /status, the live view of running
-// searches and recent errors for people without a tray, and on the headless HTTP server; and /setup, doctor's
-// checklist for the configuration in force, with a button that sends the real queries.
+// searches, recent errors and recent research for people without a tray, and on the headless HTTP server;
+// /report?id=..., a report of the history rendered from its Markdown; and /setup, doctor's checklist for the
+// configuration in force, with a button that sends the real queries.
 //
 // Every page needs the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
 // sets an HttpOnly, SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers
@@ -21,12 +22,14 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
@@ -36,12 +39,14 @@ var pagesFS embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
+	"stamp": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
 }).ParseFS(pagesFS, "pages/*.html"))
 
 // Backend is what the pages need from the running app.
 type Backend interface {
 	Config() config.Config
 	Activity() activity.Snapshot
+	History() *history.Store   // the last finished reports; nil keeps none
 	Status() httpserver.Status // where the MCP server is, for the status line
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
@@ -71,7 +76,7 @@ type NotAppliedError struct{ Err error }
 func (e *NotAppliedError) Error() string { return "saved, but not applied: " + e.Err.Error() }
 func (e *NotAppliedError) Unwrap() error { return e.Err }
 
-// Handler serves /settings, /status and /setup.
+// Handler serves /settings, /status, /report and /setup.
 type Handler struct {
 	b     Backend
 	s     Settings // nil: no settings page
@@ -99,10 +104,11 @@ func New(b Backend, token string, logger *slog.Logger) *Handler {
 	return &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
 }
 
-// Mount serves the pages on mux: /status, /setup, and /settings (a 404 when the backend has no settings).
+// Mount serves the pages on mux: /status, /report, /setup, and /settings (a 404 when the backend has no settings).
 func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.Handle("/settings", h)
 	mux.Handle("/status", h)
+	mux.Handle("/report", h)
 	mux.Handle("/setup", h)
 }
 
@@ -110,6 +116,11 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 // token.
 func (h *Handler) URL(base, page string) string {
 	return base + page + "?token=" + h.token
+}
+
+// ReportURL returns the address that opens the report id of the history on base (http://host:port) with the token.
+func (h *Handler) ReportURL(base, id string) string {
+	return base + "/report?" + url.Values{"id": {id}, "token": {h.token}}.Encode()
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -154,6 +165,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.postSettings(w, r)
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
 		h.getStatus(w)
+	case r.URL.Path == "/report" && r.Method == http.MethodGet:
+		h.getReport(w, r)
 	case r.URL.Path == "/setup" && r.Method == http.MethodGet:
 		h.checkSetup(w, r, true)
 	case r.URL.Path == "/setup" && r.Method == http.MethodPost: // sends the queries: a form of this page only
@@ -209,6 +222,17 @@ type statusPage struct {
 	Server   string
 	Running  []runView
 	Failures []activity.Failure
+	Recent   []recentView
+	Kept     int // reports in the history, of which Recent shows the newest
+}
+
+// statusRecent is how many of the kept reports /status lists.
+const statusRecent = 50
+
+// recentView is one report of the history as /status lists it.
+type recentView struct {
+	history.Summary
+	When string
 }
 
 type runView struct {
@@ -221,6 +245,10 @@ func (h *Handler) getStatus(w http.ResponseWriter) {
 	p := statusPage{Server: h.b.Status().Line(), Failures: snap.Failures}
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
+	}
+	p.Kept = h.b.History().Len()
+	for _, s := range h.b.History().List(statusRecent) {
+		p.Recent = append(p.Recent, recentView{Summary: s, When: s.When(h.now())})
 	}
 	h.render(w, "status.html", p)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
@@ -46,6 +47,7 @@ type fakeBackend struct {
 	env      map[string]string // the process environment
 	cfg      config.Config
 	snap     activity.Snapshot
+	history  *history.Store
 	saved    []byte
 	refuse   error // why SaveDotenv refuses a file whose values are all valid
 	applyErr error // why applying the saved file fails
@@ -74,6 +76,7 @@ func (f *fakeBackend) checklistRuns() []bool {
 
 func (f *fakeBackend) Config() config.Config       { return f.cfg }
 func (f *fakeBackend) Activity() activity.Snapshot { return f.snap }
+func (f *fakeBackend) History() *history.Store     { return f.history }
 func (f *fakeBackend) Status() httpserver.Status {
 	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
@@ -517,6 +520,7 @@ type statusOnly struct{ b *fakeBackend }
 
 func (s statusOnly) Config() config.Config       { return s.b.Config() }
 func (s statusOnly) Activity() activity.Snapshot { return s.b.Activity() }
+func (s statusOnly) History() *history.Store     { return s.b.History() }
 func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
 func (s statusOnly) Checklist(ctx context.Context, offline bool) []doctor.Check {
 	return s.b.Checklist(ctx, offline)

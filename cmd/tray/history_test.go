@@ -1,0 +1,99 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray/traytest"
+)
+
+var (
+	recentLineRE = regexp.MustCompile(`^"tray history query" · \d\d:\d\d · \d+s$`)
+	reportLinkRE = regexp.MustCompile(`^(http://127\.0\.0\.1:\d+)/report\?id=([0-9T.a-f-]+)&token=[0-9a-f]+$`)
+)
+
+// TestRecentResearchItem: a finished search shows under Recent research; a click opens its report page with this
+// launch's token, and the page renders the report with its sources as links. The report is kept in the cache dir,
+// private to the user.
+func TestRecentResearchItem(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	openerEnv, opened := fakeOpener(t)
+	p := startTray(t, trayOptions{fake: fake, dotenv: "GEMINI_BACKEND=cli\n", env: append(fake.Env(), openerEnv...)})
+	base, root := p.waitRunning(t)
+	if got := p.item(t, root, "Recent research").VisibleLabels(); len(got) != 1 || got[0] != "No research finished yet" {
+		t.Errorf("Recent research before any search: %q, want only \"No research finished yet\"", got)
+	}
+
+	if res := <-searchAsync(t, base, "tray history query"); res == nil || res.IsError {
+		t.Fatalf("search failed: %+v", res)
+	}
+	recentLines := func(root traytest.Item) []string {
+		recent, _ := root.Find("Recent research")
+		return recent.VisibleLabels()
+	}
+	p.waitMenu(t, "the search under Recent research", func(root traytest.Item) bool {
+		lines := recentLines(root)
+		return len(lines) == 1 && recentLineRE.MatchString(lines[0])
+	})
+
+	p.click(t, `"tray history query"`)
+	var link string
+	testkit.WaitFor(t, "xdg-open to be asked for the report page", func() bool {
+		data, _ := os.ReadFile(opened)
+		link = strings.TrimSpace(string(data))
+		return link != ""
+	})
+	m := reportLinkRE.FindStringSubmatch(link)
+	if m == nil || m[1] != base {
+		t.Fatalf("opened %q, want %s/report?id=…&token=…", link, base)
+	}
+
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar, Timeout: 10 * time.Second}).Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{"<h1>tray history query</h1>", "<h1>Fake report</h1>", `<a href="https://example.com/a">`} {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), want) {
+			t.Errorf("the report page (%d) lacks %q:\n%s", resp.StatusCode, want, page)
+		}
+	}
+	if status := statusPage(t, base, pagesToken(t, link)); !strings.Contains(status, `href="/report?id=`+m[2]+`"`) {
+		t.Errorf("/status does not link the report:\n%s", status)
+	}
+
+	dir := filepath.Join(p.cache, "gemini-search-mcp", "history")
+	fi, err := os.Stat(filepath.Join(dir, m[2]+".json"))
+	if err != nil {
+		t.Fatalf("the report's file: %v", err)
+	}
+	if runtime.GOOS != "windows" {
+		if di, err := os.Stat(dir); err != nil || di.Mode().Perm() != 0o700 || fi.Mode().Perm() != 0o600 {
+			t.Errorf("modes: folder %v, file %v; want 0700 and 0600", di.Mode(), fi.Mode())
+		}
+	}
+}
+
+// pagesToken is the token of a page link.
+func pagesToken(t *testing.T, link string) string {
+	t.Helper()
+	_, token, ok := strings.Cut(link, "token=")
+	if !ok {
+		t.Fatalf("no token in %q", link)
+	}
+	return token
+}

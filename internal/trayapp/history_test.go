@@ -1,0 +1,78 @@
+package trayapp
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+)
+
+// TestRecentResearch: a report kept in the history reaches the menu (Recent, with a change signalled) and its page
+// (ReportURL, with the launch's token, on the running server).
+func TestRecentResearch(t *testing.T) {
+	t.Parallel()
+	c := startController(t, controllerOptions{cache: t.TempDir()})
+	if got := c.Recent(10); len(got) != 0 {
+		t.Fatalf("a new history lists %v", got)
+	}
+	// The controller follows the history from goroutines that run starts: a report kept before they listen is
+	// shown at the next redraw, so keep reports until one is signalled.
+	var id string
+	testkit.WaitFor(t, "the menu to be told of a new report", func() bool {
+		changed := c.Changed()
+		var err error
+		id, err = c.app.History().Add(history.Report{Summary: history.Summary{Tool: "search", Topic: "rust 2024",
+			Started: time.Now(), Duration: 3 * time.Second}, Markdown: "# Rust 2024\n\n*Edition* notes."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+			return true
+		case <-time.After(100 * time.Millisecond):
+			return false
+		}
+	})
+	if got := c.Recent(10); len(got) == 0 || got[0].ID != id || got[0].Topic != "rust 2024" {
+		t.Fatalf("Recent: %+v, want the report first", got)
+	}
+
+	link, err := c.ReportURL(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(link, "http://"+c.server.Status().Addr+"/report?id="+id+"&token=") {
+		t.Errorf("ReportURL %q, want the server's /report with the id and the token", link)
+	}
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar, Timeout: 10 * time.Second}).Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "<h1>Rust 2024</h1>") ||
+		!strings.Contains(string(page), "<em>Edition</em>") {
+		t.Errorf("the report page: %d\n%s", resp.StatusCode, page)
+	}
+	if status := statusOf(t, jar, "http://"+c.server.Status().Addr); !strings.Contains(status, `href="/report?id=`+id+`"`) {
+		t.Errorf("/status does not link the report:\n%s", status)
+	}
+}
+
+// statusOf returns the /status page at base, for a browser that holds the pages' cookie.
+func statusOf(t *testing.T, jar http.CookieJar, base string) string {
+	t.Helper()
+	resp, err := (&http.Client{Jar: jar, Timeout: 10 * time.Second}).Get(base + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	return string(page)
+}
