@@ -1,0 +1,106 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// callValidated calls tool's validated handler with args; the handler itself answers "ran".
+func callValidated(t *testing.T, tool mcp.Tool, args any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	ran := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ran"), nil
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = args
+	res, err := validated(tool, ran)(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, resultText(t, res)
+}
+
+// Every way an argument can be wrong is answered with a sentence that names it; several wrong arguments are all
+// named: the missing ones first, then the others in the order of their names.
+func TestArgumentErrorsAreSentences(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		tool mcp.Tool
+		args any
+		want string
+	}{
+		{"missing", searchTool(), nil, "query is required"},
+		{"two missing", fetchChunkTool(), map[string]any{}, "id and index are required"},
+		{"not an object", searchTool(), map[string]any(nil), "the arguments must be an object, not a null"},
+		{"empty", searchTool(), map[string]any{"query": ""}, "query must not be empty"},
+		{"too long", searchTool(), map[string]any{"query": strings.Repeat("é", maxQueryLen+1)},
+			"query must be at most 10000 characters long (got 10001)"},
+		{"number for string", searchTool(), map[string]any{"query": 42}, "query must be a string, not a number"},
+		{"null for string", searchTool(), map[string]any{"query": nil}, "query must be a string, not a null"},
+		{"array for string", searchTool(), map[string]any{"query": []string{"a"}}, "query must be a string, not an array"},
+		{"string for boolean", searchTool(), map[string]any{"query": "q", "fresh": "yes"},
+			"fresh must be a boolean, not a string"},
+		{"pattern", searchTool(), map[string]any{"query": "q", "model": "--yolo"},
+			`model \"--yolo\" is not valid: it must match ^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$`},
+		{"enum", deepSearchTool(), map[string]any{"topic": "t", "depth": "huge"},
+			`depth must be one of \"concise\", \"detailed\" (got \"huge\")`},
+		{"fraction for integer", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": 2.5},
+			"index must be a whole number"},
+		{"string for integer", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": "2"},
+			"index must be an integer, not a string"},
+		{"minimum", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": 0},
+			"index must be at least 1 (got 0)"},
+		{"several", searchTool(), map[string]any{"query": 1, "model": "--yolo", "fresh": 1},
+			`fresh must be a boolean, not a number; model \"--yolo\" is not valid: it must match ` +
+				`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$; query must be a string, not a number`},
+		{"missing and wrong", fetchChunkTool(), map[string]any{"index": -1},
+			"id is required; index must be at least 1 (got -1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, text := callValidated(t, tt.tool, tt.args)
+			want := "invalid arguments for " + tt.tool.Name + ": " + tt.want + `"`
+			if !res.IsError || !strings.Contains(text, want) || !strings.Contains(text, codeInvalidArgument) {
+				t.Errorf("got %s, want an %s error with %s", text, codeInvalidArgument, want)
+			}
+		})
+	}
+}
+
+func TestValidArgumentsReachTheHandler(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		tool mcp.Tool
+		args map[string]any
+	}{
+		{"required only", searchTool(), map[string]any{"query": "q"}},
+		{"every argument", deepSearchTool(), map[string]any{"topic": "t", "depth": "concise", "model": "gemini-2.5-pro",
+			"output_file": "r.md", "fresh": true}},
+		{"a whole number as a float", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": 2.0}},
+		{"an argument the schema does not describe", searchTool(), map[string]any{"query": "q", "extra": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if res, text := callValidated(t, tt.tool, tt.args); res.IsError || text != "ran" {
+				t.Errorf("got %s, want the handler to run", text)
+			}
+		})
+	}
+}
+
+// A keyword that sentence does not put in words is still checked, and reported in the library's words.
+func TestUnwordedKeywordIsStillChecked(t *testing.T) {
+	t.Parallel()
+	tool := mcp.NewTool("pairs", mcp.WithNumber("n", mcp.MultipleOf(2)))
+	res, text := callValidated(t, tool, map[string]any{"n": 3})
+	if !res.IsError || !strings.Contains(text, "invalid arguments for pairs: ") || !strings.Contains(text, "multipleOf") {
+		t.Errorf("got %s, want an error naming multipleOf", text)
+	}
+}
