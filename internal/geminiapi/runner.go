@@ -178,7 +178,9 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 		if err != nil {
 			return err
 		}
-		s.add(chunk)
+		if s.add(chunk); s.truncated {
+			return nil // past the output limit: leaving the loop closes the stream
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
@@ -178,5 +179,28 @@ func TestUnreachableAPIAndNoKey(t *testing.T) {
 	}
 	if _, err := geminiapi.New(t.Context(), geminiapi.Config{Model: "m"}); err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
 		t.Errorf("no key: got %v", err)
+	}
+}
+
+func TestAnswerPastTheOutputLimit(t *testing.T) {
+	t.Parallel()
+	mock := mockgemini.New()
+	long := mockgemini.Text(strings.Repeat("Der Föhn weht über München. ", 400))
+	long.Chunks = 20
+	mock.Handle(mockgemini.KindSearch, mockgemini.Always(long))
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	r, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, BaseURL: srv.URL, Model: "m", MaxOutput: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(t.Context(), backend.Request{Prompt: "q"})
+	var e *backend.Error
+	if !errors.As(err, &e) || e.Code != backend.CodeAPI || !strings.Contains(e.Message, "output limit of 1000 bytes") {
+		t.Fatalf("got %v", err)
+	}
+	if !e.Partial.Truncated || len(e.Partial.Text) > 1000 || !utf8.ValidString(e.Partial.Text) {
+		t.Errorf("partial: truncated=%v, %d bytes, valid UTF-8 %v", e.Partial.Truncated, len(e.Partial.Text), utf8.ValidString(res.Text))
 	}
 }
