@@ -35,18 +35,21 @@ func (s *Signal) Notify() {
 	}
 }
 
-// Follow notifies s at each change of a source (its Changed func) until ctx ends. It takes the source's next
-// channel before notifying, so a change that lands while s's waiters look is passed on too, rather than slipping
-// between the notification and the next wait.
+// Follow notifies s at each change of a source (its Changed func) until ctx ends, from a goroutine of its own. It
+// takes the source's first channel before it returns, so a change right after the call is passed on too; and it
+// takes the source's next channel before notifying, so a change that lands while s's waiters look is passed on
+// rather than slipping between the notification and the next wait.
 func (s *Signal) Follow(ctx context.Context, changed func() <-chan struct{}) {
 	ch := changed()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ch:
-			ch = changed()
-			s.Notify()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+				ch = changed()
+				s.Notify()
+			}
 		}
-	}
+	}()
 }

@@ -60,7 +60,7 @@ func TestFollowLosesNoChange(t *testing.T) {
 	defer cancel()
 
 	view := views.Changed()
-	go views.Follow(ctx, changed)
+	views.Follow(ctx, changed)
 	<-firstCall
 	version.Store(1)
 	src.Notify()
@@ -77,5 +77,22 @@ func TestFollowLosesNoChange(t *testing.T) {
 		view = views.Changed()
 		shown = version.Load()
 		lookedOnce.Do(func() { close(looked) })
+	}
+}
+
+// TestFollowTakesTheFirstChangeAtOnce: a change of the source right after Follow returns reaches the views; Follow
+// does not wait for its goroutine to start listening.
+func TestFollowTakesTheFirstChangeAtOnce(t *testing.T) {
+	t.Parallel()
+	var views, src Signal
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	view := views.Changed()
+	views.Follow(ctx, src.Changed)
+	src.Notify()
+	select {
+	case <-view:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a change right after Follow returned was not passed on")
 	}
 }

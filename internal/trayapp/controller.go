@@ -93,9 +93,9 @@ func (c *controller) run(ctx context.Context) error {
 	if err := c.watchConfig(ctx, dir); err != nil {
 		return err
 	}
-	go c.changes.Follow(ctx, c.app.Activity().Changed)
-	go c.changes.Follow(ctx, c.app.History().Changed)
-	go c.changes.Follow(ctx, c.server.Changed)
+	c.changes.Follow(ctx, c.app.Activity().Changed)
+	c.changes.Follow(ctx, c.app.History().Changed)
+	c.changes.Follow(ctx, c.server.Changed)
 	go c.app.History().List(1) // reads the kept reports now rather than as the menu first draws
 	go c.retireFallback(ctx)
 	_ = c.server.Start() // a failure is a state the menu shows
