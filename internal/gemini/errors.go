@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
@@ -16,23 +15,8 @@ const (
 	hintQuota     = "Wait for the quota to reset, or set GEMINI_MODEL / GEMINI_FALLBACK_MODEL to another model."
 	HintAuth      = "Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."
 	hintUntrusted = "The server sets GEMINI_CLI_TRUST_WORKSPACE=true; check that the installed Gemini CLI honours it (0.61.0 does), or trust the config folder in an interactive `gemini` session."
-	hintEmpty     = "Retry, narrow the query, or set GEMINI_MODEL to another model."
 	hintCLI       = "Read the detail for the CLI's own error; running `gemini` by hand in the config folder shows it in full."
-	hintTimeout   = "Increase GEMINI_SEARCH_TIMEOUT or narrow the query."
-	hintTooLong   = "Ask for a shorter answer or narrow the query."
-	hintModel     = "Check the model name in GEMINI_MODEL (or the call's model argument), e.g. gemini-2.5-flash."
-	hintServer    = "The Gemini API is having trouble; try again in a few minutes."
 )
-
-func timeoutError(limit time.Duration, cause error) *backend.Error {
-	return &backend.Error{
-		Code:     backend.CodeTimeout,
-		Message:  fmt.Sprintf("Research exceeded the timeout of %s.", limit),
-		Hint:     hintTimeout,
-		ExitCode: -1,
-		Cause:    cause,
-	}
-}
 
 func notFoundError(cmd Command, cause error) *backend.Error {
 	return &backend.Error{
@@ -80,7 +64,7 @@ func classify(o outcome) *backend.Error {
 	}
 	quota := func(said string) *backend.Error {
 		e := fail(backend.CodeQuota, quotaMessage(said), hintQuota)
-		e.Daily = e.Message == dailyQuota
+		e.Daily = e.Message == backend.MessageDailyQuota
 		return e
 	}
 	// What the CLI said, its final word first; stderr's retry lines are history ("Attempt 1 failed with status
@@ -92,10 +76,10 @@ func classify(o outcome) *backend.Error {
 	case o.exitCode == 41 || o.exitCode == 145 || o.exitCode == 147:
 		return fail(backend.CodeAuth, authMessage(o.exitCode, said), authHint(o.exitCode, said, o.keyVar))
 	case o.exitCode == 148: // HTTP 404 & 0xFF
-		return fail(backend.CodeCLI, "The Gemini API does not know this model (404).", hintModel)
+		return fail(backend.CodeCLI, "The Gemini API does not know this model (404).", backend.HintModel)
 	case o.exitCode == 244 || o.exitCode == 246 || o.exitCode == 247: // HTTP 500, 502, 503 & 0xFF
 		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini API failed with a server error (HTTP %d) after the CLI's retries.",
-			o.exitCode+256), hintServer)
+			o.exitCode+256), backend.HintServer)
 	case o.exitCode == 55 || strings.Contains(strings.ToLower(said), "not running in a trusted directory"):
 		return fail(backend.CodeUntrusted, "The Gemini CLI refused to run because the config folder is not a trusted workspace.", hintUntrusted)
 	case authText.MatchString(said):
@@ -103,7 +87,7 @@ func classify(o outcome) *backend.Error {
 	case quotaText.MatchString(said):
 		return quota(said)
 	case emptyText.MatchString(said):
-		return fail(backend.CodeEmpty, "The model returned an empty response.", hintEmpty)
+		return fail(backend.CodeEmpty, "The model returned an empty response.", backend.HintEmpty)
 	case quotaText.MatchString(o.stderr): // only the retry history tells: the retries ran out on a quota
 		return quota(o.stderr)
 	case o.exitCode == -1:
@@ -115,22 +99,20 @@ func classify(o outcome) *backend.Error {
 	case o.status != "" && o.status != "success":
 		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI reported a failed run (status %q).", o.status), hintCLI)
 	case o.truncated:
-		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI's answer exceeded the output limit of %d bytes.", o.maxOutput), hintTooLong)
+		return fail(backend.CodeCLI, fmt.Sprintf("The Gemini CLI's answer exceeded the output limit of %d bytes.", o.maxOutput), backend.HintTooLong)
 	default:
-		return fail(backend.CodeEmpty, "The model returned an empty answer.", hintEmpty)
+		return fail(backend.CodeEmpty, "The model returned an empty answer.", backend.HintEmpty)
 	}
 }
-
-const dailyQuota = "The Gemini API daily quota for this model is exhausted (429)."
 
 func quotaMessage(said string) string {
 	s := strings.ToLower(said)
 	switch {
 	case strings.Contains(s, "daily quota") || strings.Contains(s, "per day"):
-		return dailyQuota
+		return backend.MessageDailyQuota
 	case strings.Contains(s, "per minute") || strings.Contains(s, "perminute") || strings.Contains(s, "retrydelay") ||
 		strings.Contains(s, "please retry in"):
-		return "The Gemini API per-minute rate limit for this model was exceeded (429)."
+		return backend.MessagePerMinuteQuota
 	default:
 		return "The Gemini API quota or rate limit was exceeded (429 RESOURCE_EXHAUSTED)."
 	}

@@ -77,7 +77,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return backend.Result{}, errors.New("gemini run: empty prompt")
 	}
 	start := time.Now()
-	runCtx, cancel := withTimeout(ctx, r.cfg.Timeout)
+	runCtx, cancel := backend.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 
 	args := buildArgs(r.cfg.Command, req.Model)
@@ -109,7 +109,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini run: %w", ctx.Err())
 	case runCtx.Err() != nil:
-		e := timeoutError(r.cfg.Timeout, runCtx.Err())
+		e := backend.Timeout(backend.CodeTimeout, r.cfg.Timeout, runCtx.Err())
 		e.Detail, e.Partial = r.detail(stderr.String(), stdout), res
 		return res, e
 	case err != nil:
@@ -141,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 // Version runs `<command> --version` (limited to 15 s) and returns the first
 // line it prints.
 func (r *Runner) Version(ctx context.Context) (string, error) {
-	runCtx, cancel := withTimeout(ctx, versionTimeout)
+	runCtx, cancel := backend.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	args := slices.Concat(r.cfg.Command.Args, []string{"--version"})
 	stdout := &headBuffer{max: 64 << 10}
@@ -173,14 +173,6 @@ func (r *Runner) Version(ctx context.Context) (string, error) {
 		}
 	}
 	return version, nil
-}
-
-// withTimeout is context.WithTimeout, where 0 means no limit.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, d)
 }
 
 // exitStatus is how the CLI's process ended.

@@ -24,13 +24,8 @@ const (
 	hintDaily = "The daily quota for this model is used up: wait until it resets, set GEMINI_FALLBACK_MODEL to " +
 		"another model, or use a key with billing enabled."
 	hintRateLimit = "Too many requests per minute for this key: retry shortly, or lower GEMINI_MAX_CONCURRENT."
-	hintServer    = "The Gemini API is having trouble; try again in a few minutes."
-	hintModel     = "Check the model name in GEMINI_MODEL (or the call's model argument), e.g. gemini-2.5-flash, " +
-		"or an alias: pro, flash, flash-lite."
-	hintEmpty   = "Retry, narrow the query, or set GEMINI_MODEL to another model."
-	hintAPI     = "Read the detail for the Gemini API's own message."
-	hintNetwork = "Check the network connection (and GOOGLE_GEMINI_BASE_URL when it is set), then try again."
-	hintTooBig  = "Ask for a shorter answer or narrow the query."
+	hintAPI       = "Read the detail for the Gemini API's own message."
+	hintNetwork   = "Check the network connection (and GOOGLE_GEMINI_BASE_URL when it is set), then try again."
 )
 
 // classify returns nil for a run that produced an answer, else the failure's code, message and hint; the caller
@@ -46,9 +41,9 @@ func (r *Runner) classify(err error, s *stream) *backend.Error {
 	var ae genai.APIError // returned by value
 	switch {
 	case err == nil && s.truncated:
-		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API's answer exceeded the output limit of %d bytes.", r.cfg.MaxOutput), hintTooBig)
+		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API's answer exceeded the output limit of %d bytes.", r.cfg.MaxOutput), backend.HintTooLong)
 	case err == nil && strings.TrimSpace(s.text()) == "":
-		return fail(backend.CodeEmpty, emptyMessage(s.finish), hintEmpty)
+		return fail(backend.CodeEmpty, emptyMessage(s.finish), backend.HintEmpty)
 	case err == nil:
 		return nil
 	case !errors.As(err, &ae) && network(err):
@@ -60,15 +55,15 @@ func (r *Runner) classify(err error, s *stream) *backend.Error {
 	case ae.Code == http.StatusForbidden:
 		return fail(backend.CodeAuth, "The Gemini API denied access with this key ("+statusLine(ae)+").", hintDenied)
 	case ae.Code == http.StatusTooManyRequests && daily(ae):
-		e := fail(backend.CodeQuota, "The Gemini API daily quota for this model is exhausted (429).", hintDaily)
+		e := fail(backend.CodeQuota, backend.MessageDailyQuota, hintDaily)
 		e.Daily = true
 		return e
 	case ae.Code == http.StatusTooManyRequests:
-		return fail(backend.CodeQuota, "The Gemini API per-minute rate limit for this model was exceeded (429).", hintRateLimit)
+		return fail(backend.CodeQuota, backend.MessagePerMinuteQuota, hintRateLimit)
 	case ae.Code == http.StatusNotFound:
-		return fail(backend.CodeAPI, "The Gemini API does not know this model (404).", hintModel)
+		return fail(backend.CodeAPI, "The Gemini API does not know this model (404).", backend.HintModel)
 	case ae.Code >= 500:
-		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API failed with a server error (%s) after retries.", statusLine(ae)), hintServer)
+		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API failed with a server error (%s) after retries.", statusLine(ae)), backend.HintServer)
 	default:
 		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API refused the request (%s).", statusLine(ae)), hintAPI)
 	}

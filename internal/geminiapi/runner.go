@@ -100,7 +100,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return backend.Result{}, errors.New("gemini api: empty prompt")
 	}
 	start := time.Now()
-	runCtx, cancel := withTimeout(ctx, r.cfg.Timeout)
+	runCtx, cancel := backend.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 	model := cmp.Or(req.Model, r.cfg.Model)
 	r.cfg.Logger.Debug("gemini api call start", "model", model, "prompt_bytes", len(req.Prompt))
@@ -147,14 +147,9 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini api: %w", ctx.Err())
 	case runCtx.Err() != nil:
-		return res, &backend.Error{
-			Code:     backend.CodeAPITimeout,
-			Message:  fmt.Sprintf("Research exceeded the timeout of %s.", r.cfg.Timeout),
-			Hint:     "Increase GEMINI_SEARCH_TIMEOUT or narrow the query.",
-			ExitCode: -1,
-			Partial:  res,
-			Cause:    runCtx.Err(),
-		}
+		e := backend.Timeout(backend.CodeAPITimeout, r.cfg.Timeout, runCtx.Err())
+		e.Partial = res
+		return res, e
 	}
 	if e := r.classify(err, s); e != nil {
 		e.Partial = res
@@ -183,14 +178,6 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 		}
 	}
 	return nil
-}
-
-// withTimeout is context.WithTimeout, where 0 means no limit.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, d)
 }
 
 // fits reports whether waiting d leaves ctx time to try again.
