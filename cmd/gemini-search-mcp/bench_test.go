@@ -15,12 +15,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // The server's own share of a search, with the fake Gemini CLI (the test binary: a process start and a canned
@@ -33,11 +33,7 @@ func query() string { return "what changed in Go 1.26? #" + strconv.FormatInt(se
 
 func benchSearches(b *testing.B, c *client.Client, q func() string) {
 	b.Helper()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		b.Fatal(err)
-	}
+	testkit.Initialize(b, context.Background(), c)
 	b.ResetTimer()
 	for b.Loop() {
 		res, err := search(context.Background(), c, q())
@@ -117,9 +113,7 @@ func BenchmarkQueue(b *testing.B) {
 	env = append(env, geminitest.EnvDelay+"=1s")
 	_, base, _ := startHTTP(b, env)
 	c := httpClient(b, base)
-	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{}); err != nil {
-		b.Fatal(err)
-	}
+	testkit.Initialize(b, context.Background(), c)
 	ideal := float64((calls + limit - 1) / limit)
 	for b.Loop() {
 		start := time.Now()

@@ -94,13 +94,7 @@ func sealed() []string {
 
 func initialize(t *testing.T, c *client.Client) {
 	t.Helper()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "binary-test", Version: "1"}
-	res, err := c.Initialize(context.Background(), req)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	res := testkit.Initialize(t, context.Background(), c)
 	if res.ServerInfo.Name != "gemini-search-mcp" {
 		t.Errorf("server name %q", res.ServerInfo.Name)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -56,12 +57,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Initialize(t, ctx, c)
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil || len(list.Tools) != 3 {
 		t.Fatalf("tools/list = %+v, %v", list, err)

@@ -3,6 +3,7 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // WaitLimit is how long WaitFor waits.
@@ -64,4 +68,17 @@ func BuildMain(name string, race bool) (path string, remove func(), err error) {
 		return "", nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
 	}
 	return path, func() { os.RemoveAll(dir) }, nil
+}
+
+// Initialize sends c's initialize request, as an MCP client's first, and fails the test if it is refused.
+func Initialize(t testing.TB, ctx context.Context, c *client.Client) *mcp.InitializeResult {
+	t.Helper()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return res
 }
