@@ -311,9 +311,7 @@ func TestDeepSearchTaskWritesOutputFile(t *testing.T) {
 	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
 	defer srv.Close()
 	url := srv.URL + "/mcp"
-	init := rpc(t, url, "", 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "t", "version": "1"}})
-	session := init["_session"].(string)
+	session := rpcSession(t, url)
 	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
 		"arguments": map[string]any{"topic": "task topic", "output_file": "task.md"}, "task": map[string]any{}})
 	taskID := created["task"].(map[string]any)["taskId"].(string)

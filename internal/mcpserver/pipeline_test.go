@@ -219,6 +219,14 @@ func TestLongReportComesInChunks(t *testing.T) {
 	}
 }
 
+// rpcSession initializes a session of the HTTP MCP endpoint at url with raw JSON-RPC and returns its id.
+func rpcSession(t *testing.T, url string) string {
+	t.Helper()
+	init := rpc(t, url, "", 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "t", "version": "1"}})
+	return init["_session"].(string)
+}
+
 // rpc posts one JSON-RPC request to an HTTP MCP endpoint and returns the decoded result.
 func rpc(t *testing.T, url, session string, id int, method string, params any) map[string]any {
 	t.Helper()
@@ -258,9 +266,7 @@ func TestDeepSearchAsTaskOverHTTP(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/mcp"
 
-	init := rpc(t, url, "", 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "t", "version": "1"}})
-	session := init["_session"].(string)
+	session := rpcSession(t, url)
 	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
 		"arguments": map[string]any{"topic": "task topic"}, "task": map[string]any{"ttl": 600000}})
 	task, ok := created["task"].(map[string]any)
@@ -289,9 +295,7 @@ func TestCancellingATaskStopsTheCLI(t *testing.T) {
 	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
 	defer srv.Close()
 	url := srv.URL + "/mcp"
-	init := rpc(t, url, "", 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "t", "version": "1"}})
-	session := init["_session"].(string)
+	session := rpcSession(t, url)
 	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
 		"arguments": map[string]any{"topic": "never ends"}, "task": map[string]any{}})
 	taskID := created["task"].(map[string]any)["taskId"].(string)
