@@ -90,7 +90,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 		return nil, err
 	}
 	a.configured.Store(c)
-	a.warnSetup(cfg)
+	a.warnSetup(c)
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
@@ -128,7 +128,7 @@ func (a *App) Commit(to config.Config) error {
 	}
 	a.configured.Store(c)
 	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
-	a.warnSetup(to)
+	a.warnSetup(c)
 	for _, committer := range a.committers {
 		committer.Committed(from, to)
 	}
@@ -180,10 +180,10 @@ func isFile(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// warnSetup logs what the setup checks find wrong with cfg: no Gemini CLI, no credential.
-func (a *App) warnSetup(cfg config.Config) {
-	for _, c := range doctor.Problems(doctor.Setup(cfg, a.env)) {
-		a.log.Warn(c.Name + ": " + c.Detail)
+// warnSetup logs what the setup checks find wrong with a configuration put in force: no Gemini CLI, no credential.
+func (a *App) warnSetup(c *configured) {
+	for _, p := range doctor.Problems(doctor.Setup(c.cfg, c.backends, a.env)) {
+		a.log.Warn(p.Name + ": " + p.Detail)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -59,14 +58,15 @@ func Run(ctx context.Context, cfg config.Config, o Options) []Check {
 	return append(checks, found...)
 }
 
-// Setup runs the checks that start no program and write nothing: the Gemini CLI is found (unless the Gemini API
-// does all the work), and a credential is there. The servers run them at start and after each configuration change.
-func Setup(cfg config.Config, env config.Env) []Check {
+// Setup runs the checks that start no program and write nothing, on the backends set built for cfg: the Gemini
+// CLI was found (unless the Gemini API does all the work), and a credential is there. The servers run them at start
+// and after each configuration change.
+func Setup(cfg config.Config, set *runners.Set, env config.Env) []Check {
 	var checks []Check
 	if cfg.Backend != config.BackendAPI {
-		c := Check{Name: "Gemini CLI"}
-		if cmd, err := findCLI(cfg, &c); err == nil {
-			c.OK, c.Detail = true, cmd.String()
+		c := Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
+		if set.CLIErr != nil {
+			c.Detail = fmt.Sprintf("not found (%v). %s", set.CLIErr, gemini.HintNotFound)
 		}
 		checks = append(checks, c)
 	}
@@ -111,15 +111,6 @@ func Print(w io.Writer, checks []Check) bool {
 		fmt.Fprintln(w, "\nSomething above is broken (✗): searches will fail until it is fixed.")
 	}
 	return healthy
-}
-
-// findCLI resolves the Gemini CLI as the server does; when it is missing, c says so and how to install it.
-func findCLI(cfg config.Config, c *Check) (gemini.Command, error) {
-	cmd, err := gemini.Resolve(cfg.CLIPath, exec.LookPath)
-	if err != nil {
-		c.Detail = fmt.Sprintf("not found (%v); install it with `npm install -g @google/gemini-cli` or set GEMINI_CLI_PATH", err)
-	}
-	return cmd, err
 }
 
 // checkConfigDir creates the config dir, and settings.json when it is missing, as the servers do at start, then
