@@ -47,6 +47,8 @@ type Config struct {
 	QueueTimeout        time.Duration     // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
 	DeepSearchMaxRounds int               // DEEP_SEARCH_MAX_ROUNDS
 	MaxResponseChars    int               // GEMINI_MAX_RESPONSE_CHARS
+	WarmWorkers         int               // GEMINI_WARM_WORKERS; 0 means none
+	WarmIdle            time.Duration     // GEMINI_WARM_IDLE
 	CacheTTL            time.Duration     // GEMINI_CACHE_TTL; 0 means no cache
 	HistoryMax          int               // GEMINI_HISTORY_MAX; 0 means no history
 	HistoryDir          string            // where finished reports are kept; "" when there is no cache dir (historyDir)

@@ -51,6 +51,8 @@ func TestLoadDefaults(t *testing.T) {
 		QueueTimeout:        30 * time.Second,
 		DeepSearchMaxRounds: 3,
 		MaxResponseChars:    20000,
+		WarmWorkers:         1,
+		WarmIdle:            10 * time.Minute,
 		CacheTTL:            15 * time.Minute,
 		HistoryMax:          200,
 		Overridden:          map[string]bool{DirVar: true},
@@ -181,6 +183,8 @@ func TestLoadInvalid(t *testing.T) {
 		{"MCP_AUTH_TOKEN", "tok\x00en", `invalid MCP_AUTH_TOKEN="[redacted]"`},
 		{"GEMINI_HISTORY_MAX", "-1", `invalid GEMINI_HISTORY_MAX="-1": must be a whole number between 0 and 10000`},
 		{"GEMINI_HISTORY_MAX", "10001", `invalid GEMINI_HISTORY_MAX="10001"`},
+		{"GEMINI_WARM_WORKERS", "33", `invalid GEMINI_WARM_WORKERS="33": must be a whole number between 0 and 32`},
+		{"GEMINI_WARM_IDLE", "999", `invalid GEMINI_WARM_IDLE="999"`},
 	}
 	for _, tt := range tests {
 		for _, where := range []string{"env", "file"} {
@@ -233,14 +237,15 @@ func TestLoadValidEdges(t *testing.T) {
 		"GEMINI_SEARCH_TIMEOUT": "1800000", "MCP_SERVER_PORT": "65535", "JSON_MAX_RETRIES": "10",
 		"GEMINI_CLI_MAX_ITERATIONS": "1", "GEMINI_MAX_CONCURRENT": "32", "PROGRESS_LOG_INTERVAL": "1000",
 		"DEBUG": "OFF", "FIRECRAWL_API_URL": "HTTP://127.0.0.1:3002", "GEMINI_MODEL": "models/gemini-2.5-pro",
-		"GEMINI_HISTORY_MAX": "10000",
+		"GEMINI_HISTORY_MAX": "10000", "GEMINI_WARM_WORKERS": "0", "GEMINI_WARM_IDLE": "1000",
 	}, "")
 	c, err := Load(e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.SearchTimeout != 30*time.Minute || c.Port != 65535 || c.JSONMaxRetries != 10 || c.MaxIterations != 1 ||
-		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug || c.HistoryMax != 10000 {
+		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug || c.HistoryMax != 10000 ||
+		c.WarmWorkers != 0 || c.WarmIdle != time.Second {
 		t.Errorf("got %+v", c)
 	}
 }
@@ -347,8 +352,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 29 {
-		t.Errorf("got %d variables, want 29", len(seen))
+	if len(seen) != 31 {
+		t.Errorf("got %d variables, want 31", len(seen))
 	}
 }
 

@@ -190,6 +190,19 @@ var variables = []variable{
 			c.DeepSearchMaxRounds, err = intBetween(v, 1, 10, "must be a whole number between 1 and 10")
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_WARM_WORKERS", Default: "1", Description: "Gemini CLI processes kept started ahead of " +
+		"their prompt, per model in use, so that a search skips the CLI's start (0 to 32; 0: none). Never more in " +
+		"all than GEMINI_MAX_CONCURRENT; each holds 200-350 MB while it waits."},
+		func(c *Config, v string) (err error) {
+			c.WarmWorkers, err = intBetween(v, 0, 32, "must be a whole number between 0 and 32")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_WARM_IDLE", Default: "600000", Description: "How long the warm Gemini CLI processes " +
+		"of a model wait unused before they are stopped, in milliseconds (1000 to 86400000)."},
+		func(c *Config, v string) (err error) {
+			c.WarmIdle, err = millis(v, 1000, 86_400_000, "must be a whole number of milliseconds between 1000 and 86400000")
+			return err
+		}},
 	{VarDoc{Name: "GEMINI_CACHE_TTL", Default: "900000", Description: "How long a finished report answers an " +
 		"identical request (same tool, arguments, model and backend) at once, in milliseconds (0 to 86400000; 0: no " +
 		"cache). A call with fresh: true researches again."},

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -38,13 +36,20 @@ type Config struct {
 	KillGrace time.Duration // SIGTERM → SIGKILL grace; default 5s
 	MaxOutput int           // answer bytes kept; default 16 MiB
 	Logger    *slog.Logger  // nil discards
+
+	// Warm workers (KeepWarm): CLI processes started ahead of their prompt.
+	Warm     int           // per model; 0: none
+	WarmMax  int           // in all, across models (the queue's limit); 0: Warm
+	WarmIdle time.Duration // a model's warm processes stop after this long unused; default 10 min
+	OnWarm   func()        // told whenever the number of warm processes changes; nil: nobody
 }
 
-// Runner starts the Gemini CLI, one process per request. It is safe for
-// concurrent use.
+// Runner starts the Gemini CLI, one process per request, taken from its warm workers when one is waiting. It is
+// safe for concurrent use.
 type Runner struct {
 	cfg  Config
 	mask credential.Masker
+	warm warmPool
 }
 
 // NewRunner returns a Runner for cfg, with defaults filled in. Values of
@@ -60,7 +65,15 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{cfg: cfg, mask: credential.NewMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
+	if cfg.WarmMax <= 0 {
+		cfg.WarmMax = cfg.Warm
+	}
+	if cfg.WarmIdle <= 0 {
+		cfg.WarmIdle = defaultWarmIdle
+	}
+	r := &Runner{cfg: cfg, mask: credential.NewMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
+	r.warm.r = r
+	return r
 }
 
 // Config returns the configuration in use, defaults filled in.
@@ -76,13 +89,19 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	if strings.TrimSpace(req.Prompt) == "" {
 		return backend.Result{}, errors.New("gemini run: empty prompt")
 	}
+	if err := ctx.Err(); err != nil {
+		return backend.Result{}, fmt.Errorf("gemini run: %w", err)
+	}
 	start := time.Now()
 	runCtx, cancel := backend.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 
-	args := buildArgs(r.cfg.Command, req.Model)
+	p, warm, err := r.take(req.Model)
+	if err != nil {
+		return backend.Result{Backend: backend.CLI}, err
+	}
 	r.cfg.Logger.Debug("gemini run start", "command", r.mask.Mask(r.cfg.Command.Path),
-		"args", r.maskAll(args), "dir", r.cfg.Dir, "prompt_bytes", len(req.Prompt))
+		"args", r.maskAll(p.cmd.Args[1:]), "dir", r.cfg.Dir, "warm", warm, "prompt_bytes", len(req.Prompt))
 
 	stdout := newCollector(r.cfg.MaxOutput, func(ev backend.Event) {
 		if ev.Kind == backend.EventFailed {
@@ -94,8 +113,10 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 			req.OnEvent(ev)
 		}
 	})
-	stderr := &tailBuffer{max: maxStderr}
-	exit, err := r.execute(runCtx, args, strings.NewReader(req.Prompt), stdout, stderr)
+	p.stdout.attach(stdout)
+	p.send(req.Prompt)
+	exit := p.wait(runCtx)
+	stderr := &p.stderr
 	stdout.Close()
 	res := stdout.result()
 	res.Duration, res.Backend = time.Since(start), backend.CLI
@@ -112,8 +133,6 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		e := backend.Timeout(backend.CodeTimeout, r.cfg.Timeout, runCtx.Err())
 		e.Detail, e.Partial = r.detail(stderr.String(), stdout), res
 		return res, e
-	case err != nil:
-		return res, err
 	}
 	e := classify(outcome{
 		exitCode:    exit.code,
@@ -143,10 +162,15 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 func (r *Runner) Version(ctx context.Context) (string, error) {
 	runCtx, cancel := backend.WithTimeout(ctx, versionTimeout)
 	defer cancel()
-	args := slices.Concat(r.cfg.Command.Args, []string{"--version"})
+	p, err := r.start(slices.Concat(r.cfg.Command.Args, []string{"--version"}))
+	if err != nil {
+		return "", err
+	}
 	stdout := &headBuffer{max: 64 << 10}
-	stderr := &tailBuffer{max: maxStderr}
-	exit, err := r.execute(runCtx, args, nil, stdout, stderr)
+	p.stdout.attach(stdout)
+	p.stdin.Close()
+	exit := p.wait(runCtx)
+	stderr := &p.stderr
 	version, _, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
 	version = strings.TrimSpace(version)
 	switch {
@@ -161,8 +185,6 @@ func (r *Runner) Version(ctx context.Context) (string, error) {
 			Detail:   r.detail(stderr.String(), nil),
 			Cause:    runCtx.Err(),
 		}
-	case err != nil:
-		return "", err
 	case exit.code != 0 || version == "":
 		return "", &backend.Error{
 			Code:     backend.CodeCLI,
@@ -173,94 +195,6 @@ func (r *Runner) Version(ctx context.Context) (string, error) {
 		}
 	}
 	return version, nil
-}
-
-// exitStatus is how the CLI's process ended.
-type exitStatus struct {
-	code int    // -1: killed by a signal, or never started
-	desc string // "exit status 1", "signal: killed"
-}
-
-// execute runs the CLI once with a private temp folder, in its own process
-// group, copying its output to stdout and stderr as it arrives. When ctx is
-// done the group gets SIGTERM, and SIGKILL after KillGrace. When the CLI has
-// exited, in any way, whatever is left of its group is killed, so no MCP
-// server it started outlives it. The error is for a CLI that could not start.
-func (r *Runner) execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (exitStatus, error) {
-	notStarted := exitStatus{code: -1, desc: "not started"}
-	if err := checkDir(r.cfg.Dir); err != nil {
-		return notStarted, &backend.Error{
-			Code:     backend.CodeCLI,
-			Message:  "The Gemini CLI's working folder cannot be used.",
-			Hint:     "Check that the config folder exists and is a readable folder.",
-			ExitCode: -1,
-			Detail:   r.mask.Mask(err.Error()),
-			Cause:    err,
-		}
-	}
-	tmpDir, err := os.MkdirTemp("", "gemini-run-")
-	if err != nil {
-		return notStarted, fmt.Errorf("create temp dir: %w", err)
-	}
-	defer os.RemoveAll(tmpDir) // runs after the whole group is gone
-
-	// Own pipes rather than exec's copying goroutines: Wait then returns as
-	// soon as the CLI exits, and the group is killed right away instead of
-	// after WaitDelay when a grandchild holds the pipes.
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return notStarted, fmt.Errorf("stdout pipe: %w", err)
-	}
-	defer outR.Close()
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outW.Close()
-		return notStarted, fmt.Errorf("stderr pipe: %w", err)
-	}
-	defer errR.Close()
-
-	cmd := exec.CommandContext(ctx, r.cfg.Command.Path, args...)
-	cmd.Dir = r.cfg.Dir
-	cmd.Env = buildEnv(os.Environ(), r.cfg.ExtraEnv, tmpDir)
-	cmd.Stdin = stdin
-	cmd.Stdout, cmd.Stderr = outW, errW
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return terminate(cmd.Process) }
-	cmd.WaitDelay = r.cfg.KillGrace // then exec kills the CLI; killGroup below gets the rest
-
-	err = cmd.Start()
-	outW.Close() // the child holds its own copies
-	errW.Close()
-	if err != nil {
-		return notStarted, r.startError(err)
-	}
-
-	var copies sync.WaitGroup
-	copies.Go(func() { _, _ = io.Copy(stdout, outR) })
-	copies.Go(func() { _, _ = io.Copy(stderr, errR) })
-
-	waitErr := cmd.Wait()
-	killGroup(cmd.Process)
-
-	drained := make(chan struct{})
-	go func() { copies.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(r.cfg.KillGrace):
-		// A process that left the group still holds the pipes: stop reading.
-		outR.Close()
-		errR.Close()
-		<-drained
-	}
-
-	exit := exitStatus{code: -1, desc: "unknown"}
-	if cmd.ProcessState != nil {
-		exit = exitStatus{code: cmd.ProcessState.ExitCode(), desc: cmd.ProcessState.String()}
-	}
-	if waitErr != nil && !errors.As(waitErr, new(*exec.ExitError)) {
-		r.cfg.Logger.Debug("gemini wait", "err", waitErr)
-	}
-	return exit, nil
 }
 
 // checkDir checks the CLI's working folder before the start: with

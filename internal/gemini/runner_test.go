@@ -223,8 +223,8 @@ func TestRunStdinAndDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := fake.Calls()
-	if len(calls) != 1 || calls[0].Stdin != prompt {
-		t.Fatalf("got %d calls, want one whose stdin is the prompt", len(calls))
+	if len(calls) != 1 || calls[0].Stdin != "\n"+prompt { // the prelude every run starts with
+		t.Fatalf("got %d calls, want one whose stdin is a newline and the prompt", len(calls))
 	}
 	got, _ := filepath.EvalSymlinks(calls[0].Dir)
 	want, _ := filepath.EvalSymlinks(dir)

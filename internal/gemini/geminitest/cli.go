@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +47,7 @@ func runCLI(scenario string) int {
 		fmt.Fprintln(c.out, Version)
 		return 0
 	}
+	recordStart()
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake gemini: read stdin:", err)
@@ -381,6 +383,17 @@ func (c *cli) record(call Call) {
 		}
 	}
 	fmt.Fprintln(os.Stderr, "fake gemini: record:", err)
+}
+
+// recordStart notes in EnvRecordDir that this process started, before it reads its prompt: a warm process may
+// be ended before it ever gets one.
+func recordStart() {
+	if dir := os.Getenv(EnvRecordDir); dir != "" {
+		stamp := []byte(strconv.FormatInt(time.Now().UnixNano(), 10))
+		if err := os.WriteFile(startFile(dir, os.Getpid()), stamp, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "fake gemini: record:", err)
+		}
+	}
 }
 
 // countPrompts counts the recorded calls before number n that were prompts.

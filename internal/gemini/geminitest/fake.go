@@ -250,15 +250,47 @@ func (f *Fake) Calls() []Call {
 	return calls
 }
 
+// Started returns the pids of the fake CLIs started for a prompt, in the order they started, those that never
+// got one (a warm process ended before its prompt) included.
+func (f *Fake) Started() []int {
+	f.t.Helper()
+	names, err := filepath.Glob(filepath.Join(f.RecordDir, "start-*"))
+	if err != nil {
+		f.t.Errorf("geminitest: list starts: %v", err)
+		return nil
+	}
+	type start struct{ pid, at int }
+	starts := make([]start, 0, len(names))
+	for _, name := range names {
+		pid, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(name), "start-"))
+		data, err := os.ReadFile(name)
+		at, _ := strconv.Atoi(string(data))
+		if err != nil || pid == 0 || at == 0 {
+			continue // being written
+		}
+		starts = append(starts, start{pid, at})
+	}
+	slices.SortFunc(starts, func(a, b start) int { return a.at - b.at })
+	pids := make([]int, len(starts))
+	for i, s := range starts {
+		pids[i] = s.pid
+	}
+	return pids
+}
+
 // LivePIDs returns the recorded processes that are still running (zombies
 // count as gone; on Linux a pid now used by another program does too).
 func (f *Fake) LivePIDs() []int {
-	var live []int
+	pids := f.Started()
 	for _, c := range f.Calls() {
-		for _, pid := range append([]int{c.PID}, c.ChildPIDs...) {
-			if alive(pid, f.RecordDir) {
-				live = append(live, pid)
-			}
+		pids = append(pids, c.PID)
+		pids = append(pids, c.ChildPIDs...)
+	}
+	slices.Sort(pids)
+	var live []int
+	for _, pid := range slices.Compact(pids) {
+		if alive(pid, f.RecordDir) {
+			live = append(live, pid)
 		}
 	}
 	return live
@@ -283,6 +315,10 @@ func (f *Fake) checkNoSurvivors() {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+func startFile(dir string, pid int) string {
+	return filepath.Join(dir, fmt.Sprintf("start-%d", pid))
 }
 
 func callFile(dir string, n int) string {

@@ -1,0 +1,233 @@
+package gemini_test
+
+import (
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+)
+
+// newWarmRunner is newRunner keeping warm workers, closed when the test ends.
+func newWarmRunner(t *testing.T, fake *geminitest.Fake, change func(*gemini.Config)) *gemini.Runner {
+	t.Helper()
+	r := newRunner(t, fake, func(c *gemini.Config) {
+		c.Warm = 1
+		if change != nil {
+			change(c)
+		}
+	})
+	t.Cleanup(r.Close)
+	return r
+}
+
+// waitWarm waits until r has n processes waiting and the fake has started started processes in all.
+func waitWarm(t *testing.T, r *gemini.Runner, fake *geminitest.Fake, n, started int) {
+	t.Helper()
+	testkit.WaitFor(t, "warm workers", func() bool { return r.Warm() == n && len(fake.Started()) == started })
+}
+
+func TestWarmRunTakesTheWaitingProcess(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newWarmRunner(t, fake, nil)
+	r.KeepWarm("m1")
+	waitWarm(t, r, fake, 1, 1)
+	warm := fake.Started()[0]
+
+	res, err := run(t, r, backend.Request{Prompt: "the prompt", Model: "m1"})
+	if err != nil || res.Text != geminitest.DefaultAnswer {
+		t.Fatalf("got %q, %v", res.Text, err)
+	}
+	calls := fake.Calls()
+	if len(calls) != 1 || calls[0].PID != warm || calls[0].Stdin != "\nthe prompt" ||
+		!slices.Equal(calls[0].Args, []string{"-o", "stream-json", "-m", "m1"}) {
+		t.Fatalf("got calls %+v, want the warm process %d to get the prompt", calls, warm)
+	}
+	waitWarm(t, r, fake, 1, 2) // refilled
+
+	r.Close()
+	if live := fake.LivePIDs(); len(live) != 0 {
+		t.Errorf("processes still running after Close: %v", live)
+	}
+	if r.Warm() != 0 {
+		t.Errorf("got %d warm after Close, want 0", r.Warm())
+	}
+}
+
+// A warm run and a cold one start the CLI with the same arguments, folder, environment and stdin.
+func TestWarmAndColdRunsStartAlike(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var calls [2]geminitest.Call
+	for i, warm := range []bool{false, true} {
+		fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+		r := newRunner(t, fake, func(c *gemini.Config) {
+			c.Dir = dir
+			c.ExtraEnv = append(c.ExtraEnv, "FIRECRAWL_API_URL=http://127.0.0.1:1")
+			c.Warm = 1
+		})
+		if warm {
+			r.KeepWarm("m1")
+			waitWarm(t, r, fake, 1, 1)
+		}
+		before := fake.Started()
+		if _, err := run(t, r, backend.Request{Prompt: "same prompt", Model: "m1"}); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		calls[i] = fake.Calls()[0]
+		if warm && calls[i].PID != before[0] {
+			t.Fatalf("the run did not take the warm process %d: %+v", before[0], calls[i])
+		}
+	}
+	for i := range calls {
+		calls[i].PID = 0
+		delete(calls[i].Env, "TMPDIR") // one of its own per process
+		delete(calls[i].Env, geminitest.EnvRecordDir)
+	}
+	cold, warm := calls[0], calls[1]
+	if !slices.Equal(cold.Args, warm.Args) || cold.Dir != warm.Dir || cold.Stdin != warm.Stdin ||
+		!mapsEqual(cold.Env, warm.Env) {
+		t.Errorf("cold %+v\nwarm %+v", cold, warm)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// GEMINI_SEARCH_TIMEOUT counts from the moment a run takes the process, not from its start.
+func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = time.Second })
+	r.KeepWarm("")
+	waitWarm(t, r, fake, 1, 1)
+	time.Sleep(1500 * time.Millisecond) // longer than the timeout: the warm process waits that long
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if fake.Calls()[0].PID != fake.Started()[0] {
+		t.Error("the run did not take the warm process")
+	}
+}
+
+func TestWarmIdleStopsTheProcesses(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.WarmIdle = 200 * time.Millisecond })
+	r.KeepWarm("")
+	waitWarm(t, r, fake, 1, 1)
+	testkit.WaitFor(t, "the idle warm process to stop", func() bool {
+		return r.Warm() == 0 && len(fake.LivePIDs()) == 0
+	})
+	if n := len(fake.Started()); n != 1 {
+		t.Errorf("got %d starts, want 1: an idle model is not refilled", n)
+	}
+}
+
+func TestWarmReplacesAProcessThatDied(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	var log testkit.SyncBuffer
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
+	r.KeepWarm("")
+	waitWarm(t, r, fake, 1, 1)
+	if err := syscall.Kill(fake.Started()[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitWarm(t, r, fake, 1, 2)
+	if !strings.Contains(log.String(), "a warm Gemini CLI ended before its prompt") {
+		t.Errorf("the death was not logged:\n%s", log.String())
+	}
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if fake.Calls()[0].PID != fake.Started()[1] {
+		t.Error("the run did not take the replacement")
+	}
+}
+
+// A CLI that cannot start is tried again at once, then only after a growing pause.
+func TestWarmStartFailuresBackOff(t *testing.T) {
+	t.Parallel()
+	var log testkit.SyncBuffer
+	r := gemini.NewRunner(gemini.Config{
+		Command: gemini.Command{Path: filepath.Join(t.TempDir(), "no-such-gemini")},
+		Warm:    1,
+		Logger:  slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	t.Cleanup(r.Close)
+	attempts := func() int { return strings.Count(log.String(), "a warm Gemini CLI did not start") }
+	r.KeepWarm("")
+	testkit.WaitFor(t, "two attempts", func() bool { return attempts() >= 2 })
+	if n := attempts(); n != 2 { // the third comes a second after the second
+		t.Errorf("got %d attempts at once, want 2", n)
+	}
+	_, err := run(t, r, backend.Request{})
+	if e := asError(t, err); e.Code != backend.CodeCLINotFound {
+		t.Errorf("got %s, want CLI_NOT_FOUND", e.Code)
+	}
+}
+
+// Warm processes never number more than WarmMax in all, whatever the models.
+func TestWarmLimit(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Warm, c.WarmMax = 2, 3 })
+	r.KeepWarm("a", "b")
+	waitWarm(t, r, fake, 3, 3)
+	if _, err := run(t, r, backend.Request{Model: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	waitWarm(t, r, fake, 3, 4) // the one taken is replaced, no more
+	if _, err := run(t, r, backend.Request{Model: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fake.Started()); n != 5 || r.Warm() != 3 { // a cold run for c; no room to keep c warm
+		t.Errorf("got %d starts and %d warm, want 5 and 3", n, r.Warm())
+	}
+}
+
+func TestRefreshAndCool(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	var notified testkit.SyncBuffer
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.OnWarm = func() { notified.Write([]byte{'.'}) } })
+	r.KeepWarm("")
+	waitWarm(t, r, fake, 1, 1)
+	if notified.String() == "" {
+		t.Error("OnWarm was not called")
+	}
+	first := fake.Started()[0]
+
+	r.Refresh()
+	waitWarm(t, r, fake, 1, 2)
+	testkit.WaitFor(t, "the stale process to end", func() bool { return !slices.Contains(fake.LivePIDs(), first) })
+
+	r.Cool()
+	testkit.WaitFor(t, "the warm process to end", func() bool { return r.Warm() == 0 && len(fake.LivePIDs()) == 0 })
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fake.Started()); n != 3 || r.Warm() != 0 {
+		t.Errorf("after Cool: got %d starts and %d warm, want a cold run and nothing kept warm", n, r.Warm())
+	}
+}
+
