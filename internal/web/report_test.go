@@ -138,7 +138,7 @@ func TestReportPageAccess(t *testing.T) {
 	}
 
 	for _, bad := range []string{"", "?id=", "?id=../../../../etc/passwd", "?id=..%2F..%2Fetc%2Fpasswd",
-		"?id=" + id + "/../" + id, "?id=" + id + ".json", "?id=" + strings.ToUpper(id), "?id=%00",
+		"?id=" + id + "/../" + id, "?id=" + id + ".json", "?id=" + strings.Replace(id, "T", "t", 1), "?id=%00", // another case: its hex part may have no letter
 		"?id=20200101T000000.000000-00000000"} {
 		if code, _ := get(t, srv.URL+"/report"+bad, true); code != http.StatusNotFound {
 			t.Errorf("/report%s: %d, want 404", bad, code)
