@@ -320,6 +320,82 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	}
 }
 
+// signedIn is a HOME where the Gemini CLI has its own sign-in.
+func signedIn(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "oauth_creds.json"), []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// warmWorkers is what /healthz says of the warm CLI processes.
+func warmWorkers(t *testing.T, base string) int {
+	t.Helper()
+	res, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var h struct {
+		Warm *int `json:"warm_workers"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&h); err != nil || h.Warm == nil {
+		t.Fatalf("healthz: %v, warm_workers %v", err, h.Warm)
+	}
+	return *h.Warm
+}
+
+// A signed-in CLI is kept warm while the server serves: a search takes the waiting process and another starts
+// for the next one; none is left once the server has stopped.
+func TestWarmWorkers(t *testing.T) {
+	fake := geminitest.New(t, "ok")
+	env, _ := serverEnv(t, fake, "HOME="+signedIn(t))
+	cmd, base, stderr := startHTTP(t, env)
+	testkit.WaitFor(t, "a warm CLI", func() bool { return warmWorkers(t, base) == 1 && len(fake.Started()) == 1 })
+
+	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	initialize(t, c)
+	res, err := search(context.Background(), c, "warm")
+	if err != nil || res.IsError {
+		t.Fatalf("search: %+v, %v", res, err)
+	}
+	if calls := fake.Calls(); len(calls) != 1 || calls[0].PID != fake.Started()[0] {
+		t.Errorf("the search did not take the warm CLI %d: %+v", fake.Started()[0], calls)
+	}
+	testkit.WaitFor(t, "another warm CLI", func() bool { return warmWorkers(t, base) == 1 && len(fake.Started()) == 2 })
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v\n%s", err, stderr)
+	}
+	if pids := fake.LivePIDs(); len(pids) > 0 {
+		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}
+
+// Over stdio too, the warm CLIs end with the server, even one still starting when the client leaves.
+func TestWarmWorkersEndWithStdio(t *testing.T) {
+	fake := geminitest.New(t, "ok")
+	env, _ := serverEnv(t, fake, "HOME="+signedIn(t))
+	if out, err := runServer(t, env); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if pids := fake.LivePIDs(); len(pids) > 0 {
+		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}
+
 func TestStartupErrors(t *testing.T) {
 	notADir := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
@@ -651,9 +727,9 @@ func TestHTTPClientDisconnectStopsSearch(t *testing.T) {
 			res.Body.Close()
 		}
 	}()
-	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
+	testkit.WaitFor(t, "the search's fake CLI to start", func() bool { return len(fake.LiveRunPIDs()) > 0 })
 	cancel() // the client goes away mid-search
-	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
+	testkit.WaitFor(t, "the search's processes to end", func() bool { return len(fake.LiveRunPIDs()) == 0 })
 }
 
 func TestStdioClientGoneStopsSearch(t *testing.T) {

@@ -83,6 +83,7 @@ type trayOptions struct {
 	env      []string
 	headless bool // --headless
 	noBus    bool // no --headless, but no session bus either
+	signedIn bool // the Gemini CLI has a sign-in of its own in HOME
 }
 
 func startTray(t *testing.T, o trayOptions) *trayProc {
@@ -97,6 +98,15 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 	}
 	if o.dotenv != "" {
 		if err := os.WriteFile(filepath.Join(p.configDir, ".env"), []byte(o.dotenv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.signedIn {
+		creds := filepath.Join(p.home, ".gemini", "oauth_creds.json")
+		if err := os.MkdirAll(filepath.Dir(creds), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(creds, []byte(`{}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,9 +129,11 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 	if !o.headless && !o.noBus && bus != nil {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus.Address)
 	}
+	cli := filepath.Join(root, "no-gemini") // never npx: a warm worker would download and start the real CLI
 	if o.fake != nil {
-		env = append(env, "GEMINI_CLI_PATH="+o.fake.Path)
+		cli = o.fake.Path
 	}
+	env = append(env, "GEMINI_CLI_PATH="+cli)
 	p.cmd = exec.Command(binPath, args...)
 	p.cmd.Env = append(env, o.env...)
 	p.cmd.Stderr = p.stderr
@@ -507,6 +519,40 @@ func TestQuitEndsEverything(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Error("the client's search call did not end when the tray quit")
+	}
+}
+
+// The tray keeps a signed-in CLI warm while its server runs, and says so in the status line; Stop server and
+// Quit end it, Start server starts another.
+func TestWarmWorkersFollowTheServer(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), signedIn: true})
+	warm := func(root traytest.Item) bool { return strings.HasSuffix(root.Children[0].Label, "Gemini CLI (auto), 1 warm") }
+	p.waitMenu(t, "one warm CLI in the status line", warm)
+	testkit.WaitFor(t, "the warm CLI", func() bool { return len(fake.Started()) == 1 })
+
+	p.click(t, "Stop server")
+	p.waitMenu(t, "Stopped", func(root traytest.Item) bool { return root.Children[0].Label == "Stopped" })
+	testkit.WaitFor(t, "the warm CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
+
+	p.click(t, "Start server")
+	p.waitMenu(t, "one warm CLI again", warm)
+	testkit.WaitFor(t, "another warm CLI", func() bool { return len(fake.Started()) == 2 })
+
+	p.click(t, "Quit")
+	select {
+	case err := <-p.exited:
+		p.exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("the tray exited with %v, want 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the tray did not quit within 20s")
+	}
+	if live := fake.LivePIDs(); len(live) > 0 {
+		t.Errorf("processes still running after Quit: %v", live)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
@@ -48,9 +49,13 @@ type App struct {
 	mcp      *server.MCPServer
 	mcpHTTP  http.Handler // /mcp and /healthz
 
-	commitMu   sync.Mutex // one configuration change at a time; guards committers
+	commitMu   sync.Mutex // one configuration change at a time; guards committers and warm
 	committers []Committer
 	configured atomic.Pointer[configured]
+	warm       bool             // keep CLI processes warm (KeepWarm)
+	shut       bool             // Shutdown began: nothing is kept warm any more
+	warmth     broadcast.Signal // the number of warm CLI processes changed
+	retiring   sync.WaitGroup   // the backends of configurations replaced, ending their warm processes
 }
 
 // Options configure an App beyond its configuration.
@@ -126,7 +131,9 @@ func (a *App) Commit(to config.Config) error {
 	if err != nil {
 		return err
 	}
-	a.configured.Store(c)
+	old := a.configured.Swap(c)
+	a.retiring.Go(old.backends.Close)
+	c.backends.KeepWarm(a.warm)
 	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
 	a.warnSetup(c)
 	for _, committer := range a.committers {
@@ -143,7 +150,20 @@ func (a *App) RepairWorkspace() {
 	if err := a.keepWorkspace(a.Config(), false); err != nil {
 		a.Problem("settings.json", "SETTINGS_ERROR", err)
 	}
+	a.configured.Load().backends.Refresh() // warm CLIs read the settings at their start
 }
+
+// KeepWarm keeps CLI processes started ahead of their prompts (GEMINI_WARM_WORKERS), through configuration
+// changes, while the CLI serves research; with on false, it ends them. The servers keep them while they serve.
+func (a *App) KeepWarm(on bool) {
+	a.commitMu.Lock()
+	defer a.commitMu.Unlock()
+	a.warm = on && !a.shut
+	a.configured.Load().backends.KeepWarm(a.warm)
+}
+
+// WarmChanged is closed when the number of warm CLI processes changes.
+func (a *App) WarmChanged() <-chan struct{} { return a.warmth.Changed() }
 
 // keepWorkspace brings the owned entries of settings.json in line with cfg. With replaceInvalid an unparseable
 // file is moved to settings.json.bak and replaced; otherwise it is left alone and reported as a problem. A file
@@ -225,6 +245,7 @@ func (a *App) Handler(pages *web.Handler) http.Handler {
 // ServeStdio serves MCP over in/out until in closes or ctx is cancelled, then shuts the app down.
 func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer a.Shutdown()
+	a.KeepWarm(true)
 	return mcpserver.ServeStdio(ctx, a.mcp, in, out, a.log)
 }
 
@@ -235,6 +256,7 @@ func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 	status := httpserver.Status{State: httpserver.Running, Addr: ln.Addr().String()}
 	pages := web.New(statusView{a, status}, web.NewToken(), a.log)
 	a.log.Info("serving MCP over HTTP", "url", status.URL(), "status", pages.URL("http://"+status.Addr, "/status"))
+	a.KeepWarm(true)
 	return httpserver.Serve(ctx, ln, a.Handler(pages))
 }
 
@@ -257,10 +279,16 @@ func (v statusView) Status() httpserver.Status {
 }
 
 // Shutdown cancels the work that outlives its request (MCP tasks), refuses new CLI runs, and waits until every
-// running one has ended with its processes. Requests' own searches end when their servers cancel them.
+// running one has ended with its processes, and the warm ones too. Requests' own searches end when their servers
+// cancel them.
 func (a *App) Shutdown() {
 	a.end()
 	a.runs.closeAndWait()
+	a.commitMu.Lock()
+	a.warm, a.shut = false, true
+	a.configured.Load().backends.Close()
+	a.commitMu.Unlock()
+	a.retiring.Wait()
 }
 
 func (a *App) health() any {
@@ -272,7 +300,8 @@ func (a *App) health() any {
 	running, queued := a.queue.Active()
 	st := c.backends.State()
 	return map[string]any{"status": "ok", "version": a.version, "gemini_cli": cli, "backend": st.Active,
-		"backend_mode": st.Mode, "backend_reason": st.Reason, "running_searches": running, "queued_searches": queued}
+		"backend_mode": st.Mode, "backend_reason": st.Reason, "warm_workers": st.Warm,
+		"running_searches": running, "queued_searches": queued}
 }
 
 // Backend is which backend serves research now, and why.

@@ -21,7 +21,7 @@ type configured struct {
 // configure builds the backends cfg asks for and the engine around them. The queue and the joined calls are the
 // App's, shared with the engines built before; the queue and the cache take cfg's limits once the engine is built.
 func (a *App) configure(cfg config.Config) (*configured, error) {
-	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, a.env.Home, a.log)}
+	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, a.env.Home, a.log, a.warmth.Notify)}
 	if c.backends.CLIErr == nil {
 		a.log.Info("using the Gemini CLI", "command", c.backends.CLI.String())
 	}

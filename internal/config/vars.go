@@ -190,9 +190,11 @@ var variables = []variable{
 			c.DeepSearchMaxRounds, err = intBetween(v, 1, 10, "must be a whole number between 1 and 10")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_WARM_WORKERS", Default: "1", Description: "Gemini CLI processes kept started ahead of " +
-		"their prompt, per model in use, so that a search skips the CLI's start (0 to 32; 0: none). Never more in " +
-		"all than GEMINI_MAX_CONCURRENT; each holds 200-350 MB while it waits."},
+	{VarDoc{Name: "GEMINI_WARM_WORKERS", Label: "Warm workers", Input: "number",
+		Help:    "Gemini CLI processes started ahead of a search, per model, 0 to 32; each holds 200-350 MB.",
+		Default: "1", Description: "Gemini CLI processes kept started ahead of " +
+			"their prompt, per model in use, so that a search skips the CLI's start (0 to 32; 0: none). Never more in " +
+			"all than GEMINI_MAX_CONCURRENT; each holds 200-350 MB while it waits."},
 		func(c *Config, v string) (err error) {
 			c.WarmWorkers, err = intBetween(v, 0, 32, "must be a whole number between 0 and 32")
 			return err

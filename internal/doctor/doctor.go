@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg config.Config, o Options) []Check {
 	if o.Exposure != nil {
 		checks = append(checks, checkHTTP(cfg, o.Exposure))
 	}
-	set := runners.New(ctx, cfg, o.Env.Home, nil)
+	set := runners.New(ctx, cfg, o.Env.Home, nil, nil)
 	found, answered := checkBackends(ctx, cfg, set, o.Offline)
 	if answered != "" && !checks[auth].OK {
 		checks[auth].Hint = true // the query proved a credential Auth cannot see

@@ -13,6 +13,7 @@ import (
 // its MCP servers (grandchildren) can be signalled with it.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
 }
 
 // terminate asks the whole group to stop.

@@ -163,7 +163,7 @@ func TestSystemPromptReplacesTemplate(t *testing.T) {
 	if _, err := e.Search(context.Background(), SearchRequest{Query: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.Calls()[0].Stdin; got != "CUSTOM x / concise / auto" {
+	if got := fake.Calls()[0].Stdin; got != "\nCUSTOM x / concise / auto" { // after the newline every CLI run starts with
 		t.Errorf("prompt = %q, want the custom template filled in", got)
 	}
 }

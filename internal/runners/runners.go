@@ -35,20 +35,23 @@ type Set struct {
 	KeyFrom string         // the variable the Gemini API key came from; "" when none is set
 	APIErr  error          // why the API backend could not be set up (no key, say)
 
-	cli, api backend.Runner // api is nil when APIErr is set
-	runner   backend.Runner
-	switched atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
-	quota    atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
-	log      *slog.Logger
+	cli, api  backend.Runner // api is nil when APIErr is set
+	warm      *gemini.Runner // the CLI's runner, which keeps warm processes; nil when no CLI was found
+	warmModel string         // the model the engine uses unless a call names another: the one kept warm at once
+	runner    backend.Runner
+	switched  atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
+	quota     atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
+	log       *slog.Logger
 }
 
 // New builds the backends cfg asks for. home is the user's home folder, where the CLI keeps its sign-in. It never
-// fails: a backend that cannot run answers every call with an error saying why.
-func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logger) *Set {
+// fails: a backend that cannot run answers every call with an error saying why. onWarm is told whenever the
+// number of warm CLI processes changes (KeepWarm); nil: nobody.
+func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logger, onWarm func()) *Set {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{Mode: cfg.Backend, log: logger}
+	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.Model}
 	key, from := cfg.APIKey()
 	s.KeyFrom = from
 	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
@@ -56,7 +59,7 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 		s.cli = missingCLI{err: s.CLIErr}
 	} else {
 		s.Login = gemini.Login(home)
-		s.cli = gemini.NewRunner(gemini.Config{
+		s.warm = gemini.NewRunner(gemini.Config{
 			Command:  s.CLI,
 			Dir:      cfg.Dir,
 			ExtraEnv: cfg.CLIEnv(),
@@ -64,7 +67,12 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 			KeyVar:   from, // cfg.CLIEnv gives the CLI the key
 			Timeout:  cfg.SearchTimeout,
 			Logger:   logger,
+			Warm:     cfg.WarmWorkers,
+			WarmMax:  cfg.MaxConcurrent, // the queue's limit
+			WarmIdle: cfg.WarmIdle,
+			OnWarm:   onWarm,
 		})
+		s.cli = s.warm
 	}
 	if key == "" {
 		s.APIErr = fmt.Errorf("no Gemini API key: set GEMINI_API_KEY")
@@ -107,16 +115,47 @@ func (s *Set) API() backend.Runner {
 	return s.api
 }
 
+// KeepWarm keeps CLI processes started ahead of their prompts (GEMINI_WARM_WORKERS) while the CLI serves
+// research and has a sign-in or a key to serve with, or, with on false, ends them. The servers keep them while
+// they serve.
+func (s *Set) KeepWarm(on bool) {
+	switch {
+	case s.warm == nil:
+	case on && s.State().Active == backend.CLI && (s.Login != "" || s.KeyFrom != ""):
+		s.warm.KeepWarm(s.warmModel)
+	default:
+		s.warm.Cool()
+	}
+}
+
+// Refresh replaces the warm CLI processes: the workspace they started with has changed.
+func (s *Set) Refresh() {
+	if s.warm != nil {
+		s.warm.Refresh()
+	}
+}
+
+// Close ends the warm CLI processes and waits until they are gone.
+func (s *Set) Close() {
+	if s.warm != nil {
+		s.warm.Close()
+	}
+}
+
 // State is which backend serves research and why, for the status views.
 type State struct {
 	Mode   string // GEMINI_BACKEND
 	Active string // backend.CLI or backend.API
 	Reason string // why auto uses the API; "" otherwise
+	Warm   int    // CLI processes waiting for a prompt
 }
 
 // State reports the backend in use now.
 func (s *Set) State() State {
 	st := State{Mode: s.Mode, Active: backend.CLI}
+	if s.warm != nil {
+		st.Warm = s.warm.Warm()
+	}
 	switch {
 	case s.Mode == config.BackendAPI:
 		st.Active = backend.API
@@ -128,8 +167,8 @@ func (s *Set) State() State {
 	return st
 }
 
-// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)". The reason loses its
-// details in brackets (the CLI's own message): results and the log have them.
+// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)", "Gemini CLI (auto),
+// 1 warm". The reason loses its details in brackets (the CLI's own message): results and the log have them.
 func (st State) String() string {
 	name := "Gemini CLI"
 	if st.Active == backend.API {
@@ -138,9 +177,12 @@ func (st State) String() string {
 	switch {
 	case st.Reason != "":
 		reason, _, _ := strings.Cut(st.Reason, " (")
-		return name + " (auto: " + reason + ")"
+		name += " (auto: " + reason + ")"
 	case st.Mode == config.BackendAuto:
-		return name + " (auto)"
+		name += " (auto)"
+	}
+	if st.Warm > 0 {
+		name += fmt.Sprintf(", %d warm", st.Warm)
 	}
 	return name
 }
@@ -173,6 +215,7 @@ func (s *Set) auto(ctx context.Context, req backend.Request) (backend.Result, er
 		}
 	case s.switched.CompareAndSwap(nil, &reason):
 		s.log.Warn("using the Gemini API instead of the Gemini CLI", "reason", reason, "key", s.KeyFrom)
+		s.warm.Cool() // the CLI serves no more calls
 	}
 	return onAPI(ctx, s.api, req, reason)
 }

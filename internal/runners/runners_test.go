@@ -17,6 +17,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -53,7 +54,7 @@ func newSetup(t *testing.T, mode string, key string, cliPath string, signedIn bo
 }
 
 func (s *setup) set(t *testing.T) *runners.Set {
-	return runners.New(t.Context(), s.cfg, s.home, slog.New(slog.NewTextHandler(&s.log, nil)))
+	return runners.New(t.Context(), s.cfg, s.home, slog.New(slog.NewTextHandler(&s.log, nil)), nil)
 }
 
 const key = "AIzaRunnersTestKey-0123456789-abcdefghij"
@@ -184,5 +185,38 @@ func TestFixedBackends(t *testing.T) {
 	}
 	if st := s.set(t).State(); st.String() != "Gemini API" {
 		t.Errorf("api: state %q", st.String())
+	}
+}
+
+// The CLI is kept warm only while it serves research: not on the API, and no more once auto has switched away.
+func TestKeepWarmOnlyWhileTheCLIServes(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioAuth)
+	warmSetup := func(mode string) (*setup, *runners.Set) {
+		s := newSetup(t, mode, key, fake.Path, true)
+		s.cfg.WarmWorkers, s.cfg.MaxConcurrent, s.cfg.Model = 1, 3, "m1"
+		set := s.set(t)
+		t.Cleanup(set.Close)
+		set.KeepWarm(true)
+		return s, set
+	}
+
+	_, set := warmSetup(config.BackendAPI)
+	if st := set.State(); st.Warm != 0 || len(fake.Started()) != 0 {
+		t.Fatalf("api: got %+v, %d CLI starts", st, len(fake.Started()))
+	}
+
+	_, set = warmSetup(config.BackendAuto)
+	testkit.WaitFor(t, "a warm CLI", func() bool { return set.State().Warm == 1 && len(fake.Started()) == 1 })
+	if st := set.State().String(); st != "Gemini CLI (auto), 1 warm" {
+		t.Errorf("got %q", st)
+	}
+	res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q", Model: "m1"})
+	if err != nil || res.Backend != backend.API || fake.Calls()[0].PID != fake.Started()[0] {
+		t.Fatalf("got %+v, %v; want the warm CLI refused, then the API", res, err)
+	}
+	testkit.WaitFor(t, "no CLI left", func() bool { return set.State().Warm == 0 && len(fake.LivePIDs()) == 0 })
+	set.KeepWarm(true)
+	if set.State().Warm != 0 {
+		t.Error("kept warm after the switch")
 	}
 }

@@ -96,10 +96,30 @@ func (c *controller) run(ctx context.Context) error {
 	c.changes.Follow(ctx, c.app.Activity().Changed)
 	c.changes.Follow(ctx, c.app.History().Changed)
 	c.changes.Follow(ctx, c.server.Changed)
+	c.changes.Follow(ctx, c.app.WarmChanged)
+	go c.keepWarmWhileServing(ctx)
 	go c.app.History().List(1) // reads the kept reports now rather than as the menu first draws
 	go c.retireFallback(ctx)
 	_ = c.server.Start() // a failure is a state the menu shows
 	return nil
+}
+
+// keepWarmWhileServing keeps CLI processes warm while the server runs, and only then: Stop server ends them, and
+// so does a server that cannot listen.
+func (c *controller) keepWarmWhileServing(ctx context.Context) {
+	serving := false
+	for {
+		changed := c.server.Changed()
+		if now := c.server.Status().State == httpserver.Running; now != serving {
+			serving = now
+			c.app.KeepWarm(serving)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
 }
 
 // shutdown stops the servers for good, which cancels running searches, and waits until every CLI run has ended.

@@ -278,6 +278,20 @@ func (f *Fake) Started() []int {
 	return pids
 }
 
+// LiveRunPIDs returns the processes that got a prompt, and their children, that are still running: LivePIDs
+// without the warm processes still waiting for one.
+func (f *Fake) LiveRunPIDs() []int {
+	var live []int
+	for _, c := range f.Calls() {
+		for _, pid := range append([]int{c.PID}, c.ChildPIDs...) {
+			if alive(pid, f.RecordDir) {
+				live = append(live, pid)
+			}
+		}
+	}
+	return live
+}
+
 // LivePIDs returns the recorded processes that are still running (zombies
 // count as gone; on Linux a pid now used by another program does too).
 func (f *Fake) LivePIDs() []int {
