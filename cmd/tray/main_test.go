@@ -529,7 +529,9 @@ func TestWarmWorkersFollowTheServer(t *testing.T) {
 	needBus(t)
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), signedIn: true})
-	warm := func(root traytest.Item) bool { return strings.HasSuffix(root.Children[0].Label, "Gemini CLI (auto), 1 warm") }
+	warm := func(root traytest.Item) bool {
+		return strings.HasSuffix(root.Children[0].Label, "Gemini CLI (auto), 1 warm")
+	}
 	p.waitMenu(t, "one warm CLI in the status line", warm)
 	testkit.WaitFor(t, "the warm CLI", func() bool { return len(fake.Started()) == 1 })
 

@@ -234,4 +234,3 @@ func TestRefreshAndCool(t *testing.T) {
 		t.Errorf("after Cool: got %d starts and %d warm, want a cold run and nothing kept warm", n, r.Warm())
 	}
 }
-
