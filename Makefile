@@ -49,12 +49,13 @@ lint: ## Check formatting (gofmt), run go vet (also for Windows), and build the 
 	GOOS=windows $(GO) vet ./...
 	GOOS=darwin CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gemini-search-mcp # it must link no tray code
 
-# Then one search on the Gemini API backend vs one on the Gemini CLI backend (the real CLI, from the e2e cache),
-# through the built server over HTTP against the same mock: time to the first search reported and to the result,
-# printed as a table (e2e/bench_test.go). BENCH_RUNS searches each, after one to warm up.
-BENCH_RUNS ?= 5
+# Then searches on the Gemini API backend and on the Gemini CLI backend (the real CLI, from the e2e cache), cold
+# and warm, through the built server over HTTP against the same mock: time to the first API request, to the first
+# search reported and to the result, and idle RSS, printed as a table (e2e/bench_test.go). BENCH_RUNS searches
+# each (the median), after one to warm up.
+BENCH_RUNS ?= 10
 
-bench: build ## Run the benchmarks, then time a search on the Gemini API vs the Gemini CLI backend (mock, offline)
+bench: build ## Run the benchmarks, then time searches on the Gemini API and the Gemini CLI, cold and warm (mock, offline)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,32 +23,86 @@ import (
 )
 
 // BenchmarkBackends times one search on the Gemini API backend and on the Gemini CLI backend (the real CLI of the
-// e2e cache), each through the built server over HTTP, as an MCP client sees it: from tools/call to the first
+// e2e cache) started cold and warm (GEMINI_WARM_WORKERS), each through the built server over HTTP, as an MCP
+// client sees it: from tools/call to the backend's first request to the API (as the mock records it), to the first
 // "searching: …" progress notification (time to first byte: the first search the backend reports, the CLI's
-// google_web_search tool call or the API's early grounding queries) and to the result (total). Both run against
-// the same mock, whose answers are the same: one search, then the same fenced JSON report. The model is pinned
-// for both, so the CLI asks no model router first. `make bench` runs it and prints the table (printBenchTable).
+// google_web_search tool call or the API's early grounding queries) and to the result (total). All run against the
+// same mock, whose answers are the same: one search, then the same fenced JSON report. The model is pinned, so the
+// CLI asks no model router first. Before each warm search the benchmark waits until a warm CLI is in line and
+// then 2 s, the time its start takes (the pause a user leaves between searches hides it). Once the searches are
+// done, the idle RSS of each server with the processes it started (warm CLIs and their MCP servers). `make bench`
+// runs it and prints the table (printBenchTable).
 //
 // The first run of each sub-benchmark (b.N = 1, before -benchtime's count) warms up; the table shows the last.
 func BenchmarkBackends(b *testing.B) {
 	s := newScenario(b, "bench api vs cli")
 	benchScript(s)
-	for _, name := range []string{"api", "cli"} {
-		srv := s.startHTTP("GEMINI_BACKEND="+name, "GEMINI_MODEL=gemini-2.5-flash",
-			"GEMINI_SEARCH_CONFIG_DIR="+filepath.Join(s.root, "config-"+name))
+	for _, row := range []struct {
+		name, backend string
+		warm          bool
+	}{{"api", "api", false}, {"cli cold", "cli", false}, {"cli warm", "cli", true}} {
+		srv := s.startHTTP("GEMINI_BACKEND="+row.backend, "GEMINI_MODEL=gemini-2.5-flash",
+			fmt.Sprintf("GEMINI_WARM_WORKERS=%d", map[bool]int{false: 0, true: 1}[row.warm]),
+			"GEMINI_SEARCH_CONFIG_DIR="+filepath.Join(s.root, "config-"+slug(row.name)))
 		c, first := connect(b, srv.url)
-		b.Run(name, func(b *testing.B) {
-			var ttfbs, totals []time.Duration
+		b.Run(slug(row.name), func(b *testing.B) {
+			var firstRequests, ttfbs, totals []time.Duration
 			for i := range b.N {
-				ttfb, total := timeSearch(b, c, first, name, fmt.Sprintf("%s-%d-%d", name, b.N, i))
-				ttfbs, totals = append(ttfbs, ttfb), append(totals, total)
+				if row.warm {
+					if !waitFor(time.Minute, func() bool { return warmWorkers(b, srv.url) == 1 }) {
+						b.Fatal("no warm CLI in line")
+					}
+					time.Sleep(2 * time.Second)
+				}
+				t := timeSearch(b, s, c, first, row.backend, fmt.Sprintf("%s-%d-%d", slug(row.name), b.N, i))
+				firstRequests, ttfbs, totals = append(firstRequests, t.firstRequest), append(ttfbs, t.ttfb), append(totals, t.total)
 			}
-			ttfb, total := median(ttfbs), median(totals)
-			b.ReportMetric(float64(ttfb.Microseconds())/1000, "ttfb-ms")
-			b.ReportMetric(float64(total.Microseconds())/1000, "total-ms")
-			benchTable.set(name, b.N, ttfb, total)
+			t := searchTimes{firstRequest: median(firstRequests), ttfb: median(ttfbs), total: median(totals)}
+			b.ReportMetric(float64(t.firstRequest.Microseconds())/1000, "first-request-ms")
+			b.ReportMetric(float64(t.ttfb.Microseconds())/1000, "ttfb-ms")
+			b.ReportMetric(float64(t.total.Microseconds())/1000, "total-ms")
+			benchTable.set(benchRow{name: row.name, runs: b.N, searchTimes: t})
 		})
+		if row.warm {
+			waitFor(time.Minute, func() bool { return warmWorkers(b, srv.url) == 1 })
+			time.Sleep(2 * time.Second)
+		}
+		benchTable.setRSS(row.name, treeRSS(b, srv.cmd.Process.Pid))
 	}
+}
+
+// treeRSS is the resident memory of pid and of every process below it, in bytes (Linux /proc).
+func treeRSS(b *testing.B, pid int) int64 {
+	b.Helper()
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		i := strings.LastIndexByte(string(stat), ')')
+		if err != nil || i < 0 || i+2 >= len(stat) {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+2:])) // state ppid ...
+		child, _ := strconv.Atoi(e.Name())
+		parent, _ := strconv.Atoi(fields[1])
+		children[parent] = append(children[parent], child)
+	}
+	var total int64
+	for todo := []int{pid}; len(todo) > 0; {
+		p := todo[0]
+		todo = append(todo[1:], children[p]...)
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p))
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(status)) {
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				total += kb << 10
+			}
+		}
+	}
+	return total
 }
 
 // benchScript answers a search the same way on both backends: the CLI's agent calls google_web_search (grounded
@@ -141,20 +196,24 @@ func connect(b *testing.B, url string) (*client.Client, *firstSearch) {
 	return c, first
 }
 
-// timeSearch calls search once, checks that the backend produced the report, and returns the time to the first
-// search the server reported and to the result.
-func timeSearch(b *testing.B, c *client.Client, first *firstSearch, backend, token string) (ttfb, total time.Duration) {
+// searchTimes are the times from tools/call to the backend's first request to the API, to the first search the
+// server reported and to the result.
+type searchTimes struct{ firstRequest, ttfb, total time.Duration }
+
+// timeSearch calls search once, checks that the backend produced the report, and times it.
+func timeSearch(b *testing.B, s *scenario, c *client.Client, first *firstSearch, backend, token string) searchTimes {
 	b.Helper()
+	seen := len(s.mock.Requests())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "search"
-	req.Params.Arguments = map[string]any{"query": question}
+	req.Params.Arguments = map[string]any{"query": question, "fresh": true} // every run researches
 	req.Params.Meta = &mcp.Meta{ProgressToken: token}
 	first.expect(token)
 	began := time.Now()
 	res, err := c.CallTool(ctx, req)
-	total = time.Since(began)
+	total := time.Since(began)
 	if err != nil {
 		b.Fatalf("%s: tools/call search: %v", backend, err)
 	}
@@ -171,7 +230,7 @@ func timeSearch(b *testing.B, c *client.Client, first *firstSearch, backend, tok
 	if at.IsZero() {
 		b.Fatalf("%s: no \"searching: …\" progress notification before the result (%s)", backend, total)
 	}
-	return at.Sub(began), total
+	return searchTimes{firstRequest: s.mock.Requests()[seen].Time.Sub(began), ttfb: at.Sub(began), total: total}
 }
 
 // benchResults are the rows printBenchTable prints once the benchmarks ran, one for each backend.
@@ -181,24 +240,32 @@ type benchResults struct {
 }
 
 type benchRow struct {
-	backend     string
-	runs        int
-	ttfb, total time.Duration
+	name string
+	runs int
+	searchTimes
+	rss int64 // idle, the server with the processes it started
 }
 
 var benchTable benchResults
 
-// set keeps the last measurement of a backend: the benchmark framework runs each sub-benchmark again with a
-// larger b.N.
-func (r *benchResults) set(backend string, runs int, ttfb, total time.Duration) {
+// set keeps the last measurement of a row: the benchmark framework runs each sub-benchmark again with a larger b.N.
+func (r *benchResults) set(row benchRow) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	row := benchRow{backend: backend, runs: runs, ttfb: ttfb, total: total}
-	if i := slices.IndexFunc(r.rows, func(x benchRow) bool { return x.backend == backend }); i >= 0 {
+	if i := slices.IndexFunc(r.rows, func(x benchRow) bool { return x.name == row.name }); i >= 0 {
 		r.rows[i] = row
 		return
 	}
 	r.rows = append(r.rows, row)
+}
+
+// setRSS adds the idle memory to a row.
+func (r *benchResults) setRSS(name string, rss int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.IndexFunc(r.rows, func(x benchRow) bool { return x.name == name }); i >= 0 {
+		r.rows[i].rss = rss
+	}
 }
 
 // printBenchTable prints the table of BenchmarkBackends, if it ran.
@@ -210,9 +277,10 @@ func printBenchTable() {
 	}
 	fmt.Println("\nsearch through the MCP server over HTTP, mock Gemini API on 127.0.0.1 (median of the runs):")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 3, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "backend\truns\tfirst search (ttfb) p50\ttotal p50\t")
+	fmt.Fprintln(w, "backend\truns\tfirst API request p50\tfirst search (ttfb) p50\ttotal p50\tidle RSS (server + CLIs)\t")
 	for _, r := range benchTable.rows {
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t\n", r.backend, r.runs, ms(r.ttfb), ms(r.total))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%.0f MB\t\n", r.name, r.runs, ms(r.firstRequest), ms(r.ttfb), ms(r.total),
+			float64(r.rss)/(1<<20))
 	}
 	w.Flush()
 }
