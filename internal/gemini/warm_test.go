@@ -116,10 +116,10 @@ func mapsEqual(a, b map[string]string) bool {
 func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = time.Second })
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = 2 * time.Second })
 	r.KeepWarm("")
 	waitWarm(t, r, fake, 1, 1)
-	time.Sleep(1500 * time.Millisecond) // longer than the timeout: the warm process waits that long
+	time.Sleep(2500 * time.Millisecond) // longer than the timeout: the warm process waits that long
 	if _, err := run(t, r, backend.Request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +131,18 @@ func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
 func TestWarmIdleStopsTheProcesses(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.WarmIdle = 200 * time.Millisecond })
-	r.KeepWarm("")
-	waitWarm(t, r, fake, 1, 1)
-	testkit.WaitFor(t, "the idle warm process to stop", func() bool {
-		return r.Warm() == 0 && len(fake.LivePIDs()) == 0
+	var log testkit.SyncBuffer
+	r := newWarmRunner(t, fake, func(c *gemini.Config) {
+		c.WarmIdle = 200 * time.Millisecond
+		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	if n := len(fake.Started()); n != 1 {
-		t.Errorf("got %d starts, want 1: an idle model is not refilled", n)
+	r.KeepWarm("")
+	testkit.WaitFor(t, "the idle warm process to stop", func() bool {
+		return strings.Contains(log.String(), "warm Gemini CLIs unused: stopping them") && r.Warm() == 0 &&
+			len(fake.LivePIDs()) == 0
+	})
+	if n := strings.Count(log.String(), "a warm Gemini CLI is waiting"); n != 1 {
+		t.Errorf("%d warm processes started, want 1: an idle model is not refilled\n%s", n, log.String())
 	}
 }
 
