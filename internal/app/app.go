@@ -100,10 +100,10 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
-		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime})
+		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
-		Health:    a.health,
+		Health:    func() any { return a.status() },
 		Logger:    a.log,
 	})
 	return a, nil
@@ -291,7 +291,8 @@ func (a *App) Shutdown() {
 	a.retiring.Wait()
 }
 
-func (a *App) health() any {
+// status is what ping answers and /healthz serves.
+func (a *App) status() mcpserver.Status {
 	c := a.configured.Load()
 	cli := "missing"
 	if c.backends.CLIErr == nil {
@@ -299,9 +300,9 @@ func (a *App) health() any {
 	}
 	running, queued := a.queue.Active()
 	st := c.backends.State()
-	return map[string]any{"status": "ok", "version": a.version, "gemini_cli": cli, "backend": st.Active,
-		"backend_mode": st.Mode, "backend_reason": st.Reason, "warm_workers": st.Warm,
-		"running_searches": running, "queued_searches": queued}
+	return mcpserver.Status{Status: "ok", Version: a.version, GeminiCLI: cli, CLISignedIn: c.backends.Login != "",
+		Backend: st.Active, BackendMode: st.Mode, BackendReason: st.Reason, WarmWorkers: st.Warm,
+		RunningSearches: running, QueuedSearches: queued}
 }
 
 // Backend is which backend serves research now, and why.

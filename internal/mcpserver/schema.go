@@ -95,3 +95,21 @@ const chunkSchema = `{
   },
   "required": ["success"]
 }`
+
+// statusSchema describes Status, what ping answers.
+const statusSchema = `{
+  "type": "object",
+  "properties": {
+    "status": {"type": "string", "description": "ok"},
+    "version": {"type": "string", "description": "the server's version"},
+    "gemini_cli": {"type": "string", "description": "how the Gemini CLI is started, or missing"},
+    "gemini_cli_signed_in": {"type": "boolean", "description": "true when the Gemini CLI has a sign-in of its own"},
+    "backend": {"type": "string", "description": "the backend serving research now: cli or api"},
+    "backend_mode": {"type": "string", "description": "GEMINI_BACKEND: cli, api or auto"},
+    "backend_reason": {"type": "string", "description": "why auto serves research from the API; empty otherwise"},
+    "warm_workers": {"type": "integer", "description": "Gemini CLI processes started ahead of a search"},
+    "running_searches": {"type": "integer", "description": "research runs in progress"},
+    "queued_searches": {"type": "integer", "description": "research runs waiting for a free slot"}
+  },
+  "required": ["status", "version"]
+}`

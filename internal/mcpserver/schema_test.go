@@ -34,6 +34,10 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 	mustMkdir(t, filepath.Join(dir, "taken"))
 	writing := connect(t, localServerWith(t, geminitest.ScenarioOK, 30*time.Second, Options{OutputDir: func() string { return dir }}))
 
+	pinged := connect(t, localServerWith(t, geminitest.ScenarioOK, time.Second, Options{Status: func() Status {
+		return Status{Status: "ok", Version: "1.2.3", GeminiCLI: "/usr/bin/gemini", CLISignedIn: true, Backend: "api",
+			BackendMode: "auto", BackendReason: "the Gemini CLI is not signed in", WarmWorkers: 1, RunningSearches: 2}
+	}}))
 	schemas := declaredSchemas(t, ok)
 	report := call(context.Background(), t, ok, "search", map[string]any{"query": "q"}, nil)
 	chunks, _ := decodeBody(t, report)["chunks"].(map[string]any)
@@ -56,6 +60,7 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a refused output_file", "search", call(context.Background(), t, ok, "search", map[string]any{"query": "q", "output_file": "r.md"}, nil)},
 		{"a part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": id, "index": 2}, nil)},
 		{"an unknown part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)},
+		{"the status", "ping", call(context.Background(), t, pinged, "ping", nil, nil)},
 	}
 	covered := map[string]bool{}
 	for _, r := range results {

@@ -46,6 +46,22 @@ type Options struct {
 	// Lifetime ends when the server shuts down. Work that outlives its request (an MCP task's research) is
 	// cancelled then; nil: only tasks/cancel ends it.
 	Lifetime context.Context
+	// Status is what ping answers; nil: the version alone.
+	Status func() Status
+}
+
+// Status is the server's state as ping answers it and /healthz serves it: no research runs to find it.
+type Status struct {
+	Status          string `json:"status"` // "ok"
+	Version         string `json:"version"`
+	GeminiCLI       string `json:"gemini_cli"`           // how the CLI is started, or "missing"
+	CLISignedIn     bool   `json:"gemini_cli_signed_in"` // the CLI has a sign-in of its own
+	Backend         string `json:"backend"`              // cli or api: the one serving research now
+	BackendMode     string `json:"backend_mode"`         // GEMINI_BACKEND
+	BackendReason   string `json:"backend_reason"`       // why auto serves from the API; "" otherwise
+	WarmWorkers     int    `json:"warm_workers"`
+	RunningSearches int    `json:"running_searches"`
+	QueuedSearches  int    `json:"queued_searches"`
 }
 
 // New returns an MCP server with the research tools.
@@ -59,6 +75,9 @@ func New(engine Engine, o Options) *server.MCPServer {
 	if o.OutputDir == nil {
 		o.OutputDir = func() string { return "" }
 	}
+	if o.Status == nil {
+		o.Status = func() Status { return Status{Status: "ok", Version: o.Version} }
+	}
 	t := &tools{engine: engine, opts: o, chunks: newChunkStore(), tasks: tasks{lifetime: o.Lifetime}}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -70,7 +89,8 @@ func New(engine Engine, o Options) *server.MCPServer {
 			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
 			"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
-			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`."),
+			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` "+
+			"says at once which backend serves and whether it is set up."),
 	}
 	if o.Activity != nil {
 		opts = append(opts, server.WithToolHandlerMiddleware(recordActivity(o.Activity)))
@@ -80,6 +100,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 		{Tool: searchTool(), Handler: t.search},
 		{Tool: deepSearchTool(), Handler: t.deepSearch},
 		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
+		{Tool: pingTool(), Handler: t.ping},
 	} {
 		s.AddTool(st.Tool, validated(st.Tool, st.Handler))
 	}
@@ -130,6 +151,20 @@ func fetchChunkTool() mcp.Tool {
 		mcp.WithString("id", mcp.Required(), mcp.Pattern(`^[0-9a-f]{16}$`), mcp.Description("The report id given with its first part.")),
 		mcp.WithInteger("index", mcp.Required(), mcp.Min(1), mcp.Description("The part to fetch, from 2 to the number of parts.")),
 		mcp.WithRawOutputSchema(json.RawMessage(chunkSchema)),
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+}
+
+func pingTool() mcp.Tool {
+	return mcp.NewTool("ping",
+		mcp.WithTitleAnnotation("Server status"),
+		mcp.WithDescription("Answers at once, without research: the server's version, the backend serving research (the "+
+			"Gemini CLI or the Gemini API, and why), whether the CLI is installed and signed in, warm CLI processes, and "+
+			"searches running and queued. Use it to check the server before a long search."),
+		mcp.WithRawOutputSchema(json.RawMessage(statusSchema)),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithIdempotentHintAnnotation(true),
@@ -238,6 +273,10 @@ func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.Cal
 			Details: "Run the search again to get a new id."}), nil
 	}
 	return structured(chunkBody{Success: true, ID: id, Index: index, Count: count, Text: text}), nil
+}
+
+func (t *tools) ping(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return structured(t.opts.Status()), nil
 }
 
 // Error codes the MCP layer adds to the engine's.

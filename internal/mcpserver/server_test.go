@@ -120,6 +120,28 @@ func TestToolSchemasSnapshot(t *testing.T) {
 	}
 }
 
+// TestPing: ping answers at once with the status the server is given, and runs no research.
+func TestPing(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), ExtraEnv: fake.Env()})
+	engine, err := research.New(runner, research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Status{Status: "ok", Version: "9.9.9", GeminiCLI: "missing", Backend: "api", BackendMode: "auto",
+		BackendReason: "the Gemini CLI is not installed", QueuedSearches: 1}
+	c := connect(t, New(engine, Options{Version: "9.9.9", Status: func() Status { return want }}))
+	res := call(context.Background(), t, c, "ping", nil, nil)
+	var got Status
+	if b, _ := json.Marshal(res.StructuredContent); res.IsError || json.Unmarshal(b, &got) != nil || got != want {
+		t.Errorf("ping: %+v, want %+v", res.StructuredContent, want)
+	}
+	if n := len(fake.Started()); n != 0 {
+		t.Errorf("ping started %d CLI runs", n)
+	}
+}
+
 func TestSearchAnnotations(t *testing.T) {
 	tool := searchTool()
 	a := tool.Annotations
