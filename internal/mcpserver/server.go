@@ -89,7 +89,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
 			"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
-			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` "+
+			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` " +
 			"says at once which backend serves and whether it is set up."),
 	}
 	if o.Activity != nil {
