@@ -66,7 +66,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 		model = b.current.model // a fallback model, once needed, stays in use
 		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
 		prompt := prompts.Render(e.templates.verify, prompts.Values{
-			Topic: req.Topic, Depth: depth, Date: start.Format("2006-01-02"), MaxIterations: e.settings.MaxIterations,
+			Topic: req.Topic, Depth: depth, Date: promptDate(start), MaxIterations: e.settings.MaxIterations,
 			Draft: b.text(), Round: round, MaxRounds: maxRounds,
 		})
 		vr, err := e.round(ctx, prompt, model, verifyShape, req.Progress)

@@ -195,12 +195,15 @@ func (e *Engine) model(requested string) string {
 	return cmp.Or(requested, e.settings.Model)
 }
 
+// promptDate is the date a prompt gives the agent: the UTC one, the same wherever the server runs.
+func promptDate(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
 func (e *Engine) researchPrompt(topic, depth, model string, now time.Time) string {
 	return prompts.Render(e.templates.research, prompts.Values{
 		Topic:         topic,
 		Depth:         depth,
 		Model:         cmp.Or(model, "auto"),
-		Date:          now.Format("2006-01-02"),
+		Date:          promptDate(now),
 		MaxIterations: e.settings.MaxIterations,
 	})
 }

@@ -168,6 +168,19 @@ func TestSystemPromptReplacesTemplate(t *testing.T) {
 	}
 }
 
+// TestPromptDateIsUTC: the agent is told the UTC date, whatever the server's time zone: late evening in New York
+// is already the next day.
+func TestPromptDateIsUTC(t *testing.T) {
+	e, fake, _ := newEngine(t, "ok", Settings{SystemPrompt: "{topic} on {date}"})
+	e.now = func() time.Time { return time.Date(2026, 1, 1, 21, 30, 0, 0, time.FixedZone("EST", -5*3600)) }
+	if _, err := e.Search(context.Background(), SearchRequest{Query: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fake.Calls()[0].Stdin; got != "\nx on 2026-01-02" {
+		t.Errorf("prompt = %q, want the UTC date", got)
+	}
+}
+
 func TestSearchFailures(t *testing.T) {
 	tests := []struct{ scenario, code string }{
 		{"quota", "QUOTA_ERROR"},
