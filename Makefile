@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build run test lint bench clean e2e run-tray screenshot
+.PHONY: help build install run test lint bench clean e2e run-tray screenshot
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -15,6 +15,14 @@ help: ## Show this help
 build: ## Build bin/gemini-search-mcp and bin/gemini-search-tray
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp ./cmd/gemini-search-mcp
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-tray ./cmd/tray
+
+# Where go install puts binaries: GOBIN, else GOPATH/bin.
+INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+
+install: BIN = $(INSTALL_DIR)
+install: build ## Install both binaries into GOBIN (else GOPATH/bin), as go install would
+	@echo "installed gemini-search-mcp and gemini-search-tray into $(INSTALL_DIR)"
+	@case ":$$PATH:" in *":$(INSTALL_DIR):"*) ;; *) echo "note: $(INSTALL_DIR) is not on your PATH: add it";; esac
 
 run: build ## Build and serve MCP over HTTP on 127.0.0.1:3000 (MCP_SERVER_HOST/MCP_SERVER_PORT override)
 	./$(BIN)/gemini-search-mcp --http
