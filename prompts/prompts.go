@@ -1,4 +1,5 @@
 // Package prompts embeds the prompt templates given to the research backends: the Gemini CLI agent and the Gemini API.
+// A file of the same name in the config dir's prompts folder replaces a template (Overrides).
 //
 // Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, and for verification and
 // correction {draft}, {round}, {max_rounds}, {output} and {schema}. Render fills them in one pass,
@@ -7,7 +8,12 @@ package prompts
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,6 +29,31 @@ const (
 	APISystem  = "api-system.md" // the Gemini API backend's system instruction, with every prompt above
 )
 
+// Names lists the templates, each of which a file can replace.
+var Names = []string{Research, Verify, Correction, APISystem}
+
+// required are the placeholders a template cannot do without, with what goes there: what its prompt is about.
+var required = map[string][][2]string{
+	Research:   {{"{topic}", "the research question"}},
+	Verify:     {{"{topic}", "the research question"}, {"{draft}", "the report to check"}},
+	Correction: {{"{output}", "the answer to turn into JSON"}, {"{schema}", "the JSON shape wanted"}},
+}
+
+// Check says what text lacks to stand for the template name: "must contain the {topic} placeholder, where the
+// research question goes".
+func Check(name, text string) error {
+	var missing []string
+	for _, p := range required[name] {
+		if !strings.Contains(text, p[0]) {
+			missing = append(missing, fmt.Sprintf("the %s placeholder, where %s goes", p[0], p[1]))
+		}
+	}
+	if len(missing) > 0 {
+		return errors.New("must contain " + strings.Join(missing, ", and "))
+	}
+	return nil
+}
+
 // Load returns the embedded template with the given file name.
 func Load(name string) (string, error) {
 	b, err := files.ReadFile(name)
@@ -30,6 +61,55 @@ func Load(name string) (string, error) {
 		return "", fmt.Errorf("load prompt %s: %w", name, err)
 	}
 	return string(b), nil
+}
+
+// Template returns the template name: its replacement in overrides when there is one, else the embedded one.
+func Template(name string, overrides map[string]string) (string, error) {
+	if t, ok := overrides[name]; ok {
+		return t, nil
+	}
+	return Load(name)
+}
+
+// Overrides reads the replacements of the templates in dir (the config dir's prompts folder): research.md there
+// replaces the research template, and so on. A missing folder replaces nothing. A Markdown file named like no
+// template (a typo), an unreadable one, or one that lacks a required placeholder is an error naming it, so that a
+// replacement never silently goes unused.
+func Overrides(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the prompts folder: %w", err)
+	}
+	var errs []error
+	overrides := map[string]string{}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		switch {
+		case filepath.Ext(name) != ".md" || e.IsDir():
+			continue
+		case !slices.Contains(Names, name):
+			errs = append(errs, fmt.Errorf("%s: not a prompt the server uses (%s)", path, strings.Join(Names, ", ")))
+			continue
+		}
+		b, err := os.ReadFile(path)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case strings.TrimSpace(string(b)) == "":
+			errs = append(errs, fmt.Errorf("%s: is empty (delete it to use the built-in prompt)", path))
+		default:
+			if err := Check(name, string(b)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", path, err))
+				continue
+			}
+			overrides[name] = string(b)
+		}
+	}
+	return overrides, errors.Join(errs...)
 }
 
 // Values are the substitutions for a template's placeholders.

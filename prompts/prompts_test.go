@@ -1,6 +1,8 @@
 package prompts
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,70 @@ func TestResearchTemplateHasEveryPlaceholder(t *testing.T) {
 		if !strings.Contains(tmpl, p) {
 			t.Errorf("research template lacks %s", p)
 		}
+	}
+}
+
+func TestEveryEmbeddedTemplatePassesItsCheck(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names {
+		tmpl, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(name, tmpl); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestOverrides: a file named like a template replaces it; a typo, an empty file or a missing placeholder is an
+// error naming the file, and the good files still count.
+func TestOverrides(t *testing.T) {
+	t.Parallel()
+	if got, err := Overrides(filepath.Join(t.TempDir(), "none")); got != nil || err != nil {
+		t.Errorf("a missing folder: %v, %v", got, err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		Verify:      "Check {draft} on {topic}.",
+		APISystem:   "Answer briefly.",
+		"notes.txt": "not a prompt",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Overrides(dir)
+	if err != nil || len(got) != 2 || got[Verify] != "Check {draft} on {topic}." || got[APISystem] != "Answer briefly." {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if tmpl, _ := Template(Verify, got); tmpl != got[Verify] {
+		t.Errorf("Template did not take the replacement: %q", tmpl)
+	}
+	if tmpl, _ := Template(Research, got); !strings.Contains(tmpl, "autonomous research agent") {
+		t.Errorf("Template did not fall back to the embedded one: %q", tmpl)
+	}
+
+	for name, text := range map[string]string{
+		"reserch.md": "{topic}",
+		Correction:   "Turn {output} into JSON.",
+		Research:     "  \n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = Overrides(dir)
+	for _, want := range []string{
+		"reserch.md: not a prompt the server uses",
+		"correction.md: must contain the {schema} placeholder, where the JSON shape wanted goes",
+		"research.md: is empty",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want it to say %q", err, want)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("the good files were dropped: %q", got)
 	}
 }

@@ -32,7 +32,7 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 		ResolveModel:        cfg.ResolveModel,
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
-		SystemPrompt:        cfg.SystemPrompt,
+		Prompts:             cfg.Prompts,
 		JSONMaxRetries:      cfg.JSONMaxRetries,
 		MaxIterations:       cfg.MaxIterations,
 		MaxRounds:           cfg.DeepSearchMaxRounds,

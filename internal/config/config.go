@@ -18,42 +18,45 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
 // Config is the validated configuration. Durations and counts are already
 // parsed; an empty string means "not set" where the field says so.
 type Config struct {
-	Dir                 string            // absolute config dir, holding .env and the Gemini CLI workspace
-	Backend             string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
-	GeminiAPIKey        Secret            // GEMINI_API_KEY
-	GoogleAPIKey        Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
-	APIBaseURL          string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
-	Aliases             map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
-	OutputDir           string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
-	Model               string            // GEMINI_MODEL; "" lets the Gemini CLI choose
-	CorrectionModel     string            // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
-	FallbackModel       string            // GEMINI_FALLBACK_MODEL; "" when set to "none"
-	FirecrawlAPIKey     Secret            // FIRECRAWL_API_KEY
-	FirecrawlAPIURL     string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
-	SearchTimeout       time.Duration     // GEMINI_SEARCH_TIMEOUT
-	SystemPrompt        string            // GEMINI_SYSTEM_PROMPT; "" means the built-in template
-	Debug               bool              // DEBUG
-	Host                string            // MCP_SERVER_HOST
-	Port                int               // MCP_SERVER_PORT
-	ProgressLogInterval time.Duration     // PROGRESS_LOG_INTERVAL
-	JSONMaxRetries      int               // JSON_MAX_RETRIES
-	MaxIterations       int               // GEMINI_CLI_MAX_ITERATIONS
-	MaxConcurrent       int               // GEMINI_MAX_CONCURRENT
-	QueueTimeout        time.Duration     // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
-	DeepSearchMaxRounds int               // DEEP_SEARCH_MAX_ROUNDS
-	MaxResponseChars    int               // GEMINI_MAX_RESPONSE_CHARS
-	WarmWorkers         int               // GEMINI_WARM_WORKERS; 0 means none
-	WarmIdle            time.Duration     // GEMINI_WARM_IDLE
-	CacheTTL            time.Duration     // GEMINI_CACHE_TTL; 0 means no cache
-	HistoryMax          int               // GEMINI_HISTORY_MAX; 0 means no history
-	HistoryDir          string            // where finished reports are kept; "" when there is no cache dir (historyDir)
-	CLIPath             string            // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
-	AuthToken           Secret            // MCP_AUTH_TOKEN; "" means no token is required
+	Dir             string            // absolute config dir, holding .env and the Gemini CLI workspace
+	Backend         string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
+	GeminiAPIKey    Secret            // GEMINI_API_KEY
+	GoogleAPIKey    Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
+	APIBaseURL      string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
+	Aliases         map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
+	OutputDir       string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
+	Model           string            // GEMINI_MODEL; "" lets the Gemini CLI choose
+	CorrectionModel string            // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
+	FallbackModel   string            // GEMINI_FALLBACK_MODEL; "" when set to "none"
+	FirecrawlAPIKey Secret            // FIRECRAWL_API_KEY
+	FirecrawlAPIURL string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
+	SearchTimeout   time.Duration     // GEMINI_SEARCH_TIMEOUT
+	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
+	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
+	Prompts             map[string]string
+	Debug               bool          // DEBUG
+	Host                string        // MCP_SERVER_HOST
+	Port                int           // MCP_SERVER_PORT
+	ProgressLogInterval time.Duration // PROGRESS_LOG_INTERVAL
+	JSONMaxRetries      int           // JSON_MAX_RETRIES
+	MaxIterations       int           // GEMINI_CLI_MAX_ITERATIONS
+	MaxConcurrent       int           // GEMINI_MAX_CONCURRENT
+	QueueTimeout        time.Duration // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
+	DeepSearchMaxRounds int           // DEEP_SEARCH_MAX_ROUNDS
+	MaxResponseChars    int           // GEMINI_MAX_RESPONSE_CHARS
+	WarmWorkers         int           // GEMINI_WARM_WORKERS; 0 means none
+	WarmIdle            time.Duration // GEMINI_WARM_IDLE
+	CacheTTL            time.Duration // GEMINI_CACHE_TTL; 0 means no cache
+	HistoryMax          int           // GEMINI_HISTORY_MAX; 0 means no history
+	HistoryDir          string        // where finished reports are kept; "" when there is no cache dir (historyDir)
+	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
+	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
 
 	// Overridden holds the names of the variables whose value came from the
 	// process environment or a command-line flag rather than the .env file or
@@ -191,6 +194,9 @@ func (c Config) Addr() string {
 	return net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
 }
 
+// PromptsDir is the folder in dir whose files replace the built-in prompts.
+func PromptsDir(dir string) string { return filepath.Join(dir, "prompts") }
+
 // EnvPath returns the path of the .env file in dir.
 func EnvPath(dir string) string {
 	return filepath.Join(dir, ".env")
@@ -226,7 +232,7 @@ func Load(e Env) (Config, error) {
 }
 
 // LoadWithDotenv is Load with data standing in for the contents of the .env file: the Config the program would
-// run with once data is written there. It reads no file. It is stricter than Load: every value data holds must be
+// run with once data is written there. It reads no .env file (the prompts folder it reads as Load does). It is stricter than Load: every value data holds must be
 // valid, even one that the process environment overrides today, since the file outlives this environment.
 func LoadWithDotenv(e Env, data []byte) (Config, error) {
 	dir, err := configDir(e)
@@ -264,7 +270,12 @@ func load(e Env, dir string, file map[string]string, strict bool) (Config, error
 			c.fileSecrets = append(c.fileSecrets, Secret(value))
 		}
 	}
-	var errs []error
+	overrides, err := prompts.Overrides(PromptsDir(dir))
+	errs := []error{err}
+	c.Prompts = overrides
+	if c.Prompts == nil {
+		c.Prompts = map[string]string{}
+	}
 	for _, v := range variables {
 		fromFile := strings.TrimSpace(file[v.Name])
 		value, fromEnv := e.lookup(v.Name)

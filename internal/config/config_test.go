@@ -55,6 +55,7 @@ func TestLoadDefaults(t *testing.T) {
 		WarmIdle:            10 * time.Minute,
 		CacheTTL:            15 * time.Minute,
 		HistoryMax:          200,
+		Prompts:             map[string]string{},
 		Overridden:          map[string]bool{DirVar: true},
 	}
 	got.shown, got.inDotenv = nil, nil // TestShown, TestInDotenv
@@ -105,7 +106,7 @@ UNKNOWN_NAME=ignored
 		{"JSONMaxRetries from file", got.JSONMaxRetries, 0},
 		{"Host from file, trimmed", got.Host, "::1"},
 		{"Debug from file", got.Debug, true},
-		{"SystemPrompt from file", got.SystemPrompt, "You research {topic}.\nBe brief."},
+		{"SystemPrompt from file", got.Prompts["research.md"], "You research {topic}.\nBe brief."},
 		{"SearchTimeout default", got.SearchTimeout, 5 * time.Minute},
 		{"FirecrawlAPIURL from file", got.FirecrawlAPIURL, "https://firecrawl.example.com/"},
 		{"FirecrawlAPIKey from env", got.FirecrawlAPIKey.Reveal(), testKey},
@@ -509,5 +510,40 @@ func TestHistoryDir(t *testing.T) {
 				t.Errorf("got %q, want %q", c.HistoryDir, tt.want)
 			}
 		})
+	}
+}
+
+// TestPromptFiles: the config dir's prompts folder replaces built-in prompts; GEMINI_SYSTEM_PROMPT wins for the
+// research prompt; a file that cannot serve stops the load with its name.
+func TestPromptFiles(t *testing.T) {
+	t.Parallel()
+	e, dir := testEnv(t, nil, "")
+	folder := PromptsDir(dir)
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(folder, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("research.md", "Research {topic} from the file.")
+	write("verify.md", "Verify {draft} about {topic}.")
+	c, err := Load(e)
+	if err != nil || c.Prompts["research.md"] != "Research {topic} from the file." || c.Prompts["verify.md"] == "" {
+		t.Fatalf("got %q, %v", c.Prompts, err)
+	}
+
+	e.Lookup = envMap(map[string]string{DirVar: dir, "GEMINI_SYSTEM_PROMPT": "Research {topic} from the variable."})
+	if c, err = Load(e); err != nil || c.Prompts["research.md"] != "Research {topic} from the variable." {
+		t.Errorf("GEMINI_SYSTEM_PROMPT: got %q, %v", c.Prompts, err)
+	}
+
+	write("verify.md", "Verify the draft about {topic}.")
+	_, err = Load(e)
+	if want := filepath.Join(folder, "verify.md") + ": must contain the {draft} placeholder"; err == nil ||
+		!strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
 // VarDoc documents one configuration variable.
@@ -132,12 +134,13 @@ var variables = []variable{
 			return err
 		}},
 	{VarDoc{Name: "GEMINI_SYSTEM_PROMPT", Description: "Custom prompt template for research runs; it must " +
-		"contain {topic} (also: {depth}, {model}, {date}, {max_iterations}). Empty: the built-in template."},
+		"contain {topic} (also: {depth}, {model}, {date}, {max_iterations}). Empty: prompts/research.md in the " +
+		"config dir, else the built-in template."},
 		func(c *Config, v string) error {
-			if !strings.Contains(v, "{topic}") {
-				return errors.New("must contain the {topic} placeholder, where the research question goes")
+			if err := prompts.Check(prompts.Research, v); err != nil {
+				return err
 			}
-			c.SystemPrompt = v
+			c.Prompts[prompts.Research] = v
 			return nil
 		}},
 	{VarDoc{Name: "DEBUG", Default: "false", Description: "Verbose logging (true or false)."},

@@ -44,11 +44,12 @@ type Config struct {
 	Model         string        // the model of a request that names none
 	Timeout       time.Duration // whole-run limit, retries included; 0 means none
 	Backoff       []time.Duration
-	MaxRetryDelay time.Duration // cap on a per-minute limit's retryDelay; 0: 60 s
-	MaxOutput     int           // answer bytes kept; default 16 MiB
-	Secrets       []string      // values to mask in any message or log line, besides the key
-	HTTPClient    *http.Client  // nil: the SDK's default
-	Logger        *slog.Logger  // nil discards
+	MaxRetryDelay time.Duration     // cap on a per-minute limit's retryDelay; 0: 60 s
+	MaxOutput     int               // answer bytes kept; default 16 MiB
+	Secrets       []string          // values to mask in any message or log line, besides the key
+	HTTPClient    *http.Client      // nil: the SDK's default
+	Logger        *slog.Logger      // nil discards
+	Prompts       map[string]string // replacements of the embedded prompts, by name: the system instruction's
 }
 
 // Runner calls the Gemini API, one request (plus retries) per Run. It is safe for concurrent use.
@@ -76,7 +77,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	system, err := prompts.Load(prompts.APISystem)
+	system, err := prompts.Template(prompts.APISystem, cfg.Prompts)
 	if err != nil {
 		return nil, err
 	}

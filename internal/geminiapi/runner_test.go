@@ -13,6 +13,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
 const testKey = "AIzaTestKey-0123456789-abcdefghijklmnop"
@@ -72,6 +73,28 @@ func TestRunGroundedAnswer(t *testing.T) {
 	}
 	if strings.Contains(string(req.Body), testKey) {
 		t.Error("the key is in the request body")
+	}
+}
+
+// TestSystemInstructionFromAFile: a replacement of api-system.md (the config dir's prompts folder) is what the
+// API gets as its system instruction.
+func TestSystemInstructionFromAFile(t *testing.T) {
+	t.Parallel()
+	mock := mockgemini.New()
+	mock.Handle(mockgemini.KindSearch, mockgemini.Always(mockgemini.Text("ok")))
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	r, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, BaseURL: srv.URL, Model: "m",
+		Prompts: map[string]string{prompts.APISystem: "Answer like a pirate."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(t.Context(), backend.Request{Prompt: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mock.Requests()[0].SystemInstruction; got != "Answer like a pirate." {
+		t.Errorf("system instruction %q", got)
 	}
 }
 

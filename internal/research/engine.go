@@ -24,7 +24,7 @@ type Settings struct {
 	ResolveModel        func(string) string // a model alias (pro, flash, flash-lite) → the model; nil: names as given
 	CorrectionModel     string              // model for JSON corrections; "" lets the backend choose
 	FallbackModel       string              // model to retry with after a quota error; "" disables the fallback
-	SystemPrompt        string              // replaces the embedded research template when set
+	Prompts             map[string]string   // replacements of the embedded templates, by name (prompts.Names)
 	JSONMaxRetries      int                 // correction runs allowed when an answer holds no valid JSON report
 	MaxIterations       int                 // search/read budget given to the agent; also caps MaxRounds
 	MaxRounds           int                 // deep_search rounds: one research round plus verification rounds
@@ -57,14 +57,11 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 	for name, dst := range map[string]*string{
 		prompts.Research: &e.templates.research, prompts.Verify: &e.templates.verify, prompts.Correction: &e.templates.correction,
 	} {
-		t, err := prompts.Load(name)
+		t, err := prompts.Template(name, s.Prompts)
 		if err != nil {
 			return nil, err
 		}
 		*dst = t
-	}
-	if s.SystemPrompt != "" {
-		e.templates.research = s.SystemPrompt
 	}
 	return e, nil
 }

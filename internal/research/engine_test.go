@@ -13,6 +13,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
 func TestMain(m *testing.M) {
@@ -159,7 +160,7 @@ func TestReportedModel(t *testing.T) {
 }
 
 func TestSystemPromptReplacesTemplate(t *testing.T) {
-	e, fake, _ := newEngine(t, "ok", Settings{SystemPrompt: "CUSTOM {topic} / {depth} / {model}"})
+	e, fake, _ := newEngine(t, "ok", Settings{Prompts: map[string]string{prompts.Research: "CUSTOM {topic} / {depth} / {model}"}})
 	if _, err := e.Search(context.Background(), SearchRequest{Query: "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestSystemPromptReplacesTemplate(t *testing.T) {
 // TestPromptDateIsUTC: the agent is told the UTC date, whatever the server's time zone: late evening in New York
 // is already the next day.
 func TestPromptDateIsUTC(t *testing.T) {
-	e, fake, _ := newEngine(t, "ok", Settings{SystemPrompt: "{topic} on {date}"})
+	e, fake, _ := newEngine(t, "ok", Settings{Prompts: map[string]string{prompts.Research: "{topic} on {date}"}})
 	e.now = func() time.Time { return time.Date(2026, 1, 1, 21, 30, 0, 0, time.FixedZone("EST", -5*3600)) }
 	if _, err := e.Search(context.Background(), SearchRequest{Query: "x"}); err != nil {
 		t.Fatal(err)

@@ -84,6 +84,7 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 			Timeout: cfg.SearchTimeout,
 			Secrets: cfg.Secrets(),
 			Logger:  logger,
+			Prompts: cfg.Prompts,
 		})
 	}
 
