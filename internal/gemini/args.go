@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
@@ -10,6 +11,11 @@ import (
 // them on to its MCP servers, where they turn firecrawl-mcp into an HTTP server
 // instead of a stdio one.
 var droppedEnv = []string{"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE", "PORT"}
+
+// droppedEnvPrefix starts the variables an editor sets for the CLI it runs in its terminal (its port, token and
+// folders): a server started from such a terminal must not hand them to the agent, which would add the editor's
+// folders to its workspace.
+const droppedEnvPrefix = "GEMINI_CLI_IDE_"
 
 // buildArgs returns the CLI's arguments after the executable: the command's
 // own arguments, stream-json output, and a model only when one was asked for
@@ -40,7 +46,7 @@ func buildEnv(base, extra []string, tmpDir string) []string {
 	index := make(map[string]int)
 	for _, kv := range slices.Concat(base, extra, fixed) {
 		key := credential.EnvKey(kv)
-		if slices.Contains(droppedEnv, key) {
+		if slices.Contains(droppedEnv, key) || strings.HasPrefix(key, droppedEnvPrefix) {
 			continue
 		}
 		if i, ok := index[key]; ok {

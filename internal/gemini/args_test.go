@@ -54,6 +54,11 @@ func TestBuildEnv(t *testing.T) {
 			want: append([]string{"PATH=/bin"}, fixed...),
 		},
 		{
+			name: "an editor's variables removed",
+			base: []string{"PATH=/bin", "GEMINI_CLI_IDE_SERVER_PORT=4711", "GEMINI_CLI_IDE_WORKSPACE_PATH=/src", "GEMINI_CLI_IDE_AUTH_TOKEN=t"},
+			want: append([]string{"PATH=/bin"}, fixed...),
+		},
+		{
 			name:  "and from extra",
 			base:  []string{"PATH=/bin"},
 			extra: []string{"PORT=8080", "FIRECRAWL_API_KEY=fc-1"},

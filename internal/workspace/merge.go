@@ -17,6 +17,7 @@ import (
 // taken from the template, so it stays the one description of what the research agent gets:
 //
 //	general.maxAttempts
+//	ide.enabled
 //	tools.core: the Firecrawl tool names (mcp_firecrawl_...), added or removed as Firecrawl is on or off;
 //	            the rest of the list is the user's (a missing or malformed list is rebuilt from the template)
 //	mcpServers.firecrawl
@@ -142,6 +143,21 @@ func merged(dir string, data, want []byte) (out []byte, changed bool, err error)
 	return out, true, err
 }
 
+// ownValue sets object.key in have to its value in want, the rendered template.
+func ownValue(have *jsonedit.Object, want jsonedit.Object, object, key string) error {
+	wantObject, _ := want.Object(object)
+	v, found := wantObject.Get(key)
+	if !found {
+		return nil
+	}
+	o, ok := have.Object(object)
+	if !ok {
+		o = jsonedit.Object{}
+	}
+	o.Set(key, v)
+	return setObject(have, object, o)
+}
+
 // mergeOwned copies the owned entries of the rendered template into have.
 func mergeOwned(have *jsonedit.Object, rendered []byte) error {
 	want, err := jsonedit.Parse(rendered)
@@ -149,16 +165,10 @@ func mergeOwned(have *jsonedit.Object, rendered []byte) error {
 		return fmt.Errorf("rendered settings: %w", err)
 	}
 
-	wantGeneral, _ := want.Object("general")
-	general, ok := have.Object("general")
-	if !ok {
-		general = jsonedit.Object{}
-	}
-	if v, found := wantGeneral.Get("maxAttempts"); found {
-		general.Set("maxAttempts", v)
-	}
-	if err := setObject(have, "general", general); err != nil {
-		return err
+	for _, entry := range [][2]string{{"general", "maxAttempts"}, {"ide", "enabled"}} {
+		if err := ownValue(have, want, entry[0], entry[1]); err != nil {
+			return err
+		}
 	}
 
 	wantTools, _ := want.Object("tools")

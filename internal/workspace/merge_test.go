@@ -45,7 +45,7 @@ func TestRegenerate(t *testing.T) {
 				t.Errorf("got %v, want %v", got, want)
 			}
 		}},
-		{name: "up to date file is not rewritten", existing: "{\n  // mine\n  \"general\": {\"maxAttempts\": 3},\n  \"tools\": {\"core\": [\"google_web_search\", \"web_fetch\"]}\n}\n",
+		{name: "up to date file is not rewritten", existing: "{\n  // mine\n  \"general\": {\"maxAttempts\": 3},\n  \"ide\": {\"enabled\": false},\n  \"tools\": {\"core\": [\"google_web_search\", \"web_fetch\"]}\n}\n",
 			wantWrote: false},
 		{name: "turning Firecrawl on keeps the user's entries",
 			existing:  `{"ui":{"theme":"x"},"general":{"maxAttempts":7,"vimMode":true},"tools":{"core":["google_web_search"]},"mcpServers":{"mine":{"command":"x"}}}`,
@@ -124,8 +124,15 @@ func TestRegenerate(t *testing.T) {
 					t.Errorf("security = %v, want %v", got["security"], want)
 				}
 			}},
+		{name: "an IDE the user turned on is turned off for the agent",
+			existing:  `{"general":{"maxAttempts":3},"ide":{"enabled":true,"hasSeenNudge":true},"tools":{"core":["google_web_search","web_fetch"]}}`,
+			wantWrote: true, check: func(t *testing.T, got map[string]any) {
+				if ide := got["ide"].(map[string]any); ide["enabled"] != false || ide["hasSeenNudge"] != true {
+					t.Errorf("ide = %v, want enabled false and the user's other entry kept", ide)
+				}
+			}},
 		{name: "an auth type the user chose stays when key auth is not needed",
-			existing:  "{\n  \"general\": {\"maxAttempts\": 3},\n  \"tools\": {\"core\": [\"google_web_search\", \"web_fetch\"]},\n  \"security\": {\"auth\": {\"selectedType\": \"oauth-personal\"}}\n}\n",
+			existing:  "{\n  \"general\": {\"maxAttempts\": 3},\n  \"ide\": {\"enabled\": false},\n  \"tools\": {\"core\": [\"google_web_search\", \"web_fetch\"]},\n  \"security\": {\"auth\": {\"selectedType\": \"oauth-personal\"}}\n}\n",
 			wantWrote: false},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,9 @@ type settings struct {
 	General struct {
 		MaxAttempts int `json:"maxAttempts"`
 	} `json:"general"`
+	IDE struct {
+		Enabled *bool `json:"enabled"`
+	} `json:"ide"`
 	Tools struct {
 		Core []string `json:"core"`
 	} `json:"tools"`
@@ -106,6 +109,9 @@ func TestRender(t *testing.T) {
 			}
 			if s.General.MaxAttempts != 3 {
 				t.Errorf("general.maxAttempts: got %d, want 3", s.General.MaxAttempts)
+			}
+			if s.IDE.Enabled == nil || *s.IDE.Enabled {
+				t.Errorf("ide.enabled: got %v, want false", s.IDE.Enabled)
 			}
 			if !slices.Equal(s.Tools.Core, tt.wantCore) {
 				t.Errorf("tools.core: got %q, want %q", s.Tools.Core, tt.wantCore)
