@@ -36,6 +36,21 @@ type Request struct {
 	Model   string      // "" lets the backend choose
 	Plain   bool        // the prompt needs no research tools (a JSON correction): the API offers none
 	OnEvent func(Event) // optional; called in order for each search or read, from another goroutine, never after Run returns
+	// Dirs are folders the agent sees besides its workspace: their file tree, and @path references in the prompt
+	// (the CLI's --include-directories). The API backend reads no files and ignores them.
+	Dirs []string
+	// Timeout replaces the runner's own time limit for this run, and TimeoutVar names the variable that sets it, for
+	// the advice when it runs out; 0: the runner's limit (GEMINI_SEARCH_TIMEOUT).
+	Timeout    time.Duration
+	TimeoutVar string
+}
+
+// Limit is the run's time limit, given the runner's own, and the variable that sets it.
+func (r Request) Limit(runner time.Duration) (time.Duration, string) {
+	if r.Timeout > 0 {
+		return r.Timeout, r.TimeoutVar
+	}
+	return runner, "GEMINI_SEARCH_TIMEOUT"
 }
 
 // Result is what a run produced.

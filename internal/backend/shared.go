@@ -18,12 +18,13 @@ const (
 		"or an alias: pro, flash, flash-lite."
 )
 
-// Timeout is the failure of a run whose own time limit ran out: code is CodeTimeout or CodeAPITimeout.
-func Timeout(code Code, limit time.Duration, cause error) *Error {
+// Timeout is the failure of a run whose own time limit ran out: code is CodeTimeout or CodeAPITimeout; variable
+// sets the limit.
+func Timeout(code Code, limit time.Duration, variable string, cause error) *Error {
 	return &Error{
 		Code:     code,
 		Message:  fmt.Sprintf("Research exceeded the timeout of %s.", limit),
-		Hint:     "Increase GEMINI_SEARCH_TIMEOUT or narrow the query.",
+		Hint:     "Increase " + variable + " or narrow the query.",
 		ExitCode: -1,
 		Cause:    cause,
 	}

@@ -18,12 +18,16 @@ var droppedEnv = []string{"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE"
 const droppedEnvPrefix = "GEMINI_CLI_IDE_"
 
 // buildArgs returns the CLI's arguments after the executable: the command's
-// own arguments, stream-json output, and a model only when one was asked for
-// (no -m lets the CLI pick its own default). The prompt goes to stdin.
-func buildArgs(cmd Command, model string) []string {
+// own arguments, stream-json output, a model only when one was asked for
+// (no -m lets the CLI pick its own default), and the folders to include. The
+// prompt goes to stdin.
+func buildArgs(cmd Command, model string, dirs []string) []string {
 	args := slices.Concat(cmd.Args, []string{"-o", "stream-json"})
 	if model != "" {
 		args = append(args, "-m", model)
+	}
+	for _, dir := range dirs {
+		args = append(args, "--include-directories", dir)
 	}
 	return args
 }

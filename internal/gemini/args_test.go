@@ -20,15 +20,19 @@ func TestBuildArgs(t *testing.T) {
 		{"npx", npx, "", []string{"-y", "@google/gemini-cli", "-o", "stream-json"}},
 		{"npx with model", npx, "gemini-2.5-flash", []string{"-y", "@google/gemini-cli", "-o", "stream-json", "-m", "gemini-2.5-flash"}},
 	}
+	if got, want := buildArgs(Command{Path: "gemini"}, "", []string{"/src/a", "/src/b c"}),
+		[]string{"-o", "stream-json", "--include-directories", "/src/a", "--include-directories", "/src/b c"}; !slices.Equal(got, want) {
+		t.Errorf("folders: got %q, want %q", got, want)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := buildArgs(tt.cmd, tt.model); !slices.Equal(got, tt.want) {
+			if got := buildArgs(tt.cmd, tt.model, nil); !slices.Equal(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
-	buildArgs(npx, "x")
+	buildArgs(npx, "x", nil)
 	if got := npx.Args[:cap(npx.Args)][2]; got != "" {
 		t.Errorf("buildArgs wrote into the command's Args: got %q after them, want nothing", got)
 	}

@@ -120,7 +120,7 @@ func TestAuthHint(t *testing.T) {
 
 func TestErrorUnwrap(t *testing.T) {
 	t.Parallel()
-	timeout := backend.Timeout(backend.CodeTimeout, 5*time.Minute, context.DeadlineExceeded)
+	timeout := backend.Timeout(backend.CodeTimeout, 5*time.Minute, "GEMINI_SEARCH_TIMEOUT", context.DeadlineExceeded)
 	if !errors.Is(timeout, context.DeadlineExceeded) || timeout.Message != "Research exceeded the timeout of 5m0s." {
 		t.Errorf("got %v, want a timeout error wrapping context.DeadlineExceeded", timeout)
 	}

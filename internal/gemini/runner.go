@@ -93,10 +93,11 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return backend.Result{}, fmt.Errorf("gemini run: %w", err)
 	}
 	start := time.Now()
-	runCtx, cancel := backend.WithTimeout(ctx, r.cfg.Timeout)
+	limit, limitVar := req.Limit(r.cfg.Timeout)
+	runCtx, cancel := backend.WithTimeout(ctx, limit)
 	defer cancel()
 
-	p, warm, err := r.take(req.Model)
+	p, warm, err := r.take(req.Model, req.Dirs)
 	if err != nil {
 		return backend.Result{Backend: backend.CLI}, err
 	}
@@ -130,7 +131,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini run: %w", ctx.Err())
 	case runCtx.Err() != nil:
-		e := backend.Timeout(backend.CodeTimeout, r.cfg.Timeout, runCtx.Err())
+		e := backend.Timeout(backend.CodeTimeout, limit, limitVar, runCtx.Err())
 		e.Detail, e.Partial = r.detail(stderr.String(), stdout), res
 		return res, e
 	}

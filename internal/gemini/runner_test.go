@@ -233,6 +233,19 @@ func TestRunStdinAndDir(t *testing.T) {
 	}
 }
 
+// TestRunOwnTimeout: a request's own time limit replaces the runner's, and the advice names its variable.
+func TestRunOwnTimeout(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	r := newRunner(t, fake, nil) // a minute
+	_, err := run(t, r, backend.Request{Timeout: 500 * time.Millisecond, TimeoutVar: "GEMINI_ASK_TIMEOUT"})
+	e := asError(t, err)
+	if e.Code != backend.CodeTimeout || e.Message != "Research exceeded the timeout of 500ms." ||
+		!strings.Contains(e.Hint, "GEMINI_ASK_TIMEOUT") {
+		t.Errorf("got %s %q %q, want CLI_TIMEOUT after 500ms naming GEMINI_ASK_TIMEOUT", e.Code, e.Message, e.Hint)
+	}
+}
+
 func TestRunOnEvent(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)

@@ -15,9 +15,9 @@ const defaultWarmIdle = 10 * time.Minute
 // not change.
 const prelude = "\n"
 
-// launch starts the CLI for a prompt run on model, exactly as every run starts: the prompt is to follow.
-func (r *Runner) launch(model string) (*process, error) {
-	p, err := r.start(buildArgs(r.cfg.Command, model))
+// launch starts the CLI for a prompt run with args, exactly as every run starts: the prompt is to follow.
+func (r *Runner) launch(args []string) (*process, error) {
+	p, err := r.start(args)
 	if err != nil {
 		return nil, err
 	}
@@ -25,12 +25,15 @@ func (r *Runner) launch(model string) (*process, error) {
 	return p, nil
 }
 
-// take returns a warm process for model when one is waiting, else one started now; warm says which.
-func (r *Runner) take(model string) (p *process, warm bool, err error) {
-	if p = r.warm.take(model); p != nil {
-		return p, true, nil
+// take returns a warm process for model when one is waiting, else one started now; warm says which. A run that
+// includes folders starts its own: they are part of the command line, fixed at the start.
+func (r *Runner) take(model string, dirs []string) (p *process, warm bool, err error) {
+	if len(dirs) == 0 {
+		if p = r.warm.take(model); p != nil {
+			return p, true, nil
+		}
 	}
-	p, err = r.launch(model)
+	p, err = r.launch(buildArgs(r.cfg.Command, model, dirs))
 	return p, false, err
 }
 
@@ -193,7 +196,7 @@ func (w *warmPool) fill(model string, m *warmModel) {
 // and waits until it is gone.
 func (w *warmPool) spawn(model string, m *warmModel, gen int) {
 	defer w.starting.Done()
-	p, err := w.r.launch(model)
+	p, err := w.r.launch(buildArgs(w.r.cfg.Command, model, nil))
 	if stale := w.enlist(model, m, gen, p, err); stale {
 		p.end()
 		<-p.done

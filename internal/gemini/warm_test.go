@@ -238,3 +238,23 @@ func TestRefreshAndCool(t *testing.T) {
 		t.Errorf("after Cool: got %d starts and %d warm, want a cold run and nothing kept warm", n, r.Warm())
 	}
 }
+
+// A run that includes folders starts a CLI of its own (they are on its command line) and leaves the warm one.
+func TestRunWithFoldersStartsItsOwn(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newWarmRunner(t, fake, nil)
+	r.KeepWarm("")
+	waitWarm(t, r, fake, 1, 1)
+	dir := t.TempDir()
+	if _, err := run(t, r, backend.Request{Dirs: []string{dir}}); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.Calls()[0]
+	if c.PID == fake.Started()[0] || !slices.Equal(c.Args, []string{"-o", "stream-json", "--include-directories", dir}) {
+		t.Errorf("got %+v, want a CLI of its own with the folder", c)
+	}
+	if r.Warm() != 1 {
+		t.Errorf("%d warm, want the waiting one kept", r.Warm())
+	}
+}

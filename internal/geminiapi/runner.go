@@ -101,7 +101,8 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return backend.Result{}, errors.New("gemini api: empty prompt")
 	}
 	start := time.Now()
-	runCtx, cancel := backend.WithTimeout(ctx, r.cfg.Timeout)
+	limit, limitVar := req.Limit(r.cfg.Timeout)
+	runCtx, cancel := backend.WithTimeout(ctx, limit)
 	defer cancel()
 	model := cmp.Or(req.Model, r.cfg.Model)
 	r.cfg.Logger.Debug("gemini api call start", "model", model, "prompt_bytes", len(req.Prompt))
@@ -148,7 +149,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini api: %w", ctx.Err())
 	case runCtx.Err() != nil:
-		e := backend.Timeout(backend.CodeAPITimeout, r.cfg.Timeout, runCtx.Err())
+		e := backend.Timeout(backend.CodeAPITimeout, limit, limitVar, runCtx.Err())
 		e.Partial = res
 		return res, e
 	}
