@@ -1,8 +1,8 @@
 // Package prompts embeds the prompt templates given to the research backends: the Gemini CLI agent and the Gemini API.
 // A file of the same name in the config dir's prompts folder replaces a template (Overrides).
 //
-// Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, and for verification and
-// correction {draft}, {round}, {max_rounds}, {output} and {schema}. Render fills them in one pass,
+// Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, for verification and
+// correction {draft}, {round}, {max_rounds}, {output} and {schema}, and for ask {prompt}. Render fills them in one pass,
 // so placeholder-like text inside a user's query stays literal.
 package prompts
 
@@ -26,17 +26,19 @@ const (
 	Research   = "research.md"   // a research round: search and deep_search's first round
 	Verify     = "verify.md"     // a deep_search verification round
 	Correction = "correction.md" // turns an answer that was not valid JSON into the required JSON
+	Ask        = "ask.md"        // the ask tool: a free request, answered with the research tools
 	APISystem  = "api-system.md" // the Gemini API backend's system instruction, with every prompt above
 )
 
 // Names lists the templates, each of which a file can replace.
-var Names = []string{Research, Verify, Correction, APISystem}
+var Names = []string{Research, Verify, Correction, Ask, APISystem}
 
 // required are the placeholders a template cannot do without, with what goes there: what its prompt is about.
 var required = map[string][][2]string{
 	Research:   {{"{topic}", "the research question"}},
 	Verify:     {{"{topic}", "the research question"}, {"{draft}", "the report to check"}},
 	Correction: {{"{output}", "the answer to turn into JSON"}, {"{schema}", "the JSON shape wanted"}},
+	Ask:        {{"{prompt}", "the request"}},
 }
 
 // Check says what text lacks to stand for the template name: "must contain the {topic} placeholder, where the
@@ -124,6 +126,7 @@ type Values struct {
 	MaxRounds     int    // verify: the most rounds there will be
 	Output        string // correction: the text to turn into JSON
 	Schema        string // correction: the JSON shape wanted
+	Prompt        string // ask: the request
 }
 
 // Render substitutes every placeholder in one pass: text that a substitution inserts is never scanned again.
@@ -139,5 +142,6 @@ func Render(template string, v Values) string {
 		"{max_rounds}", strconv.Itoa(v.MaxRounds),
 		"{output}", v.Output,
 		"{schema}", v.Schema,
+		"{prompt}", v.Prompt,
 	).Replace(template)
 }

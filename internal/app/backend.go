@@ -33,6 +33,7 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
 		Prompts:             cfg.Prompts,
+		AskTimeout:          cfg.AskTimeout,
 		JSONMaxRetries:      cfg.JSONMaxRetries,
 		MaxIterations:       cfg.MaxIterations,
 		MaxRounds:           cfg.DeepSearchMaxRounds,

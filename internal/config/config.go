@@ -37,6 +37,7 @@ type Config struct {
 	FirecrawlAPIKey Secret            // FIRECRAWL_API_KEY
 	FirecrawlAPIURL string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
 	SearchTimeout   time.Duration     // GEMINI_SEARCH_TIMEOUT
+	AskTimeout      time.Duration     // GEMINI_ASK_TIMEOUT
 	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
 	Prompts             map[string]string

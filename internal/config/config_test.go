@@ -42,6 +42,7 @@ func TestLoadDefaults(t *testing.T) {
 			AliasFlashLite: "gemini-3.1-flash-lite-preview"},
 		FallbackModel:       "gemini-2.5-flash",
 		SearchTimeout:       300 * time.Second,
+		AskTimeout:          600 * time.Second,
 		Host:                "127.0.0.1",
 		Port:                3000,
 		ProgressLogInterval: 30 * time.Second,
@@ -353,8 +354,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 31 {
-		t.Errorf("got %d variables, want 31", len(seen))
+	if len(seen) != 32 {
+		t.Errorf("got %d variables, want 32", len(seen))
 	}
 }
 

@@ -133,6 +133,12 @@ var variables = []variable{
 			c.SearchTimeout, err = millis(v, 1000, 1_800_000, "must be a whole number of milliseconds between 1000 and 1800000")
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_ASK_TIMEOUT", Default: "600000", Description: "Longest time one run of the ask tool " +
+		"may take, in milliseconds (1000 to 3600000)."},
+		func(c *Config, v string) (err error) {
+			c.AskTimeout, err = millis(v, 1000, 3_600_000, "must be a whole number of milliseconds between 1000 and 3600000")
+			return err
+		}},
 	{VarDoc{Name: "GEMINI_SYSTEM_PROMPT", Description: "Custom prompt template for research runs; it must " +
 		"contain {topic} (also: {depth}, {model}, {date}, {max_iterations}). Empty: prompts/research.md in the " +
 		"config dir, else the built-in template."},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
@@ -53,7 +54,8 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 
 	b := newBuilder(req.Topic, depth, start)
 	req.Progress.report(fmt.Sprintf("round 1/%d: researching", maxRounds))
-	rr, err := e.round(ctx, e.researchPrompt(req.Topic, depth, model, start), model, researchShape, req.Progress)
+	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Topic, depth, model, start), Model: model},
+		researchShape, req.Progress)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Topic, err)
 	}
@@ -69,7 +71,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 			Topic: req.Topic, Depth: depth, Date: promptDate(start), MaxIterations: e.settings.MaxIterations,
 			Draft: b.text(), Round: round, MaxRounds: maxRounds,
 		})
-		vr, err := e.round(ctx, prompt, model, verifyShape, req.Progress)
+		vr, err := e.round(ctx, backend.Request{Prompt: prompt, Model: model}, verifyShape, req.Progress)
 		var f *Failure
 		switch {
 		case err != nil && ctx.Err() != nil:

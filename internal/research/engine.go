@@ -25,6 +25,7 @@ type Settings struct {
 	CorrectionModel     string              // model for JSON corrections; "" lets the backend choose
 	FallbackModel       string              // model to retry with after a quota error; "" disables the fallback
 	Prompts             map[string]string   // replacements of the embedded templates, by name (prompts.Names)
+	AskTimeout          time.Duration       // a run of ask (GEMINI_ASK_TIMEOUT); 0: the backend's own limit
 	JSONMaxRetries      int                 // correction runs allowed when an answer holds no valid JSON report
 	MaxIterations       int                 // search/read budget given to the agent; also caps MaxRounds
 	MaxRounds           int                 // deep_search rounds: one research round plus verification rounds
@@ -43,7 +44,7 @@ const slowAfter = 120 * time.Second
 type Engine struct {
 	runner    backend.Runner
 	settings  Settings
-	templates struct{ research, verify, correction string }
+	templates struct{ research, verify, correction, ask string }
 	log       *slog.Logger
 	now       func() time.Time
 }
@@ -56,6 +57,7 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 	e := &Engine{runner: runner, settings: s, log: logger, now: time.Now}
 	for name, dst := range map[string]*string{
 		prompts.Research: &e.templates.research, prompts.Verify: &e.templates.verify, prompts.Correction: &e.templates.correction,
+		prompts.Ask: &e.templates.ask,
 	} {
 		t, err := prompts.Template(name, s.Prompts)
 		if err != nil {
@@ -172,7 +174,8 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 	defer stop()
 
 	req.Progress.report("researching")
-	rr, err := e.round(ctx, e.researchPrompt(req.Query, "concise", model, start), model, researchShape, req.Progress)
+	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query, "concise", model, start), Model: model},
+		researchShape, req.Progress)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Query, err)
 	}
@@ -180,6 +183,50 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 		return Report{}, agentGaveUp(rr.agent)
 	}
 	b := newBuilder(req.Query, "", start)
+	b.use(rr)
+	return b.report(e.now()), nil
+}
+
+// AskRequest is one call of the ask tool.
+type AskRequest struct {
+	Prompt   string
+	Model    string   // overrides Settings.Model for this call
+	Dir      string   // a folder the agent sees: its file tree and @path references (CLI backend); "" none
+	Fresh    bool     // answer again even when the cache holds an answer
+	Progress Progress // optional
+}
+
+// Ask answers a free request with the research agent's tools (search and read the web; no commands, no file
+// writes), as search does, but the answer is the agent's own text rather than a JSON report. It shares search's
+// queue, joining, cache and quota fallback.
+func (e *Engine) Ask(ctx context.Context, req AskRequest) (Report, error) {
+	model := e.model(req.Model)
+	return e.joined(ctx, []string{"ask", req.Prompt, model, req.Dir}, req.Fresh, req.Progress,
+		func(ctx context.Context, p Progress) (Report, error) {
+			req.Progress = p
+			return e.ask(ctx, req, model)
+		})
+}
+
+func (e *Engine) ask(ctx context.Context, req AskRequest, model string) (Report, error) {
+	start := e.now()
+	topic := shorten(req.Prompt)
+	stop := e.logProgress(topic, start)
+	defer stop()
+
+	req.Progress.report("asking")
+	run := backend.Request{Model: model, Timeout: e.settings.AskTimeout, TimeoutVar: "GEMINI_ASK_TIMEOUT",
+		Prompt: prompts.Render(e.templates.ask, prompts.Values{Prompt: req.Prompt, Date: promptDate(start),
+			Model: cmp.Or(model, "auto")})}
+	if req.Dir != "" {
+		run.Dirs = []string{req.Dir}
+	}
+	rr, err := e.round(ctx, run, freeText, req.Progress)
+	if err != nil {
+		return Report{}, e.failure(ctx, topic, err)
+	}
+	b := newBuilder(topic, "", start)
+	b.freeText = true
 	b.use(rr)
 	return b.report(e.now()), nil
 }

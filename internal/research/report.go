@@ -14,6 +14,7 @@ type builder struct {
 	current      roundResult // the round whose report is returned
 	notice       string      // prefixed to the report when the request was cut short
 	partial      bool
+	freeText     bool // the answer is text, not a JSON report: no parse warning
 	rounds       int
 	sources      [][]string
 	queries      [][]string
@@ -92,5 +93,5 @@ func (b *builder) report(now time.Time) Report {
 	if m.OutputTruncated {
 		text += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
 	}
-	return Report{Success: true, Report: text, ParseWarning: !cur.parsed, Partial: b.partial, Metadata: m}
+	return Report{Success: true, Report: text, ParseWarning: !b.freeText && !cur.parsed, Partial: b.partial, Metadata: m}
 }

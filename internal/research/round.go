@@ -44,23 +44,30 @@ type roundResult struct {
 // partial reports whether the round was cut off by the timeout.
 func (r roundResult) partial() bool { return r.timedOut > 0 }
 
-// round runs one prompt through the agent: the research run (with the fallback model when the quota runs out),
-// then, if its answer is not valid JSON, up to JSONMaxRetries correction runs that only restructure that answer.
-// A run that times out after producing some text ends the round as partial instead of failing it.
-func (e *Engine) round(ctx context.Context, prompt, model, shape string, progress Progress) (roundResult, error) {
-	rr := roundResult{model: model}
-	onEvent := func(ev backend.Event) { progress.report(stageOf(ev)) }
-	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model, OnEvent: onEvent}, progress)
-	if fallback := e.settings.FallbackModel; backend.ErrorCode(err) == backend.CodeQuota && fallback != "" && fallback != model {
-		rr.fallbackFrom, rr.model = cmp.Or(model, "auto"), fallback
+// freeText is the shape of a round whose answer is the text itself (ask), not JSON to extract.
+const freeText = ""
+
+// round runs one prompt (req: its text, model, folders and time limit) through the agent: the run (with the
+// fallback model when the quota runs out), then, if its answer is not valid JSON of the shape wanted, up to
+// JSONMaxRetries correction runs that only restructure that answer. A run that times out after producing some
+// text ends the round as partial instead of failing it.
+func (e *Engine) round(ctx context.Context, req backend.Request, shape string, progress Progress) (roundResult, error) {
+	rr := roundResult{model: req.Model}
+	req.OnEvent = func(ev backend.Event) { progress.report(stageOf(ev)) }
+	res, err := e.run(ctx, req, progress)
+	if fallback := e.settings.FallbackModel; backend.ErrorCode(err) == backend.CodeQuota && fallback != "" && fallback != req.Model {
+		rr.fallbackFrom, rr.model = cmp.Or(req.Model, "auto"), fallback
 		e.log.Warn("quota exhausted; retrying with the fallback model", "model", rr.fallbackFrom, "fallback", fallback)
 		progress.report(fmt.Sprintf("quota exhausted on %s: retrying with %s", rr.fallbackFrom, fallback))
-		res, err = e.run(ctx, backend.Request{Prompt: prompt, Model: fallback, OnEvent: onEvent}, progress)
+		req.Model = fallback
+		res, err = e.run(ctx, req, progress)
 	}
 	var ge *backend.Error
 	if errors.As(err, &ge) && ge.Code.TimedOut() && ctx.Err() == nil && ge.Partial.Text != "" {
 		rr.res, rr.timedOut = ge.Partial, max(ge.Partial.Duration.Round(time.Second), time.Second)
-		rr.agent, rr.parsed = extractReport(rr.res.Text)
+		if shape != freeText {
+			rr.agent, rr.parsed = extractReport(rr.res.Text)
+		}
 		e.log.Warn("research timed out; keeping its partial answer", "timeout", rr.timedOut, "chars", len(rr.res.Text))
 		return rr, nil
 	}
@@ -71,6 +78,9 @@ func (e *Engine) round(ctx context.Context, prompt, model, shape string, progres
 		return rr, err
 	}
 	rr.res = res
+	if shape == freeText {
+		return rr, nil
+	}
 	if rr.agent, rr.parsed = extractReport(res.Text); rr.parsed {
 		return rr, nil
 	}

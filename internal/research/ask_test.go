@@ -1,0 +1,59 @@
+package research
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+)
+
+// TestAskAnswersInTheAgentsOwnWords: ask's answer is the agent's text as it is (no JSON expected, no correction
+// run, no parse warning), from the ask prompt with the request and the UTC date in it; a folder reaches the CLI.
+func TestAskAnswersInTheAgentsOwnWords(t *testing.T) {
+	e, fake, _ := newEngine(t, geminitest.ScenarioPlain, Settings{JSONMaxRetries: 3})
+	dir := t.TempDir()
+	rep, err := e.Ask(context.Background(), AskRequest{Prompt: "Explain @main.go {topic}", Model: "m1", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Success || rep.ParseWarning || rep.Report != geminitest.DefaultAnswer || rep.Metadata.Model != "m1" ||
+		rep.Metadata.Topic != "Explain @main.go {topic}" {
+		t.Errorf("got %+v", rep)
+	}
+	calls := fake.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("%d CLI runs, want 1: a free answer needs no correction", len(calls))
+	}
+	if !slices.Equal(calls[0].Args, []string{"-o", "stream-json", "-m", "m1", "--include-directories", dir}) {
+		t.Errorf("args %q", calls[0].Args)
+	}
+	today := time.Now().UTC().Format("2006-01-02")
+	if p := calls[0].Stdin; !strings.Contains(p, "<request>\nExplain @main.go {topic}\n</request>") ||
+		!strings.Contains(p, "Today is "+today+" (UTC)") {
+		t.Errorf("prompt:\n%s", p)
+	}
+
+	// The same request again comes from the cache when there is one; fresh asks again.
+	e.settings.Cache = NewCache(time.Minute)
+	for _, fresh := range []bool{false, false, true} {
+		if _, err := e.Ask(context.Background(), AskRequest{Prompt: "Same?", Fresh: fresh}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(fake.Calls()); n != 3 {
+		t.Errorf("%d CLI runs, want 3: the repeat from the cache, fresh asked again", n)
+	}
+}
+
+// TestAskHasItsOwnTimeout: GEMINI_ASK_TIMEOUT, not the search timeout, bounds an ask; what the agent wrote by then
+// comes back, marked partial.
+func TestAskHasItsOwnTimeout(t *testing.T) {
+	e, _, _ := newEngineWithTimeout(t, geminitest.ScenarioHang, Settings{AskTimeout: time.Second}, time.Hour)
+	rep, err := e.Ask(context.Background(), AskRequest{Prompt: "never ends"})
+	if err != nil || !rep.Partial || !strings.HasPrefix(rep.Report, "[Partial response, timed out after 1s]") {
+		t.Errorf("got %+v, %v; want the partial answer cut after 1s", rep, err)
+	}
+}
