@@ -69,6 +69,12 @@ func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest
 	return rep, err
 }
 
+func (e engineOf) Ask(ctx context.Context, req research.AskRequest) (research.Report, error) {
+	rep, err := e.a.configured.Load().engine.Ask(ctx, req)
+	e.a.record("ask", rep, err)
+	return rep, err
+}
+
 // errShuttingDown refuses a research run once shutdown has begun; it is a cancellation, not a failure.
 var errShuttingDown = fmt.Errorf("the server is shutting down: %w", context.Canceled)
 

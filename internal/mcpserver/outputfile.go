@@ -20,8 +20,8 @@ import (
 // A call counts as stdio only when ServeStdio marked its context: the mark is the server's own, no client can set
 // it, and a call without it (HTTP, an in-process client) gets the stricter rule.
 
-// maxOutputPathLen bounds the output_file argument, in characters.
-const maxOutputPathLen = 4096
+// maxPathLen bounds a path argument (output_file, workingDirectory), in characters.
+const maxPathLen = 4096
 
 type stdioKey struct{}
 
@@ -36,7 +36,7 @@ func overStdio(ctx context.Context) bool {
 }
 
 func outputFileArgument() mcp.ToolOption {
-	return mcp.WithString("output_file", mcp.MinLength(1), mcp.MaxLength(maxOutputPathLen),
+	return mcp.WithString("output_file", mcp.MinLength(1), mcp.MaxLength(maxPathLen),
 		mcp.Description("Also write the whole report (Markdown) to this file; the result's output_file says whether it "+
 			"was written, and the report is returned either way. Over stdio: any path, a relative one resolved against "+
 			"the server's working directory. Over HTTP: only inside the server's GEMINI_OUTPUT_DIR, a relative path "+

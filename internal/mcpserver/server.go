@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,10 +28,14 @@ const serverName = "gemini-search-mcp"
 type Engine interface {
 	Search(ctx context.Context, req research.SearchRequest) (research.Report, error)
 	DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error)
+	Ask(ctx context.Context, req research.AskRequest) (research.Report, error)
 }
 
-// maxQueryLen bounds a query's or topic's length in characters.
-const maxQueryLen = 10000
+// maxQueryLen bounds a query's or topic's length in characters; maxPromptLen an ask's prompt.
+const (
+	maxQueryLen  = 10000
+	maxPromptLen = 100000
+)
 
 // modelPattern keeps a model name from being read as a CLI flag.
 const modelPattern = `^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$`
@@ -89,7 +96,8 @@ func New(engine Engine, o Options) *server.MCPServer {
 			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
 			"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
-			"sources. A report longer than the response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` " +
+			"sources. `ask` sends a free request (explain, compare, review) to the same agent. A report longer than the " +
+			"response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` " +
 			"says at once which backend serves and whether it is set up."),
 	}
 	if o.Activity != nil {
@@ -99,6 +107,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 	for _, st := range []server.ServerTool{
 		{Tool: searchTool(), Handler: t.search},
 		{Tool: deepSearchTool(), Handler: t.deepSearch},
+		{Tool: askTool(), Handler: t.ask},
 		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
 		{Tool: pingTool(), Handler: t.ping},
 	} {
@@ -140,6 +149,29 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
+	)
+}
+
+func askTool() mcp.Tool {
+	return mcp.NewTool("ask",
+		mcp.WithTitleAnnotation("Ask Gemini"),
+		mcp.WithDescription("Sends a free request to a Gemini agent that can search Google and read web pages, and returns "+
+			"its answer in Markdown, with the sources it used. Use it for what is not a research report: explain, compare, "+
+			"review, draft. The agent cannot run commands or change files. Takes seconds to minutes; supports MCP tasks."),
+		mcp.WithString("prompt", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPromptLen),
+			mcp.Description("The request, with the context the agent needs. On the Gemini CLI backend, @path names a file "+
+				"under workingDirectory whose contents the agent gets.")),
+		modelArgument(),
+		mcp.WithString("workingDirectory", mcp.MinLength(1), mcp.MaxLength(maxPathLen),
+			mcp.Description("An absolute path to an existing folder the agent may look into: its file tree and the files "+
+				"the prompt names with @path (Gemini CLI backend; the API backend reads no files). Default: none.")),
+		freshArgument(),
+		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
+		mcp.WithTaskSupport(mcp.TaskSupportOptional),
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(true),
 	)
 }
 
@@ -239,6 +271,43 @@ func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model,
 			Fresh: fresh, Progress: p})
 	}), nil
+}
+
+func (t *tools) ask(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	prompt := req.GetString("prompt", "")
+	model := req.GetString("model", "")
+	dir := req.GetString("workingDirectory", "")
+	fresh := req.GetBool("fresh", false)
+	if strings.TrimSpace(prompt) == "" {
+		return blankArgument("ask", "prompt"), nil
+	}
+	if dir != "" {
+		if err := checkFolder(dir); err != nil {
+			return errorResultInfo(errorInfo{Code: codeInvalidArgument,
+				Message: "invalid arguments for ask: workingDirectory " + err.Error()}), nil
+		}
+		dir = filepath.Clean(dir)
+	}
+	return t.research(ctx, req, model, outputFile{}, func(ctx context.Context, p research.Progress) (research.Report, error) {
+		return t.engine.Ask(ctx, research.AskRequest{Prompt: prompt, Model: model, Dir: dir, Fresh: fresh, Progress: p})
+	}), nil
+}
+
+// checkFolder says why dir cannot be a folder the agent looks into, or nil.
+func checkFolder(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("%q is not an absolute path", dir)
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%q does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("%q cannot be read: %v", dir, errors.Unwrap(err))
+	case !info.IsDir():
+		return fmt.Errorf("%q is not a folder", dir)
+	}
+	return nil
 }
 
 // research runs one research call, as an MCP task when the client asked for one, with progress reporting, and

@@ -142,6 +142,42 @@ func TestPing(t *testing.T) {
 	}
 }
 
+// TestAskWorkingDirectory: workingDirectory must name an existing folder by an absolute path, or the call is
+// refused before anything runs, saying why; a good one reaches the CLI.
+func TestAskWorkingDirectory(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioPlain)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), ExtraEnv: fake.Env()})
+	engine, err := research.New(runner, research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, New(engine, Options{Version: "test"}))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for arg, want := range map[string]string{
+		"relative/dir":                `workingDirectory "relative/dir" is not an absolute path`,
+		filepath.Join(dir, "missing"): "does not exist",
+		file:                          "is not a folder",
+	} {
+		res := call(context.Background(), t, c, "ask", map[string]any{"prompt": "p", "workingDirectory": arg}, nil)
+		e, _ := decodeBody(t, res)["error"].(map[string]any)
+		if msg, _ := e["message"].(string); !res.IsError || e["code"] != "INVALID_ARGUMENT" || !strings.Contains(msg, want) {
+			t.Errorf("%s: got %s, want INVALID_ARGUMENT saying %q", arg, resultText(t, res), want)
+		}
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Fatalf("%d CLI runs for refused calls", n)
+	}
+	res := call(context.Background(), t, c, "ask", map[string]any{"prompt": "Explain @f.txt", "workingDirectory": dir}, nil)
+	if res.IsError || !slices.Contains(fake.Calls()[0].Args, dir) || decodeBody(t, res)["parse_warning"] != nil {
+		t.Errorf("got %s, args %q", resultText(t, res), fake.Calls()[0].Args)
+	}
+}
+
 func TestSearchAnnotations(t *testing.T) {
 	tool := searchTool()
 	a := tool.Annotations

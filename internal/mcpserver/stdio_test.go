@@ -31,6 +31,10 @@ func (e blockedEngine) DeepSearch(ctx context.Context, _ research.DeepSearchRequ
 	return e.Search(ctx, research.SearchRequest{})
 }
 
+func (e blockedEngine) Ask(ctx context.Context, _ research.AskRequest) (research.Report, error) {
+	return e.Search(ctx, research.SearchRequest{})
+}
+
 // Over stdio, searches in flight never hold up another call: only the research queue limits research.
 func TestStdioCallsDoNotWaitBehindSearches(t *testing.T) {
 	t.Parallel()
