@@ -1,7 +1,7 @@
 // Package prompts embeds the prompt templates given to the research backends: the Gemini CLI agent and the Gemini API.
 // A file of the same name in the config dir's prompts folder replaces a template (Overrides).
 //
-// Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, for verification and
+// Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, {max_sources}, for verification and
 // correction {draft}, {round}, {max_rounds}, {output} and {schema}, and for ask {prompt}. Render fills them in one pass,
 // so placeholder-like text inside a user's query stays literal.
 package prompts
@@ -121,6 +121,7 @@ type Values struct {
 	Model         string
 	Date          string
 	MaxIterations int
+	MaxSources    int    // the most sources a report cites
 	Draft         string // verify: the report to check
 	Round         int    // verify: this round's number
 	MaxRounds     int    // verify: the most rounds there will be
@@ -137,6 +138,7 @@ func Render(template string, v Values) string {
 		"{model}", v.Model,
 		"{date}", v.Date,
 		"{max_iterations}", strconv.Itoa(v.MaxIterations),
+		"{max_sources}", strconv.Itoa(v.MaxSources),
 		"{draft}", v.Draft,
 		"{round}", strconv.Itoa(v.Round),
 		"{max_rounds}", strconv.Itoa(v.MaxRounds),

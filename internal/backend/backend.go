@@ -153,8 +153,9 @@ const (
 
 // Source is one web page an answer rests on.
 type Source struct {
-	URL   string `json:"url"`
-	Title string `json:"title,omitempty"`
+	URL     string `json:"url"`
+	Title   string `json:"title,omitempty"`
+	Snippet string `json:"snippet,omitempty"` // what the source says: the first segment it supports, or the agent's words
 }
 
 // Citation is one segment of the answer and the sources that support it: the report shows a [n] marker after it

@@ -16,28 +16,57 @@ import (
 
 // sourcesSection is the report's closing list of the grounding's sources and queries (seed 001), numbered as the
 // markers are; "" without any.
-func sourcesSection(g *backend.Grounding) string {
-	if g == nil || len(g.Sources)+len(g.Queries) == 0 {
-		return ""
+func sourcesSection(sources []backend.Source, queries []string) string {
+	if len(sources) == 0 {
+		return "" // a report without numbered sources keeps whatever list the agent wrote
 	}
 	var b strings.Builder
-	b.WriteString("\n\n---\n")
-	if len(g.Sources) > 0 {
-		b.WriteString("**Sources:**\n")
-		for i, s := range g.Sources {
-			fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, markdownText(cmp.Or(s.Title, s.URL)), s.URL)
-		}
+	b.WriteString("\n\n---\n**Sources:**\n")
+	for i, s := range sources {
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, markdownText(cmp.Or(s.Title, s.URL)), s.URL)
 	}
-	if len(g.Queries) > 0 {
-		if len(g.Sources) > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("**Search queries performed:**\n")
-		for i, q := range g.Queries {
+	if len(queries) > 0 {
+		b.WriteString("\n**Search queries performed:**\n")
+		for i, q := range queries[:min(len(queries), backend.MaxQueries)] {
 			fmt.Fprintf(&b, "%d. %q\n", i+1, q)
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// withSnippets gives each grounding source the first segment that cites it, as what the source says.
+func withSnippets(sources []backend.Source, citations []backend.Citation) []backend.Source {
+	out := slices.Clone(sources)
+	for _, c := range citations {
+		for _, n := range c.Sources {
+			if n >= 1 && n <= len(out) && out[n-1].Snippet == "" {
+				out[n-1].Snippet = c.Text
+			}
+		}
+	}
+	return out
+}
+
+// agentSources are the sources the agent numbered in its report, as it gave them: only those with an http(s)
+// URL, which the report's numbers then still match when none is dropped. Titles and snippets are cut to one line.
+func agentSources(given []backend.Source) []backend.Source {
+	var out []backend.Source
+	for _, s := range given {
+		if !strings.HasPrefix(s.URL, "https://") && !strings.HasPrefix(s.URL, "http://") {
+			return nil // a number would point at the wrong source: show none rather than a wrong list
+		}
+		out = append(out, backend.Source{URL: s.URL, Title: oneLine(s.Title), Snippet: oneLine(s.Snippet)})
+	}
+	return out
+}
+
+// oneLine is s on one line, at most 300 characters.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:297]) + "..."
+	}
+	return s
 }
 
 // markdownText keeps a title from breaking its link.

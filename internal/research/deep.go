@@ -54,7 +54,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 
 	b := newBuilder(req.Topic, depth, start)
 	req.Progress.report(fmt.Sprintf("round 1/%d: researching", maxRounds))
-	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Topic, depth, model, start), Model: model},
+	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Topic, depth, model, start, backend.MaxSources), Model: model},
 		researchShape, req.Progress)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Topic, err)
@@ -69,7 +69,8 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
 		prompt := prompts.Render(e.templates.verify, prompts.Values{
 			Topic: req.Topic, Depth: depth, Date: promptDate(start), MaxIterations: e.settings.MaxIterations,
-			Draft: b.text(), Round: round, MaxRounds: maxRounds,
+			MaxSources: backend.MaxSources,
+			Draft:      b.text(), Round: round, MaxRounds: maxRounds,
 		})
 		vr, err := e.round(ctx, backend.Request{Prompt: prompt, Model: model}, verifyShape, req.Progress)
 		var f *Failure

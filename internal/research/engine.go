@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,7 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 type SearchRequest struct {
 	Query    string
 	Model    string   // overrides Settings.Model for this call
+	Limit    int      // the most sources the report may cite; 0: backend.MaxSources
 	Fresh    bool     // research again even when the cache holds a report
 	Progress Progress // optional
 }
@@ -104,6 +106,7 @@ func stageOf(ev backend.Event) string {
 type Report struct {
 	Success      bool     `json:"success"`
 	Report       string   `json:"report"`
+	Summary      string   `json:"-"`                       // Report without the notices and footers around it, nor the sources list
 	ParseWarning bool     `json:"parse_warning,omitempty"` // the agent's answer was not valid JSON: Report is its raw text
 	Partial      bool     `json:"partial,omitempty"`       // cut off by the timeout: Report is what was produced in time
 	Metadata     Metadata `json:"metadata"`
@@ -161,7 +164,8 @@ const (
 // An identical request already running is joined rather than started again.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	model := e.model(req.Model)
-	return e.joined(ctx, []string{"search", normalize(req.Query), model}, req.Fresh, req.Progress,
+	req.Limit = cmp.Or(req.Limit, backend.MaxSources)
+	return e.joined(ctx, []string{"search", normalize(req.Query), model, strconv.Itoa(req.Limit)}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
 			return e.search(ctx, req, model)
@@ -174,7 +178,7 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 	defer stop()
 
 	req.Progress.report("researching")
-	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query, "concise", model, start), Model: model},
+	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query, "concise", model, start, req.Limit), Model: model},
 		researchShape, req.Progress)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Query, err)
@@ -242,13 +246,14 @@ func (e *Engine) model(requested string) string {
 // promptDate is the date a prompt gives the agent: the UTC one, the same wherever the server runs.
 func promptDate(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
-func (e *Engine) researchPrompt(topic, depth, model string, now time.Time) string {
+func (e *Engine) researchPrompt(topic, depth, model string, now time.Time, maxSources int) string {
 	return prompts.Render(e.templates.research, prompts.Values{
 		Topic:         topic,
 		Depth:         depth,
 		Model:         cmp.Or(model, "auto"),
 		Date:          promptDate(now),
 		MaxIterations: e.settings.MaxIterations,
+		MaxSources:    maxSources,
 	})
 }
 

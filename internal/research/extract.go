@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // agentReport is the JSON object the prompts ask the agent for. Verification holds a verify round's findings.
@@ -17,9 +19,10 @@ type agentReport struct {
 		OpenGaps        []string `json:"open_gaps"`
 	} `json:"verification"`
 	Metadata struct {
-		SourcesVisited    []string `json:"sources_visited"`
-		SearchQueriesUsed []string `json:"search_queries_used"`
-		Iterations        int      `json:"iterations"`
+		Sources           []backend.Source `json:"sources"` // the report's [n], numbered in this order
+		SourcesVisited    []string         `json:"sources_visited"`
+		SearchQueriesUsed []string         `json:"search_queries_used"`
+		Iterations        int              `json:"iterations"`
 	} `json:"metadata"`
 }
 

@@ -76,14 +76,20 @@ func (b *builder) report(now time.Time) Report {
 		m.Rounds = b.rounds
 	}
 
-	text := b.text()
-	if g := cur.res.Grounding; g != nil {
+	text, section := b.text(), ""
+	switch g := cur.res.Grounding; {
+	case g != nil:
 		var supported, unsupported int
 		text, m.Citations, supported, unsupported = cite(text, g)
 		m.ClaimsSupported, m.ClaimsUnsupported = &supported, &unsupported
-		m.Sources = g.Sources
-		text += sourcesSection(g)
+		m.Sources = withSnippets(g.Sources, m.Citations)
+		section = sourcesSection(m.Sources, g.Queries)
+	case cur.parsed:
+		m.Sources = agentSources(cur.agent.Metadata.Sources)
+		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	}
+	summary := text
+	text += section
 	if b.notice != "" {
 		text = b.notice + "\n\n" + text
 	}
@@ -93,5 +99,6 @@ func (b *builder) report(now time.Time) Report {
 	if m.OutputTruncated {
 		text += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
 	}
-	return Report{Success: true, Report: text, ParseWarning: !b.freeText && !cur.parsed, Partial: b.partial, Metadata: m}
+	return Report{Success: true, Report: text, ParseWarning: !b.freeText && !cur.parsed, Partial: b.partial, Metadata: m,
+		Summary: summary}
 }
