@@ -20,6 +20,12 @@ const reportSchema = `{
   "properties": {
     "success": {"type": "boolean", "description": "true when a report was produced"},
     "report": {"type": "string", "description": "the research report in Markdown (its first part when chunks is set)"},
+    "summary": {"type": "string", "description": "raw search: the report's text, without its sources list"},
+    "sources": {
+      "type": "array",
+      "description": "raw search: the sources, numbered from 1 as the summary's [n] are (at most limit)",
+      "items": ` + sourceSchema + `
+    },
     "parse_warning": {"type": "boolean", "description": "true when the agent's answer was not valid JSON and report holds its raw text"},
     "partial": {"type": "boolean", "description": "true when the research was cut short (timeout or a failed verification round) and report holds what was done"},
     "chunks": {
@@ -59,8 +65,8 @@ const reportSchema = `{
         "output_truncated": {"type": "boolean"},
         "sources": {
           "type": "array",
-          "description": "the grounding's sources (API backend), numbered from 1 as the report's [n] markers are",
-          "items": {"type": "object", "properties": {"url": {"type": "string"}, "title": {"type": "string"}}, "required": ["url"]}
+          "description": "the sources the report cites, numbered from 1 as its [n] markers are",
+          "items": ` + sourceSchema + `
         },
         "citations": {
           "type": "array",
@@ -81,6 +87,9 @@ const reportSchema = `{
   },
   "required": ["success"]
 }`
+
+// sourceSchema describes backend.Source.
+const sourceSchema = `{"type": "object", "properties": {"url": {"type": "string"}, "title": {"type": "string"}, "snippet": {"type": "string", "description": "what the source says"}}, "required": ["url"]}`
 
 // chunkSchema describes the structured content of fetch_chunk: chunkBody, or errorBody.
 const chunkSchema = `{

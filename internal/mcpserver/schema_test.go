@@ -61,6 +61,7 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": id, "index": 2}, nil)},
 		{"an unknown part", "fetch_chunk", call(context.Background(), t, ok, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)},
 		{"the status", "ping", call(context.Background(), t, pinged, "ping", nil, nil)},
+		{"a raw search", "search", call(context.Background(), t, ok, "search", map[string]any{"query": "raw q", "raw": true, "limit": 1}, nil)},
 		{"an answer", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p"}, nil)},
 		{"a missing folder", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p", "workingDirectory": "/nonexistent"}, nil)},
 	}

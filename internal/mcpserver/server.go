@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
@@ -125,12 +127,20 @@ func searchTool() mcp.Tool {
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
 		modelArgument(),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit),
+			mcp.Description("The most sources the report may cite (1 to 20). Default: 12.")),
+		mcp.WithBoolean("raw", mcp.DefaultBool(false),
+			mcp.Description("Return {summary, sources: [{url, title, snippet}]} instead of a report: for a caller that "+
+				"wants the sources themselves.")),
 		outputFileArgument(),
 		freshArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		researchAnnotations(),
 	)
 }
+
+// maxLimit is the most sources a search may be asked for.
+const maxLimit = 20
 
 func deepSearchTool() mcp.Tool {
 	return mcp.NewTool("deep_search",
@@ -243,6 +253,7 @@ func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	query := strings.TrimSpace(req.GetString("query", ""))
 	model := req.GetString("model", "")
 	fresh := req.GetBool("fresh", false)
+	limit := req.GetInt("limit", 0)
 	if query == "" {
 		return blankArgument("search", "query"), nil
 	}
@@ -250,8 +261,12 @@ func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if refused != nil {
 		return refused, nil
 	}
-	return t.research(ctx, req, model, out, func(ctx context.Context, p research.Progress) (research.Report, error) {
-		return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Fresh: fresh, Progress: p})
+	shape := func(rep research.Report) *mcp.CallToolResult { return t.reportResult(rep, out) }
+	if req.GetBool("raw", false) {
+		shape = func(rep research.Report) *mcp.CallToolResult { return t.rawResult(rep, limit, out) }
+	}
+	return t.research(ctx, req, model, shape, func(ctx context.Context, p research.Progress) (research.Report, error) {
+		return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: model, Limit: limit, Fresh: fresh, Progress: p})
 	}), nil
 }
 
@@ -267,7 +282,7 @@ func (t *tools) deepSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if refused != nil {
 		return refused, nil
 	}
-	return t.research(ctx, req, model, out, func(ctx context.Context, p research.Progress) (research.Report, error) {
+	return t.research(ctx, req, model, t.reports(out), func(ctx context.Context, p research.Progress) (research.Report, error) {
 		return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic, Depth: depth, Model: model,
 			Fresh: fresh, Progress: p})
 	}), nil
@@ -288,7 +303,7 @@ func (t *tools) ask(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 		}
 		dir = filepath.Clean(dir)
 	}
-	return t.research(ctx, req, model, outputFile{}, func(ctx context.Context, p research.Progress) (research.Report, error) {
+	return t.research(ctx, req, model, t.reports(outputFile{}), func(ctx context.Context, p research.Progress) (research.Report, error) {
 		return t.engine.Ask(ctx, research.AskRequest{Prompt: prompt, Model: model, Dir: dir, Fresh: fresh, Progress: p})
 	}), nil
 }
@@ -311,8 +326,9 @@ func checkFolder(dir string) error {
 }
 
 // research runs one research call, as an MCP task when the client asked for one, with progress reporting, and
-// shapes its result; a report is also written to out when it names a file.
-func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string, out outputFile,
+// gives its report the shape of the result (reports, or rawResult).
+func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model string,
+	shape func(research.Report) *mcp.CallToolResult,
 	run func(context.Context, research.Progress) (research.Report, error)) *mcp.CallToolResult {
 	start := time.Now()
 	if req.Params.Task != nil {
@@ -326,7 +342,45 @@ func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model str
 	if err != nil {
 		return errorResult(start, model, err)
 	}
-	return t.reportResult(rep, out)
+	return shape(rep)
+}
+
+// reports shapes a result as a report, written to out too when it names a file.
+func (t *tools) reports(out outputFile) func(research.Report) *mcp.CallToolResult {
+	return func(rep research.Report) *mcp.CallToolResult { return t.reportResult(rep, out) }
+}
+
+// rawBody is a raw search's structured content: the report's text and its sources, not a report.
+type rawBody struct {
+	Success    bool              `json:"success"`
+	Summary    string            `json:"summary"`
+	Sources    []backend.Source  `json:"sources"`
+	Partial    bool              `json:"partial,omitempty"`
+	OutputFile *outputFileStatus `json:"output_file,omitempty"`
+	Metadata   research.Metadata `json:"metadata"`
+}
+
+// rawResult shapes rep as a raw search: its summary and at most limit of its sources (the numbered ones, else the
+// URLs visited), with the whole report written to out when it names a file.
+func (t *tools) rawResult(rep research.Report, limit int, out outputFile) *mcp.CallToolResult {
+	body := rawBody{Success: true, Summary: rep.Summary, Sources: rep.Metadata.Sources, Partial: rep.Partial,
+		Metadata: rep.Metadata}
+	if len(body.Sources) == 0 {
+		for _, u := range rep.Metadata.SourcesVisited {
+			body.Sources = append(body.Sources, backend.Source{URL: u})
+		}
+	}
+	body.Sources = slices.Clip(body.Sources[:min(len(body.Sources), cmp.Or(limit, maxLimit))])
+	if body.Sources == nil {
+		body.Sources = []backend.Source{}
+	}
+	if out.path != "" {
+		body.OutputFile = t.writeReport(out, rep.Report)
+	}
+	res := structured(body)
+	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
+	addBackend(res.Meta, rep.Metadata.Backend, rep.Metadata.BackendReason)
+	return res
 }
 
 func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

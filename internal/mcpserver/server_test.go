@@ -178,6 +178,28 @@ func TestAskWorkingDirectory(t *testing.T) {
 	}
 }
 
+// TestRawSearch: raw gives the report's text and its sources (titles, snippets), at most limit of them, instead of
+// a report; a limit out of range is refused before anything runs.
+func TestRawSearch(t *testing.T) {
+	t.Parallel()
+	answer := "```json\n" + `{"success": true, "report": "Two facts [1][2].", "metadata": {"sources": [
+  {"url": "https://a.example/1", "title": "A", "snippet": "one"}, {"url": "https://b.example/2", "title": "B"}]}}` + "\n```"
+	c := connect(t, localServer(t, geminitest.ScenarioOK, 30*time.Second, geminitest.EnvAnswer+"="+answer))
+	res := call(context.Background(), t, c, "search", map[string]any{"query": "q", "raw": true, "limit": 1}, nil)
+	b := decodeBody(t, res)
+	sources, _ := b["sources"].([]any)
+	if res.IsError || b["summary"] != "Two facts [1][2]." || b["report"] != nil || len(sources) != 1 ||
+		sources[0].(map[string]any)["title"] != "A" || sources[0].(map[string]any)["snippet"] != "one" {
+		t.Errorf("got %s", resultText(t, res))
+	}
+	for _, limit := range []int{0, 21} {
+		res := call(context.Background(), t, c, "search", map[string]any{"query": "q", "limit": limit}, nil)
+		if !res.IsError || !strings.Contains(resultText(t, res), "limit") {
+			t.Errorf("limit %d: got %s, want it refused", limit, resultText(t, res))
+		}
+	}
+}
+
 func TestSearchAnnotations(t *testing.T) {
 	tool := searchTool()
 	a := tool.Annotations
