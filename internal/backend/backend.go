@@ -76,6 +76,7 @@ const (
 	EventFetch  EventKind = "fetch"  // a page read: web_fetch, *firecrawl_scrape, *firecrawl_map, URL context
 	EventTool   EventKind = "tool"   // any other tool
 	EventFailed EventKind = "failed" // a tool call that returned an error
+	EventText   EventKind = "text"   // the answer grew: Text is what was added, as the model wrote it
 )
 
 // Event is one step of a run: a tool call of the CLI, or a search or URL read the API reports while it streams.
@@ -85,6 +86,7 @@ type Event struct {
 	Query string // the search query, if any
 	URL   string // the first URL the step names, if any
 	Error string // EventFailed: the tool's error message
+	Text  string // EventText: the text added to the answer
 }
 
 // ToolError is a tool call that failed during a run; the agent was told and went on without it.

@@ -209,6 +209,9 @@ func (c *collector) handleEvent(ev streamEvent) {
 	case "message":
 		if ev.Role == "assistant" {
 			c.appendText(ev.Content)
+			if c.onEvent != nil && ev.Content != "" {
+				c.onEvent(backend.Event{Kind: backend.EventText, Text: ev.Content})
+			}
 		}
 	case "tool_use":
 		c.toolNames[ev.ToolID] = ev.ToolName

@@ -52,6 +52,9 @@ func (s *stream) add(chunk *genai.GenerateContentResponse) {
 				s.parts = append(s.parts, "")
 			}
 			s.appendText(i, p.Text)
+			if p.Text != "" {
+				s.onEvent(backend.Event{Kind: backend.EventText, Text: p.Text})
+			}
 		}
 	}
 	if g := c.GroundingMetadata; g != nil {

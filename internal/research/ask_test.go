@@ -57,3 +57,20 @@ func TestAskHasItsOwnTimeout(t *testing.T) {
 		t.Errorf("got %+v, %v; want the partial answer cut after 1s", rep, err)
 	}
 }
+
+// TestAskStreamsItsAnswer: OnText gets the answer as the agent writes it, in pieces that add up to it; such a
+// request runs on its own, even with a cached answer at hand.
+func TestAskStreamsItsAnswer(t *testing.T) {
+	e, fake, _ := newEngine(t, geminitest.ScenarioOK, Settings{Cache: NewCache(time.Minute)})
+	if _, err := e.Ask(context.Background(), AskRequest{Prompt: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string
+	rep, err := e.Ask(context.Background(), AskRequest{Prompt: "p", OnText: func(s string) { pieces = append(pieces, s) }})
+	if err != nil || rep.Metadata.Cached {
+		t.Fatalf("got %+v, %v; want a run of its own", rep.Metadata, err)
+	}
+	if len(pieces) < 2 || strings.Join(pieces, "") != geminitest.DefaultAnswer || len(fake.Calls()) != 2 {
+		t.Errorf("streamed %q in %d runs", pieces, len(fake.Calls()))
+	}
+}

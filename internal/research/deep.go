@@ -55,7 +55,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 	b := newBuilder(req.Topic, depth, start)
 	req.Progress.report(fmt.Sprintf("round 1/%d: researching", maxRounds))
 	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Topic, depth, model, start, backend.MaxSources), Model: model},
-		researchShape, req.Progress)
+		researchShape, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Topic, err)
 	}
@@ -72,7 +72,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 			MaxSources: backend.MaxSources,
 			Draft:      b.text(), Round: round, MaxRounds: maxRounds,
 		})
-		vr, err := e.round(ctx, backend.Request{Prompt: prompt, Model: model}, verifyShape, req.Progress)
+		vr, err := e.round(ctx, backend.Request{Prompt: prompt, Model: model}, verifyShape, req.Progress, nil)
 		var f *Failure
 		switch {
 		case err != nil && ctx.Err() != nil:

@@ -179,7 +179,7 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 
 	req.Progress.report("researching")
 	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query, "concise", model, start, req.Limit), Model: model},
-		researchShape, req.Progress)
+		researchShape, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Query, err)
 	}
@@ -198,6 +198,9 @@ type AskRequest struct {
 	Dir      string   // a folder the agent sees: its file tree and @path references (CLI backend); "" none
 	Fresh    bool     // answer again even when the cache holds an answer
 	Progress Progress // optional
+	// OnText, when set, gets the answer as the agent writes it. Such a request runs on its own: it joins no other
+	// and is answered from no cache, since those would have no text to stream.
+	OnText func(string)
 }
 
 // Ask answers a free request with the research agent's tools (search and read the web; no commands, no file
@@ -205,6 +208,9 @@ type AskRequest struct {
 // queue, joining, cache and quota fallback.
 func (e *Engine) Ask(ctx context.Context, req AskRequest) (Report, error) {
 	model := e.model(req.Model)
+	if req.OnText != nil {
+		return e.ask(ctx, req, model)
+	}
 	return e.joined(ctx, []string{"ask", req.Prompt, model, req.Dir}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
@@ -225,7 +231,7 @@ func (e *Engine) ask(ctx context.Context, req AskRequest, model string) (Report,
 	if req.Dir != "" {
 		run.Dirs = []string{req.Dir}
 	}
-	rr, err := e.round(ctx, run, freeText, req.Progress)
+	rr, err := e.round(ctx, run, freeText, req.Progress, req.OnText)
 	if err != nil {
 		return Report{}, e.failure(ctx, topic, err)
 	}

@@ -50,10 +50,18 @@ const freeText = ""
 // round runs one prompt (req: its text, model, folders and time limit) through the agent: the run (with the
 // fallback model when the quota runs out), then, if its answer is not valid JSON of the shape wanted, up to
 // JSONMaxRetries correction runs that only restructure that answer. A run that times out after producing some
-// text ends the round as partial instead of failing it.
-func (e *Engine) round(ctx context.Context, req backend.Request, shape string, progress Progress) (roundResult, error) {
+// text ends the round as partial instead of failing it. onText, when set, gets the answer as it is written.
+func (e *Engine) round(ctx context.Context, req backend.Request, shape string, progress Progress,
+	onText func(string)) (roundResult, error) {
 	rr := roundResult{model: req.Model}
-	req.OnEvent = func(ev backend.Event) { progress.report(stageOf(ev)) }
+	req.OnEvent = func(ev backend.Event) {
+		switch {
+		case ev.Kind != backend.EventText:
+			progress.report(stageOf(ev))
+		case onText != nil:
+			onText(ev.Text)
+		}
+	}
 	res, err := e.run(ctx, req, progress)
 	if fallback := e.settings.FallbackModel; backend.ErrorCode(err) == backend.CodeQuota && fallback != "" && fallback != req.Model {
 		rr.fallbackFrom, rr.model = cmp.Or(req.Model, "auto"), fallback
