@@ -29,8 +29,9 @@ type HTTPOptions struct {
 	Logger    *slog.Logger
 }
 
-// HTTPHandler serves MCP over Streamable HTTP at /mcp and a health check at /healthz. mcp-go's Host check
-// against DNS rebinding stays on; this adds an Origin check, a body-size limit and the optional bearer token.
+// HTTPHandler serves MCP over Streamable HTTP at /mcp, the HTTP JSON API under /api/ and a health check at
+// /healthz. mcp-go's Host check against DNS rebinding stays on; this adds, for every route, the Host check too, an
+// Origin check, a body-size limit and the optional bearer token.
 func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -48,6 +49,7 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
 	})
+	mountAPI(mux, s)
 	return guard(mux, o)
 }
 
@@ -55,18 +57,19 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// mcp-go checks the Host of /mcp requests only; /healthz (and anything added later) needs it too, or a page
 		// rebound to 127.0.0.1 could read it.
+		refuse := refusal(r)
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopback.Rebound(local.String(), r.Host) {
-			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			refuse(w, http.StatusForbidden, codeForbidden, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host))
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !loopback.AllowedOrigin(origin, r.Host) {
 			o.Logger.Warn("rejected request from a foreign origin", "origin", origin, "path", r.URL.Path)
-			http.Error(w, fmt.Sprintf("Forbidden: origin %q may not use this server", origin), http.StatusForbidden)
+			refuse(w, http.StatusForbidden, codeForbidden, fmt.Sprintf("Forbidden: origin %q may not use this server", origin))
 			return
 		}
 		if token := o.AuthToken(); token != "" && !validBearer(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gemini-search-mcp"`)
-			http.Error(w, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>", http.StatusUnauthorized)
+			refuse(w, http.StatusUnauthorized, codeUnauthorized, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>")
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
@@ -75,11 +78,12 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				http.Error(w, fmt.Sprintf("Request body too large: the limit is %d bytes", maxBodyBytes), http.StatusRequestEntityTooLarge)
+				refuse(w, http.StatusRequestEntityTooLarge, codeInvalidArgument,
+					fmt.Sprintf("Request body too large: the limit is %d bytes", maxBodyBytes))
 				return
 			}
 			if err != nil {
-				http.Error(w, "Bad request: could not read the body", http.StatusBadRequest)
+				refuse(w, http.StatusBadRequest, codeInvalidArgument, "Bad request: could not read the body")
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -89,6 +93,20 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Codes of the requests the HTTP side refuses before any tool runs, in the API's JSON errors.
+const (
+	codeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
+	codeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
+)
+
+// refusal is how r is refused: in JSON as the tools' errors for the API, in plain text elsewhere.
+func refusal(r *http.Request) func(w http.ResponseWriter, status int, code, message string) {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		return apiError
+	}
+	return func(w http.ResponseWriter, status int, _, message string) { http.Error(w, message, status) }
 }
 
 // isTaskCall reports whether body is a tools/call that asks to run as an MCP task.

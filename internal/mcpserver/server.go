@@ -304,7 +304,8 @@ func (t *tools) ask(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 		dir = filepath.Clean(dir)
 	}
 	return t.research(ctx, req, model, t.reports(outputFile{}), func(ctx context.Context, p research.Progress) (research.Report, error) {
-		return t.engine.Ask(ctx, research.AskRequest{Prompt: prompt, Model: model, Dir: dir, Fresh: fresh, Progress: p})
+		return t.engine.Ask(ctx, research.AskRequest{Prompt: prompt, Model: model, Dir: dir, Fresh: fresh, Progress: p,
+			OnText: textSink(ctx)})
 	}), nil
 }
 
