@@ -23,15 +23,17 @@ var files embed.FS
 
 // Template names.
 const (
-	Research   = "research.md"   // a research round: search and deep_search's first round
-	Verify     = "verify.md"     // a deep_search verification round
-	Correction = "correction.md" // turns an answer that was not valid JSON into the required JSON
-	Ask        = "ask.md"        // the ask tool: a free request, answered with the research tools
-	APISystem  = "api-system.md" // the Gemini API backend's system instruction, with every prompt above
+	Research      = "research.md"       // a research round: search and deep_search's first round
+	Verify        = "verify.md"         // a deep_search verification round
+	Correction    = "correction.md"     // turns an answer that was not valid JSON into the required JSON
+	Ask           = "ask.md"            // the ask tool: a free request, answered with the research tools
+	Structured    = "structured.md"     // the structured tool: a request answered in a caller's JSON Schema
+	StructuredFix = "structured-fix.md" // the structured tool's one correction, quoting the validation errors
+	APISystem     = "api-system.md"     // the Gemini API backend's system instruction, with every prompt above
 )
 
 // Names lists the templates, each of which a file can replace.
-var Names = []string{Research, Verify, Correction, Ask, APISystem}
+var Names = []string{Research, Verify, Correction, Ask, Structured, StructuredFix, APISystem}
 
 // required are the placeholders a template cannot do without, with what goes there: what its prompt is about.
 var required = map[string][][2]string{
@@ -39,6 +41,9 @@ var required = map[string][][2]string{
 	Verify:     {{"{topic}", "the research question"}, {"{draft}", "the report to check"}},
 	Correction: {{"{output}", "the answer to turn into JSON"}, {"{schema}", "the JSON shape wanted"}},
 	Ask:        {{"{prompt}", "the request"}},
+	Structured: {{"{prompt}", "the request"}, {"{schema}", "the caller's JSON Schema"}},
+	StructuredFix: {{"{output}", "the answer to correct"}, {"{schema}", "the caller's JSON Schema"},
+		{"{errors}", "the validation errors"}},
 }
 
 // Check says what text lacks to stand for the template name: "must contain the {topic} placeholder, where the
@@ -127,7 +132,8 @@ type Values struct {
 	MaxRounds     int    // verify: the most rounds there will be
 	Output        string // correction: the text to turn into JSON
 	Schema        string // correction: the JSON shape wanted
-	Prompt        string // ask: the request
+	Prompt        string // ask, structured: the request
+	Errors        string // structured-fix: why the last answer did not validate
 }
 
 // Render substitutes every placeholder in one pass: text that a substitution inserts is never scanned again.
@@ -145,5 +151,6 @@ func Render(template string, v Values) string {
 		"{output}", v.Output,
 		"{schema}", v.Schema,
 		"{prompt}", v.Prompt,
+		"{errors}", v.Errors,
 	).Replace(template)
 }

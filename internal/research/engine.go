@@ -45,7 +45,7 @@ const slowAfter = 120 * time.Second
 type Engine struct {
 	runner    backend.Runner
 	settings  Settings
-	templates struct{ research, verify, correction, ask string }
+	templates struct{ research, verify, correction, ask, structured, structuredFix string }
 	log       *slog.Logger
 	now       func() time.Time
 }
@@ -58,7 +58,7 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 	e := &Engine{runner: runner, settings: s, log: logger, now: time.Now}
 	for name, dst := range map[string]*string{
 		prompts.Research: &e.templates.research, prompts.Verify: &e.templates.verify, prompts.Correction: &e.templates.correction,
-		prompts.Ask: &e.templates.ask,
+		prompts.Ask: &e.templates.ask, prompts.Structured: &e.templates.structured, prompts.StructuredFix: &e.templates.structuredFix,
 	} {
 		t, err := prompts.Template(name, s.Prompts)
 		if err != nil {

@@ -37,14 +37,25 @@ const maxCandidates = 64
 // A fence is not matched with a regular expression up to the closing ```: the report itself often contains
 // Markdown code fences inside its JSON string, so the object is decoded from the fence's start instead.
 func extractReport(text string) (agentReport, bool) {
+	var r agentReport
+	found := findJSON(text, func(s string) bool {
+		var ok bool
+		r, ok = decodeReport(s)
+		return ok
+	})
+	return r, found
+}
+
+// findJSON offers accept the text after each fenced ```json, then from each '{' on, until accept takes one.
+func findJSON(text string, accept func(s string) bool) bool {
 	for rest := text; ; {
 		i := strings.Index(rest, "```json")
 		if i < 0 {
 			break
 		}
 		rest = rest[i+len("```json"):]
-		if r, ok := decodeReport(rest); ok {
-			return r, true
+		if accept(rest) {
+			return true
 		}
 	}
 	tried := 0
@@ -53,11 +64,11 @@ func extractReport(text string) (agentReport, bool) {
 			continue
 		}
 		tried++
-		if r, ok := decodeReport(text[i:]); ok {
-			return r, true
+		if accept(text[i:]) {
+			return true
 		}
 	}
-	return agentReport{}, false
+	return false
 }
 
 // decodeReport decodes the first JSON value in s (leading white space allowed, trailing text ignored).
