@@ -75,6 +75,12 @@ func (e engineOf) Ask(ctx context.Context, req research.AskRequest) (research.Re
 	return rep, err
 }
 
+func (e engineOf) Structured(ctx context.Context, req research.StructuredRequest) (research.Report, error) {
+	rep, err := e.a.configured.Load().engine.Structured(ctx, req)
+	e.a.record("structured", rep, err)
+	return rep, err
+}
+
 // errShuttingDown refuses a research run once shutdown has begun; it is a cancellation, not a failure.
 var errShuttingDown = fmt.Errorf("the server is shutting down: %w", context.Canceled)
 

@@ -59,7 +59,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	testkit.Initialize(t, ctx, c)
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil || len(list.Tools) != 5 {
+	if err != nil || len(list.Tools) != 6 {
 		t.Fatalf("tools/list = %+v, %v", list, err)
 	}
 	res := callSearch(ctx, t, c, map[string]any{"query": "q"})

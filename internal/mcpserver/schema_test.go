@@ -119,6 +119,9 @@ func declaredSchemas(t *testing.T, c *client.Client) map[string]*jsonschema.Sche
 	}
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range list.Tools {
+		if tool.Name == "structured" { // its answer follows the caller's schema: TestStructured holds it to that
+			continue
+		}
 		raw, _ := json.Marshal(tool.OutputSchema)
 		if len(tool.RawOutputSchema) > 0 {
 			raw = tool.RawOutputSchema

@@ -31,6 +31,7 @@ type Engine interface {
 	Search(ctx context.Context, req research.SearchRequest) (research.Report, error)
 	DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error)
 	Ask(ctx context.Context, req research.AskRequest) (research.Report, error)
+	Structured(ctx context.Context, req research.StructuredRequest) (research.Report, error)
 }
 
 // maxQueryLen bounds a query's or topic's length in characters; maxPromptLen an ask's prompt.
@@ -98,7 +99,8 @@ func New(engine Engine, o Options) *server.MCPServer {
 			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
 			"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
-			"sources. `ask` sends a free request (explain, compare, review) to the same agent. A report longer than the " +
+			"sources. `ask` sends a free request (explain, compare, review) to the same agent; `structured` returns its " +
+			"answer as data in your JSON Schema. A report longer than the " +
 			"response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` " +
 			"says at once which backend serves and whether it is set up."),
 	}
@@ -110,6 +112,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 		{Tool: searchTool(), Handler: t.search},
 		{Tool: deepSearchTool(), Handler: t.deepSearch},
 		{Tool: askTool(), Handler: t.ask},
+		{Tool: structuredTool(), Handler: t.structured},
 		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
 		{Tool: pingTool(), Handler: t.ping},
 	} {

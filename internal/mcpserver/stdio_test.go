@@ -35,6 +35,10 @@ func (e blockedEngine) Ask(ctx context.Context, _ research.AskRequest) (research
 	return e.Search(ctx, research.SearchRequest{})
 }
 
+func (e blockedEngine) Structured(ctx context.Context, _ research.StructuredRequest) (research.Report, error) {
+	return e.Search(ctx, research.SearchRequest{})
+}
+
 // Over stdio, searches in flight never hold up another call: only the research queue limits research.
 func TestStdioCallsDoNotWaitBehindSearches(t *testing.T) {
 	t.Parallel()
