@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -1054,4 +1055,96 @@ func warmWorkers(t testing.TB, mcpURL string) int {
 		t.Fatal(err)
 	}
 	return h.Warm
+}
+
+// 16. The seeds' other tools through the real CLI: ask with a working folder (the CLI inlines the file the prompt
+// names with @path), a raw search, and the HTTP API's streamed chat read by Node's fetch, whose answer arrives in
+// pieces before the stream ends.
+func TestAskRawAndStreamedChat(t *testing.T) {
+	s := newScenario(t, "16 ask, raw, streamed chat")
+	const note = "The release train leaves on Thursdays."
+	answer := mg.Text("The notes say the train leaves on Thursdays, and Go 1.26 shipped in February 2026.")
+	answer.Chunks, answer.ChunkDelay = 4, 300*time.Millisecond
+	s.mock.Handle(mg.KindSearch, mg.Always(mg.Grounded("Go 1.26 was released in February 2026.", goSources...)))
+	s.mock.Handle(mg.KindChat, func(r *mg.Request) mg.Reply {
+		if strings.Contains(r.Prompt, "autonomous research agent") {
+			return agent(searchCall(searchQuery))(r)
+		}
+		return answer
+	})
+	srv := s.startHTTP()
+	work := filepath.Join(s.root, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(work, "notes.md"), note+"\n")
+
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: "ask",
+		Arguments: map[string]any{"prompt": "What do @notes.md say?", "workingDirectory": work}}, nil)
+	if b := out.Result.body(t); out.Result.IsError || !b.Success || b.ParseWarning || b.Report != answer.Text {
+		t.Errorf("ask: %+v", b)
+	}
+	chats := s.mock.RequestsOf(mg.KindChat)
+	if len(chats) != 1 || !strings.Contains(chats[0].Prompt, note) || !strings.Contains(chats[0].Prompt, "<request>") {
+		t.Errorf("the model did not get the ask prompt with the file's contents:\n%s", chats[0].Prompt)
+	}
+
+	out = s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "raw": true, "limit": 2}}, nil)
+	var raw struct {
+		Success bool   `json:"success"`
+		Summary string `json:"summary"`
+		Sources []struct {
+			URL string `json:"url"`
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(out.Result.Content[0].Text), &raw); err != nil || !raw.Success ||
+		!strings.Contains(raw.Summary, "Go 1.26") || len(raw.Sources) != 2 || raw.Sources[0].URL != goSources[0].URI {
+		t.Errorf("raw search: %+v, %v", raw, err)
+	}
+
+	// The streamed chat, as a web app reads it: each event with the number of reads it took to get there.
+	script := `const res = await fetch(process.argv[1], {method: "POST", headers: {"Accept": "text/event-stream"},
+  body: JSON.stringify({prompt: "When did Go 1.26 ship?"})});
+const reader = res.body.getReader(), dec = new TextDecoder();
+let buf = "", reads = 0;
+for (;;) {
+  const {done, value} = await reader.read();
+  if (done) break;
+  reads++;
+  buf += dec.decode(value, {stream: true});
+  let i;
+  while ((i = buf.indexOf("\n\n")) >= 0) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 2);
+    if (line.startsWith("data: ")) console.log(JSON.stringify({read: reads, event: JSON.parse(line.slice(6))}));
+  }
+}`
+	cmd := exec.Command("node", "--input-type=module", "-e", script, strings.TrimSuffix(srv.url, "/mcp")+"/api/gemini-chat")
+	cmd.Env = append(os.Environ(), "NODE_NO_WARNINGS=1")
+	printed, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node fetch: %v\n%s", err, printed)
+	}
+	var events []struct {
+		Read  int            `json:"read"`
+		Event map[string]any `json:"event"`
+	}
+	var text strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(printed)), "\n") {
+		var e struct {
+			Read  int            `json:"read"`
+			Event map[string]any `json:"event"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("node printed %q: %v", line, err)
+		}
+		if content, ok := e.Event["content"].(string); ok {
+			text.WriteString(content)
+		}
+		events = append(events, e)
+	}
+	last := events[len(events)-1]
+	if len(events) < 3 || last.Event["type"] != "close" || text.String() != answer.Text || events[0].Read >= last.Read {
+		t.Errorf("the chat did not stream its answer before the end: %+v", events)
+	}
+	s.note("ask read @notes.md; raw: %d sources; chat streamed in %d events over %d reads", len(raw.Sources), len(events)-1, last.Read)
 }
