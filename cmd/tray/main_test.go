@@ -281,6 +281,12 @@ func healthy(base string) bool {
 
 func searchAsync(t *testing.T, base, query string) <-chan *mcp.CallToolResult {
 	t.Helper()
+	return callAsync(t, base, "search", map[string]any{"query": query})
+}
+
+// callAsync calls tool with args on the server at base and delivers its result when it comes.
+func callAsync(t *testing.T, base, tool string, args map[string]any) <-chan *mcp.CallToolResult {
+	t.Helper()
 	c, err := client.NewStreamableHttpClient(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -295,12 +301,30 @@ func searchAsync(t *testing.T, base, query string) <-chan *mcp.CallToolResult {
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		req := mcp.CallToolRequest{}
-		req.Params.Name = "search"
-		req.Params.Arguments = map[string]any{"query": query}
+		req.Params.Name, req.Params.Arguments = tool, args
 		res, _ := c.CallTool(ctx, req)
 		done <- res
 	}()
 	return done
+}
+
+// A failed deep_search shows in Last errors whole: its underscores (dbusmenu would eat them as access keys), its
+// query, its code and the fix, which a long message does not push out.
+func TestErrorLineKeepsUnderscoresAndTheFix(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioQuota)
+	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), dotenv: "GEMINI_FALLBACK_MODEL=none\n"})
+	base, _ := p.waitRunning(t)
+	<-callAsync(t, base, "deep_search", map[string]any{"topic": "rust_2024 edition"})
+	root := p.waitMenu(t, "the error line", func(root traytest.Item) bool { _, ok := root.Find("Last errors (1)"); return ok })
+	errs, _ := root.Find("Last errors (1)")
+	line := errs.VisibleLabels()[0]
+	for _, want := range []string{` deep_search "rust_2024 edition" QUOTA_ERROR: `, " → "} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the error line %q lacks %q", line, want)
+		}
+	}
 }
 
 func TestMenuStartStop(t *testing.T) {

@@ -36,8 +36,10 @@ func (r Run) Elapsed(now time.Time) string {
 type Failure struct {
 	Time    time.Time
 	Tool    string
+	Query   string // what the call was about (its query, topic or prompt); "" for a failure of the app itself
 	Code    string
 	Message string
+	Details string // the fix, in words: the details the tool returned
 }
 
 // Snapshot is the registry's state at one moment.
@@ -144,7 +146,7 @@ func (t *Tracker) End(f *Failure) {
 		delete(t.r.runs, t.id)
 		if f != nil {
 			rec := *f
-			rec.Tool = run.Tool
+			rec.Tool, rec.Query = run.Tool, run.Query
 			t.r.recordLocked(rec)
 		}
 		t.r.notifyLocked()

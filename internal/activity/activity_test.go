@@ -35,7 +35,7 @@ func TestRunsAndFailures(t *testing.T) {
 	if len(s.Running) != 0 {
 		t.Errorf("running = %+v, want none", s.Running)
 	}
-	want := Failure{Time: clock, Tool: "deep_search", Code: "QUOTA_ERROR", Message: "daily quota"}
+	want := Failure{Time: clock, Tool: "deep_search", Query: "second", Code: "QUOTA_ERROR", Message: "daily quota"}
 	if len(s.Failures) != 1 || s.Failures[0] != want {
 		t.Errorf("failures = %+v, want [%+v]", s.Failures, want)
 	}

@@ -25,7 +25,7 @@ func recordActivity(reg *activity.Registry) server.ToolHandlerMiddleware {
 
 // subjectOf is what a call is about, for people watching: its query or topic argument.
 func subjectOf(req mcp.CallToolRequest) string {
-	for _, key := range []string{"query", "topic", "id"} {
+	for _, key := range []string{"query", "topic", "prompt", "id"} {
 		if v := req.GetString(key, ""); v != "" {
 			return v
 		}
@@ -50,5 +50,5 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 	if body.Error.Code == "" { // every error result of ours has a code; this is a safety net
 		body.Error.Code = "TOOL_ERROR"
 	}
-	return &activity.Failure{Code: body.Error.Code, Message: body.Error.Message}
+	return &activity.Failure{Code: body.Error.Code, Message: body.Error.Message, Details: body.Error.Details}
 }

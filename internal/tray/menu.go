@@ -258,9 +258,12 @@ func (m *Menu) applyLocked(v view) {
 
 func setTitle(item *systray.MenuItem, force bool, old, now string) {
 	if force || old != now {
-		item.SetTitle(now)
+		setLabel(item, now)
 	}
 }
+
+// setLabel shows s on item, its underscores kept.
+func setLabel(item *systray.MenuItem, s string) { item.SetTitle(escapeLabel(s)) }
 
 func setEnabled(item *systray.MenuItem, force, old, now bool) {
 	if !force && old == now {
@@ -288,7 +291,7 @@ func applySlots(slots []*systray.MenuItem, old, now []string) {
 	for i, slot := range slots {
 		wasShown, shown := i < len(old), i < len(now)
 		if shown && (!wasShown || old[i] != now[i]) {
-			slot.SetTitle(now[i])
+			setLabel(slot, now[i])
 		}
 		if shown != wasShown {
 			if shown {
@@ -305,13 +308,13 @@ func (m *Menu) flash(item *systray.MenuItem, label string) {
 	m.mu.Lock()
 	m.gen[item]++
 	gen := m.gen[item]
-	item.SetTitle(label)
+	setLabel(item, label)
 	m.mu.Unlock()
 	time.AfterFunc(flashTime, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.gen[item] == gen {
-			item.SetTitle(m.base[item])
+			setLabel(item, m.base[item])
 		}
 	})
 }

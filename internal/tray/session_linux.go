@@ -6,9 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/godbus/dbus/v5"
 )
+
+// escapeLabel keeps a label's underscores: dbusmenu shows "__" as one "_" and takes a lone "_" for the mark of
+// an access key, dropping it ("deep_search" showed as "deepsearch").
+func escapeLabel(s string) string { return strings.ReplaceAll(s, "_", "__") }
 
 // sessionAvailable checks for a D-Bus session bus before systray uses one: without it systray's Quit would
 // panic. It never lets godbus launch a bus of its own (it would when DBUS_SESSION_BUS_ADDRESS is unset).

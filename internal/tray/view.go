@@ -104,9 +104,28 @@ func runLine(r activity.Run, now time.Time) string {
 	return line
 }
 
-// errorLine is one recent failure: time, tool, code and message.
+// errorLine is one recent failure: when, tool, query, code, what went wrong and the fix. The message is cut
+// before the fix is, so that the line always says what to do.
 func errorLine(f activity.Failure) string {
-	return fmt.Sprintf("%s %s %s: %s", f.Time.Local().Format("15:04:05"), f.Tool, f.Code, shorten(f.Message, 80))
+	line := f.Time.Local().Format("15:04:05") + " " + f.Tool
+	if f.Query != "" {
+		line += fmt.Sprintf(" %q", shorten(f.Query, 30))
+	}
+	line += " " + f.Code + ": " + shorten(f.Message, 80)
+	if fix := firstLine(f.Details); fix != "" {
+		line += " → " + shorten(fix, 120)
+	}
+	return line
+}
+
+// firstLine is the first line of s with text on it: the hint of a tool's details, before the CLI's own lines.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }
 
 // recentLine is one report of the history: short topic, when it started, how long it took, and whether it was cut

@@ -19,7 +19,9 @@ func TestRender(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
 	running := httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 	run := activity.Run{Tool: "search", Query: "what changed in\nthe Rust 2024 edition and why does it matter", Stage: "searching: rust", Started: now.Add(-83 * time.Second)}
-	fail := activity.Failure{Time: now, Tool: "search", Code: "QUOTA_ERROR", Message: "daily quota used up"}
+	fail := activity.Failure{Time: now, Tool: "deep_search", Query: "rust 2024", Code: "QUOTA_ERROR",
+		Message: "daily quota used up " + strings.Repeat("and then some ", 20),
+		Details: "\nSet GEMINI_FALLBACK_MODEL or wait until tomorrow.\nstderr: quota exceeded for gemini-2.5-pro"}
 	tests := []struct {
 		name string
 		st   httpserver.Status
@@ -40,7 +42,9 @@ func TestRender(t *testing.T) {
 			ErrorsTitle: "Last errors (0)"}},
 		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, view{Icon: assets.Error,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
-			ErrorsTitle: "Last errors (1)", Errors: []string{"10:00:00 search QUOTA_ERROR: daily quota used up"}}},
+			ErrorsTitle: "Last errors (1)", Errors: []string{`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
+				`used up and then some and then some and then some and then some and… → Set ` +
+				`GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -75,7 +75,8 @@ func (b *Bus) Close() {
 // Item is one menu item with the properties a tray host shows.
 type Item struct {
 	ID          int32
-	Label       string
+	Label       string // as a host shows it (shownLabel); RawLabel is the property itself
+	RawLabel    string
 	Enabled     bool
 	Visible     bool
 	Separator   bool
@@ -146,12 +147,29 @@ func complete(it Item) bool {
 	return true
 }
 
+// shownLabel is a dbusmenu label as a host shows it: "__" is one underscore, and any other underscore marks the
+// access key and is not shown.
+func shownLabel(raw string) string {
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		switch {
+		case raw[i] != '_':
+			b.WriteByte(raw[i])
+		case i+1 < len(raw) && raw[i+1] == '_':
+			b.WriteByte('_')
+			i++
+		}
+	}
+	return b.String()
+}
+
 func convert(id int32, props map[string]dbus.Variant, children []dbus.Variant) (Item, error) {
 	it := Item{ID: id, Enabled: true, Visible: true}
 	for k, v := range props {
 		switch k {
 		case "label":
-			it.Label, _ = v.Value().(string)
+			it.RawLabel, _ = v.Value().(string)
+			it.Label = shownLabel(it.RawLabel)
 		case "enabled":
 			it.Enabled, _ = v.Value().(bool)
 		case "visible":
