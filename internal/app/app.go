@@ -214,6 +214,9 @@ func (a *App) Problem(what, code string, err error) {
 	a.activity.Record(activity.Failure{Tool: what, Code: code, Message: err.Error()})
 }
 
+// Version is the app's version, as --version prints it.
+func (a *App) Version() string { return a.version }
+
 // Config returns the configuration in force.
 func (a *App) Config() config.Config { return a.configured.Load().cfg }
 
@@ -267,6 +270,7 @@ type statusView struct {
 }
 
 func (v statusView) Config() config.Config       { return v.a.Config() }
+func (v statusView) Version() string             { return v.a.version }
 func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
 func (v statusView) History() *history.Store     { return v.a.history }
 func (v statusView) Checklist(ctx context.Context, offline bool) []doctor.Check {

@@ -49,6 +49,7 @@ type Options struct {
 	Open       func(target string) error // opens a URL, folder or file
 	Copy       func(text string) error   // puts text on the clipboard
 	Quit       func()                    // asked to quit; the caller stops everything and ends Run
+	Version    string                    // shown above Quit
 	Logger     *slog.Logger
 	Now        func() time.Time
 }
@@ -163,6 +164,7 @@ func (m *Menu) build(ctx context.Context) {
 		m.on(ctx, m.autostart, m.toggleAutostart)
 	}
 	systray.AddSeparator()
+	systray.AddMenuItem(escapeLabel("Gemini Search MCP "+m.o.Version), "The version of this app").Disable()
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.on(ctx, quit, m.o.Quit)
 

@@ -95,6 +95,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 			Copy:       desktop.CopyText,
 			Quit:       stop,
 			Logger:     logger,
+			Version:    version,
 		}
 		if !tray.HostPresent() {
 			c.logPages("no tray host is running yet: the icon appears when one starts")

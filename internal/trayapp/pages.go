@@ -15,6 +15,7 @@ import (
 // The pages' Backend and Settings (Activity and Status are the menu's too).
 
 func (c *controller) Config() config.Config { return c.app.Config() }
+func (c *controller) Version() string       { return c.app.Version() }
 
 func (c *controller) History() *history.Store { return c.app.History() }
 

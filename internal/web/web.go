@@ -37,9 +37,11 @@ import (
 //go:embed pages/*.html
 var pagesFS embed.FS
 
+// pages are the templates; each Handler binds "version" to its app's.
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"clock": func(t time.Time) string { return t.Local().Format("15:04:05") },
-	"stamp": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
+	"clock":   func(t time.Time) string { return t.Local().Format("15:04:05") },
+	"stamp":   func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
+	"version": func() string { return "" },
 }).ParseFS(pagesFS, "pages/*.html"))
 
 // Backend is what the pages need from the running app.
@@ -48,6 +50,7 @@ type Backend interface {
 	Activity() activity.Snapshot
 	History() *history.Store   // the last finished reports; nil keeps none
 	Status() httpserver.Status // where the MCP server is, for the status line
+	Version() string           // the app's version, shown at the foot of every page
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
 	Checklist(ctx context.Context, offline bool) []doctor.Check
@@ -79,6 +82,7 @@ func (e *NotAppliedError) Unwrap() error { return e.Err }
 // Handler serves /settings, /status, /report and /setup.
 type Handler struct {
 	b     Backend
+	pages *template.Template
 	s     Settings // nil: no settings page
 	token string
 	csrf  string
@@ -101,7 +105,9 @@ func New(b Backend, token string, logger *slog.Logger) *Handler {
 	mac := hmac.New(sha256.New, []byte(token))
 	mac.Write([]byte("csrf"))
 	s, _ := b.(Settings)
-	return &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
+	h := &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
+	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": b.Version})
+	return h
 }
 
 // Mount serves the pages on mux: /status, /report, /setup, and /settings (a 404 when the backend has no settings).
@@ -213,7 +219,7 @@ func (h *Handler) forbidden(w http.ResponseWriter, reason string) {
 
 func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+	if err := h.pages.ExecuteTemplate(w, name, data); err != nil {
 		h.log.Error("render page", "page", name, "err", err)
 	}
 }

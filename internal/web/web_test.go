@@ -77,6 +77,7 @@ func (f *fakeBackend) checklistRuns() []bool {
 func (f *fakeBackend) Config() config.Config       { return f.cfg }
 func (f *fakeBackend) Activity() activity.Snapshot { return f.snap }
 func (f *fakeBackend) History() *history.Store     { return f.history }
+func (f *fakeBackend) Version() string             { return "1.2.3-test" }
 func (f *fakeBackend) Status() httpserver.Status {
 	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
@@ -504,11 +505,13 @@ func TestStatusPage(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	h.now = func() time.Time { return now }
 	b.snap = activity.Snapshot{
-		Running:  []activity.Run{{Tool: "search", Query: "rust <2024> edition", Stage: "searching", Started: now.Add(-83 * time.Second)}},
-		Failures: []activity.Failure{{Time: now, Tool: "search", Code: "QUOTA_ERROR", Message: "quota used up"}},
+		Running: []activity.Run{{Tool: "search", Query: "rust <2024> edition", Stage: "searching", Started: now.Add(-83 * time.Second)}},
+		Failures: []activity.Failure{{Time: now, Tool: "search", Query: "go_1.26", Code: "QUOTA_ERROR", Message: "quota used up",
+			Details: "Wait for the quota to reset.\nstderr: 429"}},
 	}
 	_, body := get(t, srv.URL+"/status", true)
-	for _, want := range []string{"Running searches (1)", "rust &lt;2024&gt; edition", "01:23", "searching", "Last errors (1)", "QUOTA_ERROR", "quota used up"} {
+	for _, want := range []string{"Running searches (1)", "rust &lt;2024&gt; edition", "01:23", "searching", "Last errors (1)", "QUOTA_ERROR",
+		"quota used up", "go_1.26", "Wait for the quota to reset.\nstderr: 429", "<footer>gemini-search-mcp 1.2.3-test</footer>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}
@@ -522,6 +525,7 @@ func (s statusOnly) Config() config.Config       { return s.b.Config() }
 func (s statusOnly) Activity() activity.Snapshot { return s.b.Activity() }
 func (s statusOnly) History() *history.Store     { return s.b.History() }
 func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
+func (s statusOnly) Version() string             { return s.b.Version() }
 func (s statusOnly) Checklist(ctx context.Context, offline bool) []doctor.Check {
 	return s.b.Checklist(ctx, offline)
 }
