@@ -557,7 +557,7 @@ func TestDoctor(t *testing.T) {
 		fake := geminitest.New(t, "auth")
 		env, _ := serverEnv(t, fake, "GEMINI_BACKEND=auto")
 		out, err := runServer(t, env, "doctor")
-		want := "✗ Auth          no credentials found. Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."
+		want := "✗ Auth          no credentials found\n                fix: Run `gemini` once in a terminal and sign in, or set GEMINI_API_KEY (aistudio.google.com/apikey)."
 		if exitCode(err) != 1 || !strings.Contains(out, want) || !strings.Contains(out, "(AUTH_ERROR)") {
 			t.Errorf("exit %d, output:\n%s\nwant exit 1 with %q and the CLI's refusal", exitCode(err), out, want)
 		}
@@ -581,7 +581,7 @@ func TestDoctor(t *testing.T) {
 		}
 		env, _ := serverEnv(t, geminitest.New(t, "ok"))
 		out, err := runServer(t, env, "doctor", "--offline") // offline: were the seal broken, nothing is sent either
-		for _, want := range []string{"✗ Auth          no credentials found.", "✓ Backend       Gemini CLI\n", "not queried (--offline)"} {
+		for _, want := range []string{"✗ Auth          no credentials found\n", "✓ Backend       Gemini CLI\n", "not queried (--offline)"} {
 			if exitCode(err) != 1 || !strings.Contains(out, want) {
 				t.Errorf("exit %d, output lacks %q:\n%s", exitCode(err), want, out)
 			}

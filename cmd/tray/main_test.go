@@ -125,6 +125,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 		"GEMINI_SEARCH_CONFIG_DIR="+p.configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
 		"GEMINI_QUEUE_TIMEOUT=0",
+		"GEMINI_WARM_WORKERS=0", // a test that wants warm CLIs says so
 	)
 	if !o.headless && !o.noBus && bus != nil {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus.Address)
@@ -327,10 +328,39 @@ func TestErrorLineKeepsUnderscoresAndTheFix(t *testing.T) {
 	}
 }
 
+// A first run without a Gemini CLI says what is wrong at once, with the fix, and the icon says the server is down;
+// once the CLI is installed, Restart finds it and the problem goes.
+func TestSetupProblemsClearAfterRestart(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	p := startTray(t, trayOptions{env: fake.Env(), signedIn: true, dotenv: "GEMINI_BACKEND=cli\n"})
+	shown := func(root traytest.Item, label string) bool { it, ok := root.Find(label); return ok && it.Visible }
+	root := p.waitMenu(t, "the setup problem", func(root traytest.Item) bool { return shown(root, "Setup: 1 problem") })
+	setup, _ := root.Find("Setup: 1 problem")
+	if line := setup.VisibleLabels(); len(line) != 1 || !strings.HasPrefix(line[0], "Gemini CLI: not found") ||
+		!strings.Contains(line[0], "npm install -g @google/gemini-cli") {
+		t.Errorf("the setup problem %q does not say what is missing and how to install it", line)
+	}
+	p.waitIcon(t, assets.Error)
+
+	// The CLI is installed where GEMINI_CLI_PATH says (startTray points it at a missing file).
+	if err := os.Symlink(fake.Path, filepath.Join(filepath.Dir(p.home), "no-gemini")); err != nil {
+		t.Fatal(err)
+	}
+	p.click(t, "Restart")
+	p.waitMenu(t, "no setup problem", func(root traytest.Item) bool {
+		_, problem := root.Find("Setup:")
+		return !problem && !shown(root, "Setup") && strings.HasPrefix(root.Children[0].Label, "Running on")
+	})
+	p.waitIcon(t, assets.Idle)
+}
+
 func TestMenuStartStop(t *testing.T) {
 	t.Parallel()
 	needBus(t)
-	p := startTray(t, trayOptions{})
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), signedIn: true})
 	base, root := p.waitRunning(t)
 	if got := root.Children[0].Label; !strings.HasSuffix(got, " · Gemini CLI (auto)") {
 		t.Errorf("the status line %q does not say which backend serves", got)
@@ -397,7 +427,7 @@ func TestMenuShowsRunningSearch(t *testing.T) {
 	needBus(t)
 	fake := geminitest.New(t, geminitest.ScenarioSlow)
 	t.Setenv(geminitest.EnvDelay, "3s")
-	p := startTray(t, trayOptions{fake: fake})
+	p := startTray(t, trayOptions{fake: fake, signedIn: true})
 	base, _ := p.waitRunning(t)
 
 	done := searchAsync(t, base, "tray test query")
@@ -451,7 +481,7 @@ func TestMenuShowsRunningSearch(t *testing.T) {
 func TestMenuShowsFailure(t *testing.T) {
 	needBus(t)
 	fake := geminitest.New(t, geminitest.ScenarioAuth)
-	p := startTray(t, trayOptions{fake: fake})
+	p := startTray(t, trayOptions{fake: fake, signedIn: true})
 	base, _ := p.waitRunning(t)
 
 	res := <-searchAsync(t, base, "will fail")
@@ -466,8 +496,8 @@ func TestMenuShowsFailure(t *testing.T) {
 			lines = append(lines, c.Label)
 		}
 	}
-	if len(lines) != 1 || !regexp.MustCompile(`^\d\d:\d\d:\d\d search AUTH_ERROR: `).MatchString(lines[0]) {
-		t.Errorf("error lines %q, want one \"hh:mm:ss search AUTH_ERROR: …\"; menu:\n%s", lines, root)
+	if len(lines) != 1 || !regexp.MustCompile(`^\d\d:\d\d:\d\d search "will fail" AUTH_ERROR: `).MatchString(lines[0]) {
+		t.Errorf("error lines %q, want one \"hh:mm:ss search \\\"will fail\\\" AUTH_ERROR: …\"; menu:\n%s", lines, root)
 	}
 	wantEnabled(t, root, map[string]bool{"Clear": true})
 	p.waitIcon(t, assets.Error)
@@ -553,7 +583,7 @@ func TestWarmWorkersFollowTheServer(t *testing.T) {
 	t.Parallel()
 	needBus(t)
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), signedIn: true})
+	p := startTray(t, trayOptions{fake: fake, env: append(fake.Env(), "GEMINI_WARM_WORKERS=1"), signedIn: true})
 	warm := func(root traytest.Item) bool {
 		return strings.HasSuffix(root.Children[0].Label, "Gemini CLI (auto), 1 warm")
 	}

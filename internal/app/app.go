@@ -202,10 +202,18 @@ func isFile(path string) bool {
 
 // warnSetup logs what the setup checks find wrong with a configuration put in force: no Gemini CLI, no credential.
 func (a *App) warnSetup(c *configured) {
-	for _, p := range doctor.Problems(doctor.Setup(c.cfg, c.backends, a.env)) {
+	for _, p := range c.problems {
 		a.log.Warn(p.Name + ": " + p.Detail)
 	}
 }
+
+// SetupProblems is what the setup checks find wrong with the configuration in force (doctor's offline checks of
+// the CLI and the credentials), as found when it was put in force or last rechecked; nil when nothing is.
+func (a *App) SetupProblems() []doctor.Check { return a.configured.Load().problems }
+
+// Recheck puts the configuration in force again, as Commit does: the CLI is looked up again and the sign-in and
+// keys checked again, so that a CLI installed or signed in since is found. Committers are told, as of any commit.
+func (a *App) Recheck() error { return a.Commit(a.Config()) }
 
 // Problem shows a problem of the app itself (a settings file it cannot use, say) among the last errors, and logs
 // it.

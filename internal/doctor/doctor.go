@@ -66,7 +66,7 @@ func Setup(cfg config.Config, set *runners.Set, env config.Env) []Check {
 	if cfg.Backend != config.BackendAPI {
 		c := Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
 		if set.CLIErr != nil {
-			c.Detail = fmt.Sprintf("not found (%v). %s", set.CLIErr, gemini.HintNotFound)
+			c.Detail = fmt.Sprintf("not found (%v)\nfix: %s", set.CLIErr, gemini.HintNotFound)
 		}
 		checks = append(checks, c)
 	}
@@ -174,7 +174,7 @@ func checkAuth(cfg config.Config, env config.Env) Check {
 		found = append(found, login)
 	}
 	if len(found) == 0 {
-		c.Detail = "no credentials found. " + gemini.HintAuth
+		c.Detail = "no credentials found\nfix: " + gemini.HintAuth
 		return c
 	}
 	c.OK, c.Detail = true, strings.Join(found, "; ")

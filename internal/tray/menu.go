@@ -18,6 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
@@ -38,6 +39,8 @@ type Controller interface {
 	ReportURL(id string) (string, error) // the page of a report of the history, with this launch's token
 	Clients() []clients.Client           // the MCP client entries for the server as it is configured now
 	Report(what string, err error)       // show a failed menu action among the last errors
+	Setup() []doctor.Check               // what the setup checks find wrong now; a change shows in Changed
+	CheckSetup() error                   // look the CLI and the credentials up again (Check setup, Restart)
 }
 
 // Options configures the menu.
@@ -67,11 +70,11 @@ type Menu struct {
 	base  map[*systray.MenuItem]string // the labels that flashes return to
 	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
 
-	status, runs, errs, clear    *systray.MenuItem
-	runSlots, errSlots, recSlots []*systray.MenuItem
-	noRuns, noErrs, noRecent     *systray.MenuItem
-	start, stop, restart         *systray.MenuItem
-	autostart                    *systray.MenuItem
+	status, setup, runs, errs, clear         *systray.MenuItem
+	setupSlots, runSlots, errSlots, recSlots []*systray.MenuItem
+	noRuns, noErrs, noRecent                 *systray.MenuItem
+	start, stop, restart                     *systray.MenuItem
+	autostart                                *systray.MenuItem
 }
 
 func newMenu(o Options) *Menu {
@@ -96,6 +99,14 @@ func (m *Menu) build(ctx context.Context) {
 
 	m.status = systray.AddMenuItem("…", "Where the MCP server is listening")
 	m.status.Disable()
+	m.setup = systray.AddMenuItem("Setup", "What keeps the server from researching; click one for the setup check")
+	m.setup.Hide()
+	for range maxSetupLines {
+		slot := m.setup.AddSubMenuItem("", "Check the setup again and open the setup page")
+		slot.Hide()
+		m.setupSlots = append(m.setupSlots, slot)
+		m.on(ctx, slot, func() { m.open(setupLink) })
+	}
 	m.runs = systray.AddMenuItem("Running searches (0)", "The searches in progress; click one for the status page")
 	m.noRuns = m.runs.AddSubMenuItem(labelNoRuns, "")
 	m.noRuns.Disable()
@@ -168,7 +179,7 @@ func (m *Menu) build(ctx context.Context) {
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.on(ctx, quit, m.o.Quit)
 
-	m.applyLocked(render(m.ctl.Status(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now()))
+	m.applyLocked(render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now()))
 }
 
 // on serves item's clicks for as long as ctx lives: one goroutine always receiving, since systray drops a click
@@ -194,7 +205,7 @@ func (m *Menu) loop(ctx context.Context) {
 	reassert := time.After(reassertAfter)
 	for ctx.Err() == nil {
 		changed := m.ctl.Changed()
-		v := render(m.ctl.Status(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
+		v := render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
 		m.mu.Lock()
 		m.applyLocked(v)
 		m.mu.Unlock()
@@ -252,6 +263,9 @@ func (m *Menu) applyLocked(v view) {
 	applySlots(m.runSlots, old.Runs, v.Runs)
 	applySlots(m.errSlots, old.Errors, v.Errors)
 	applySlots(m.recSlots, old.Recent, v.Recent)
+	applySlots(m.setupSlots, old.Setup, v.Setup)
+	setTitle(m.setup, first, old.SetupTitle, v.SetupTitle)
+	setVisible(m.setup, first, old.SetupTitle != "", v.SetupTitle != "")
 	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
 	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
 	setTitle(m.status, first, old.Status, v.Status)
@@ -335,22 +349,26 @@ type pageLink struct {
 	label, tooltip string
 	what           string // the action, as the last errors name it when it fails
 	url            func(Controller) (string, error)
+	before         func(Controller) error // done first, when set
 }
 
 // The pages' items, in the menu's order. The lines of the running searches and of the last errors open the status
 // page too.
 var (
 	settingsLink = pageLink{labelSettings, "Edit the Firecrawl keys and other settings in the browser",
-		"open the settings page", Controller.SettingsURL}
+		"open the settings page", Controller.SettingsURL, nil}
 	setupLink = pageLink{labelSetup, "Check the installation, the credentials and each backend in the browser",
-		"open the setup check", Controller.SetupURL}
+		"open the setup check", Controller.SetupURL, Controller.CheckSetup}
 	statusLink = pageLink{labelStatusPage, "Running searches and recent errors in the browser",
-		"open the status page", Controller.StatusURL}
+		"open the status page", Controller.StatusURL, nil}
 	pageLinks = []pageLink{settingsLink, setupLink, statusLink}
 )
 
 // open opens link's page in the browser; a failure shows among the last errors.
 func (m *Menu) open(link pageLink) {
+	if link.before != nil {
+		m.report(link.what, link.before(m.ctl))
+	}
 	u, err := link.url(m.ctl)
 	if err == nil {
 		err = m.o.Open(u)

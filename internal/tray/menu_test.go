@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 )
 
 // fakeController answers the page URLs and records what the menu reports; the rest of Controller is not used.
@@ -26,6 +28,8 @@ func (f *fakeController) url(page string) (string, error) {
 
 func (f *fakeController) SettingsURL() (string, error) { return f.url("/settings") }
 func (f *fakeController) SetupURL() (string, error)    { return f.url("/setup") }
+func (f *fakeController) Setup() []doctor.Check        { return nil }
+func (f *fakeController) CheckSetup() error            { return nil }
 func (f *fakeController) StatusURL() (string, error)   { return f.url("/status") }
 func (f *fakeController) ReportURL(id string) (string, error) {
 	u, err := f.url("/report")

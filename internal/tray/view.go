@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
@@ -37,12 +38,17 @@ const maxRunLines = 10
 // MaxRecent is how many reports of the history the menu lists.
 const MaxRecent = 10
 
+// maxSetupLines is how many setup problems the menu lists.
+const maxSetupLines = 4
+
 // view is everything the menu shows at one moment; render computes it, Menu applies it.
 type view struct {
 	Icon                 string // an assets state
 	Status               string
 	Tooltip              string
-	Start, Stop, Restart bool // enabled
+	SetupTitle           string   // "Setup: 2 problems"; "" hides the item
+	Setup                []string // each problem and its fix, at most maxSetupLines
+	Start, Stop, Restart bool     // enabled
 	RunsTitle            string
 	Runs                 []string // at most maxRunLines+1
 	ErrorsTitle          string
@@ -51,8 +57,9 @@ type view struct {
 	RecentIDs            []string // their ids, for the clicks
 }
 
-// render computes the menu for a server status, an activity snapshot and the newest reports of the history at now.
-func render(st httpserver.Status, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
+// render computes the menu for a server status, the setup's problems, an activity snapshot and the newest reports
+// of the history at now.
+func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
 	running := st.State == httpserver.Running
 	v := view{
 		Status:      st.Line(),
@@ -76,8 +83,14 @@ func render(st httpserver.Status, snap activity.Snapshot, recent []history.Summa
 		v.Recent = append(v.Recent, recentLine(r, now))
 		v.RecentIDs = append(v.RecentIDs, r.ID)
 	}
+	if n := len(problems); n > 0 {
+		v.SetupTitle = fmt.Sprintf("Setup: %d problem%s", n, map[bool]string{true: "s"}[n > 1])
+		for _, p := range problems[:min(n, maxSetupLines)] {
+			v.Setup = append(v.Setup, problemLine(p))
+		}
+	}
 	switch {
-	case st.State == httpserver.Failed:
+	case st.State == httpserver.Failed || len(problems) > 0:
 		v.Icon = assets.Error
 	case !running:
 		v.Icon = assets.Stopped
@@ -88,11 +101,24 @@ func render(st httpserver.Status, snap activity.Snapshot, recent []history.Summa
 	default:
 		v.Icon = assets.Idle
 	}
-	v.Tooltip = "Gemini Search MCP: " + v.Status
-	if n := len(snap.Running); n > 0 {
-		v.Tooltip += fmt.Sprintf(" (%d researching)", n)
-	}
+	v.Tooltip = tooltip(v.Status, len(problems), len(snap.Running), len(snap.Failures))
 	return v
+}
+
+// tooltip says at a glance whether the server is down (not serving, or its setup broken) or merely had recent
+// failures, which share the error icon.
+func tooltip(status string, problems, running, failures int) string {
+	tip := "Gemini Search MCP: " + status
+	switch {
+	case problems > 0:
+		tip += fmt.Sprintf(" · down: the setup has %d problem%s (see Setup)", problems, map[bool]string{true: "s"}[problems > 1])
+	case failures > 0:
+		tip += fmt.Sprintf(" · %d recent failure%s (see Last errors)", failures, map[bool]string{true: "s"}[failures > 1])
+	}
+	if running > 0 {
+		tip += fmt.Sprintf(" · %d researching", running)
+	}
+	return tip
 }
 
 // runLine is one running search: tool, short query, elapsed mm:ss and stage.
@@ -114,6 +140,18 @@ func errorLine(f activity.Failure) string {
 	line += " " + f.Code + ": " + shorten(f.Message, 80)
 	if fix := firstLine(f.Details); fix != "" {
 		line += " → " + shorten(fix, 120)
+	}
+	return line
+}
+
+// problemLine is one setup problem: what is wrong, then the fix (doctor's "fix: " line), which is never cut for
+// the rest.
+func problemLine(c doctor.Check) string {
+	line := c.Name + ": " + shorten(firstLine(c.Detail), 60)
+	for l := range strings.Lines(c.Detail) {
+		if fix, ok := strings.CutPrefix(strings.TrimSpace(l), "fix: "); ok {
+			return line + " → " + shorten(fix, 160)
+		}
 	}
 	return line
 }

@@ -49,7 +49,7 @@ func TestRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := render(tt.st, tt.snap, nil, now)
+			got := render(tt.st, nil, tt.snap, nil, now)
 			got.Tooltip = ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
@@ -65,7 +65,7 @@ func TestRenderManyRuns(t *testing.T) {
 	for range maxRunLines + 3 {
 		snap.Running = append(snap.Running, activity.Run{Tool: "search", Query: "q", Started: now})
 	}
-	v := render(httpserver.Status{State: httpserver.Running}, snap, nil, now)
+	v := render(httpserver.Status{State: httpserver.Running}, nil, snap, nil, now)
 	if len(v.Runs) != maxRunLines+1 || v.Runs[maxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
 		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
 	}
@@ -96,7 +96,7 @@ func TestRenderRecent(t *testing.T) {
 	recent[0].Topic = "what changed in\nthe Rust 2024 edition and why does it matter"
 	recent[1].Partial = true
 	recent[MaxRecent-1].Started = now.AddDate(0, 0, -2)
-	v := render(httpserver.Status{State: httpserver.Running}, activity.Snapshot{}, recent, now)
+	v := render(httpserver.Status{State: httpserver.Running}, nil, activity.Snapshot{}, recent, now)
 	if len(v.Recent) != MaxRecent || len(v.RecentIDs) != MaxRecent {
 		t.Fatalf("%d lines and %d ids, want %d", len(v.Recent), len(v.RecentIDs), MaxRecent)
 	}
@@ -112,7 +112,7 @@ func TestRenderRecent(t *testing.T) {
 	if v.RecentIDs[0] != "id-0" || v.RecentIDs[MaxRecent-1] != "id-9" {
 		t.Errorf("ids %q", v.RecentIDs)
 	}
-	if v := render(httpserver.Status{}, activity.Snapshot{}, nil, now); v.Recent != nil {
+	if v := render(httpserver.Status{}, nil, activity.Snapshot{}, nil, now); v.Recent != nil {
 		t.Errorf("without history: %q", v.Recent)
 	}
 }

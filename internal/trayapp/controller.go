@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
@@ -164,8 +165,26 @@ func (c *controller) Activity() activity.Snapshot { return c.app.Activity().Snap
 func (c *controller) Changed() <-chan struct{}    { return c.changes.Changed() }
 func (c *controller) StartServer() error          { return c.server.Start() }
 func (c *controller) StopServer()                 { c.server.Stop() }
-func (c *controller) RestartServer() error        { return c.server.Restart() }
-func (c *controller) ClearErrors()                { c.app.Activity().ClearFailures() }
+
+// RestartServer looks the CLI and the credentials up again, then restarts the server.
+func (c *controller) RestartServer() error {
+	if err := c.CheckSetup(); err != nil {
+		c.Report("check the setup", err)
+	}
+	return c.server.Restart()
+}
+
+// Setup is what the setup checks find wrong with the configuration in force.
+func (c *controller) Setup() []doctor.Check { return c.app.SetupProblems() }
+
+// CheckSetup looks the CLI and the credentials up again, by committing the configuration in force again; the
+// menu redraws as after any commit.
+func (c *controller) CheckSetup() error {
+	c.saveMu.Lock()
+	defer c.saveMu.Unlock()
+	return c.app.Recheck()
+}
+func (c *controller) ClearErrors() { c.app.Activity().ClearFailures() }
 
 func (c *controller) SettingsURL() (string, error) { return c.pageURL("/settings") }
 func (c *controller) StatusURL() (string, error)   { return c.pageURL("/status") }
