@@ -356,6 +356,26 @@ func TestSetupProblemsClearAfterRestart(t *testing.T) {
 	p.waitIcon(t, assets.Idle)
 }
 
+// A copy that finds no clipboard program says so on the item for a moment: it is no failure of the server, so
+// Last errors and the icon stay as they were.
+func TestCopyWithoutAClipboardIsNoServerError(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	p := startTray(t, trayOptions{fake: fake, env: append(fake.Env(), "PATH="+t.TempDir(), "WAYLAND_DISPLAY=", "DISPLAY=:99"),
+		signedIn: true})
+	p.waitRunning(t)
+	p.click(t, "Copy Cursor config")
+	root := p.waitMenu(t, "the item saying it did not copy", func(root traytest.Item) bool {
+		_, ok := root.Find("✗ Not copied: no clipboard program found")
+		return ok
+	})
+	if _, ok := root.Find("Last errors (0)"); !ok {
+		t.Errorf("the failed copy counts as a server error:\n%s", root)
+	}
+	p.waitIcon(t, assets.Idle)
+}
+
 func TestMenuStartStop(t *testing.T) {
 	t.Parallel()
 	needBus(t)

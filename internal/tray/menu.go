@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -411,11 +412,14 @@ func (m *Menu) copyConfig(item *systray.MenuItem, i int) {
 		return
 	}
 	snippet, err := c.Snippet()
-	if err == nil {
-		err = m.o.Copy(snippet)
-	}
 	if err != nil {
 		m.report("copy the "+c.Name+" config", err)
+		return
+	}
+	if err := m.o.Copy(snippet); err != nil {
+		// A clipboard that cannot be used is no failure of the server: the item says so for a moment, the log why.
+		m.o.Logger.Warn("could not copy the client config", "client", c.Name, "err", err)
+		m.flash(item, "✗ Not copied: "+shorten(strings.TrimPrefix(err.Error(), "copy to the clipboard: "), 100))
 		return
 	}
 	m.flash(item, "✓ Copied "+c.Name+" config")
