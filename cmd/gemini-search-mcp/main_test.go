@@ -827,3 +827,49 @@ func TestHTTPStatusPage(t *testing.T) {
 		t.Errorf("/settings: %d, want 404: the headless server has no settings page", code)
 	}
 }
+
+// TestConnectCommands: connect and disconnect do from the command line what the tray's items do, for each client:
+// the entry is added with a backup of the old file, listed as connected, and removed again with nothing else
+// touched; a stdio entry carries the PATH the server was found on, for a client started from the dock.
+func TestConnectCommands(t *testing.T) {
+	env, _ := serverEnv(t, nil)
+	home := t.TempDir()
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "PATH=/opt/node/bin:/usr/bin")
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(cursor), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cursor, []byte(`{"mcpServers": {"mine": {"url": "http://x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"cursor", "claude-desktop", "vscode", "claude-code"} {
+		out, err := runServer(t, env, "connect", id)
+		if err != nil || !strings.Contains(out, ": connected (") {
+			t.Errorf("connect %s: %v\n%s", id, err, out)
+		}
+	}
+	if out, _ := runServer(t, env, "connect"); strings.Count(out, " connected ") != 4 {
+		t.Errorf("the list does not show the 4 clients connected:\n%s", out)
+	}
+	if data, _ := os.ReadFile(cursor); !strings.Contains(string(data), `"mine"`) || !strings.Contains(string(data), "gemini-search") {
+		t.Errorf("Cursor's file after connect:\n%s", data)
+	}
+	if backups, _ := filepath.Glob(cursor + ".*.bak"); len(backups) != 1 {
+		t.Errorf("backups of Cursor's file: %q, want one", backups)
+	}
+	out, err := runServer(t, env, "connect", "claude-desktop", "--print")
+	if err != nil || !strings.Contains(out, `"PATH": "/opt/node/bin:/usr/bin"`) || !strings.Contains(out, `"command": "`+binPath) {
+		t.Errorf("connect claude-desktop --print: %v\n%s", err, out)
+	}
+	for _, id := range []string{"cursor", "claude-desktop", "vscode", "claude-code"} {
+		if out, err := runServer(t, env, "disconnect", id); err != nil || !strings.Contains(out, ": not connected (") {
+			t.Errorf("disconnect %s: %v\n%s", id, err, out)
+		}
+	}
+	if data, _ := os.ReadFile(cursor); !strings.Contains(string(data), `"mine"`) || strings.Contains(string(data), "gemini-search") {
+		t.Errorf("Cursor's file after disconnect:\n%s", data)
+	}
+	if out, err := runServer(t, env, "connect", "emacs"); exitCode(err) != 2 || !strings.Contains(out, "unknown client") {
+		t.Errorf("an unknown client: exit %d\n%s", exitCode(err), out)
+	}
+}

@@ -387,7 +387,7 @@ func TestMenuStartStop(t *testing.T) {
 	}
 	wantLabels := []string{"Running searches (0)", "Last errors (0)", "Recent research", "---", "Start server", "Stop server", "Restart", "---",
 		"Copy Cursor config", "Connect to Cursor", "Copy Claude Desktop config", "Connect to Claude Desktop",
-		"Copy VS Code config", "Connect to VS Code", "---",
+		"Copy VS Code config", "Connect to VS Code", "Copy Claude Code config", "Connect to Claude Code", "---",
 		"Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---",
 		"Gemini Search MCP dev", "Quit"}
 	if got := root.VisibleLabels()[1:]; !slices.Equal(got, wantLabels) { // [0] is the status line

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -26,6 +27,10 @@ Usage:
                                           serve Streamable HTTP at http://H:P/mcp (default 127.0.0.1:3000)
   gemini-search-mcp doctor [--offline]    check the installation, send a one-line query to each backend in use,
                                           and print a checklist (--offline: no query)
+  gemini-search-mcp connect [CLIENT [--print]]
+                                          add this server to a client (cursor, claude-desktop, vscode, claude-code),
+                                          or print its entry; with no client, list the clients and their state
+  gemini-search-mcp disconnect CLIENT     remove this server from a client's configuration
   gemini-search-mcp --version             print the version
 
 Configuration comes from the environment, then <config dir>/.env; run doctor to see the config dir.
@@ -41,7 +46,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		return code
 	}
 	command := flags.Arg(0)
-	if command != "" && command != "doctor" {
+	if command != "" && !slices.Contains([]string{"doctor", "connect", "disconnect"}, command) {
 		fmt.Fprintf(stderr, "%s: unknown command %q\n\n", name, strings.Join(flags.Args(), " "))
 		flags.Usage()
 		return 2
@@ -50,8 +55,11 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if command == "doctor" {
+	switch command {
+	case "doctor":
 		return doctorCommand(ctx, src, flags.Args()[1:], stdout, stderr)
+	case "connect", "disconnect":
+		return clientsCommand(command, src, flags.Args()[1:], stdout, stderr)
 	}
 
 	a, logger, err := Start(src, stderr, Options{Version: version})

@@ -5,6 +5,7 @@ package clients
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,6 +34,9 @@ type Server struct {
 	AuthToken    string // MCP_AUTH_TOKEN, sent as a bearer token when set
 	StdioCommand string // the gemini-search-mcp executable, for clients that only start stdio servers
 	ConfigDir    string // set when the config dir is not the default one, so a stdio server finds the same one
+	// Path is the PATH a stdio server needs to find the Gemini CLI and Node, for a client started from the dock,
+	// which does not inherit a shell's PATH; "" adds none.
+	Path string
 }
 
 // Platform is where the clients keep their files.
@@ -64,8 +68,11 @@ func headers(s Server) map[string]string {
 
 // All returns the clients the tray can connect, in menu order.
 func All(p Platform, s Server) []Client {
-	return []Client{cursor(p, s), claudeDesktop(p, s), vsCode(p, s)}
+	return []Client{cursor(p, s), claudeDesktop(p, s), vsCode(p, s), claudeCode(p, s)}
 }
+
+// IDs name the clients on the command line, in All's order.
+var IDs = []string{"cursor", "claude-desktop", "vscode", "claude-code"}
 
 // cursor reaches the server over HTTP; its user-wide file is ~/.cursor/mcp.json on every platform.
 func cursor(p Platform, s Server) Client {
@@ -79,9 +86,15 @@ func cursor(p Platform, s Server) Client {
 
 // claudeDesktop starts stdio servers only, so its entry runs gemini-search-mcp.
 func claudeDesktop(p Platform, s Server) Client {
-	entry := stdioEntry{Command: s.StdioCommand, Args: []string{}}
+	entry := stdioEntry{Command: s.StdioCommand, Args: []string{}, Env: map[string]string{}}
 	if s.ConfigDir != "" {
-		entry.Env = map[string]string{"GEMINI_SEARCH_CONFIG_DIR": s.ConfigDir}
+		entry.Env["GEMINI_SEARCH_CONFIG_DIR"] = s.ConfigDir
+	}
+	if s.Path != "" {
+		entry.Env["PATH"] = s.Path
+	}
+	if len(entry.Env) == 0 {
+		entry.Env = nil
 	}
 	return Client{
 		Name:       "Claude Desktop",
@@ -97,6 +110,16 @@ func vsCode(p Platform, s Server) Client {
 		Name:       "VS Code",
 		Path:       filepath.Join(appConfigDir(p), "Code", "User", "mcp.json"),
 		ServersKey: "servers",
+		Entry:      httpEntry{Type: "http", URL: s.URL, Headers: headers(s)},
+	}
+}
+
+// claudeCode reaches the server over HTTP; `claude mcp add --scope user` keeps its entry in ~/.claude.json.
+func claudeCode(p Platform, s Server) Client {
+	return Client{
+		Name:       "Claude Code",
+		Path:       filepath.Join(p.Home, ".claude.json"),
+		ServersKey: "mcpServers",
 		Entry:      httpEntry{Type: "http", URL: s.URL, Headers: headers(s)},
 	}
 }
@@ -137,6 +160,57 @@ func (c Client) Snippet() (string, error) {
 // nothing else in it. When the file changes, the old one is first copied to <file>.<time>.bak, whose path is
 // returned. A file that is not a JSON object is left alone.
 func (c Client) Connect(now time.Time) (backup string, err error) {
+	return c.edit(now, func(servers *jsonedit.Object) error { return servers.SetValue(serverName, c.Entry) })
+}
+
+// Disconnect removes this server's entry from the client's file, and nothing else, with the same backup as
+// Connect; a file without the entry is left alone.
+func (c Client) Disconnect(now time.Time) (backup string, err error) {
+	if _, err := os.Stat(c.Path); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	return c.edit(now, func(servers *jsonedit.Object) error { servers.Delete(serverName); return nil })
+}
+
+// State is how a client's file stands towards this server.
+type State int
+
+// States of a client.
+const (
+	NotConnected State = iota // no entry for this server
+	Connected                 // the entry this server would write now
+	Outdated                  // an entry that points elsewhere: an old port, path or token
+)
+
+func (s State) String() string {
+	return [...]string{"not connected", "connected", "connected to an old address"}[s]
+}
+
+// State reads the client's file: whether it has this server's entry, and whether that entry is the current one.
+func (c Client) State() State {
+	data, err := os.ReadFile(c.Path)
+	if err != nil {
+		return NotConnected
+	}
+	config, err := jsonedit.Parse(data)
+	if err != nil {
+		return NotConnected
+	}
+	servers, _ := config.Object(c.ServersKey)
+	have, ok := servers.Get(serverName)
+	if !ok {
+		return NotConnected
+	}
+	want, err := json.Marshal(c.Entry)
+	if err == nil && sameJSON(have, want) {
+		return Connected
+	}
+	return Outdated
+}
+
+// edit applies change to the servers object of the client's file (made when missing) and writes the file when
+// that changed it, after a backup of the old one.
+func (c Client) edit(now time.Time, change func(servers *jsonedit.Object) error) (backup string, err error) {
 	old, err := os.ReadFile(c.Path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -144,13 +218,13 @@ func (c Client) Connect(now time.Time) (backup string, err error) {
 	}
 	config, err := jsonedit.Parse(old)
 	if err != nil {
-		return "", fmt.Errorf("%s is not a JSON object (%v): add the entry by hand with \"Copy %s config\"", c.Path, err, c.Name)
+		return "", fmt.Errorf("%s is not a JSON object (%v): edit the entry by hand (\"Copy %s config\" has it)", c.Path, err, c.Name)
 	}
 	servers, ok := config.Object(c.ServersKey)
 	if _, present := config.Get(c.ServersKey); present && !ok {
-		return "", fmt.Errorf("%s: %q is not an object: add the entry by hand with \"Copy %s config\"", c.Path, c.ServersKey, c.Name)
+		return "", fmt.Errorf("%s: %q is not an object: edit the entry by hand (\"Copy %s config\" has it)", c.Path, c.ServersKey, c.Name)
 	}
-	if err := servers.SetValue(serverName, c.Entry); err != nil {
+	if err := change(&servers); err != nil {
 		return "", err
 	}
 	serversJSON, err := servers.MarshalJSON()

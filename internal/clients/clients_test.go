@@ -22,15 +22,18 @@ func TestPaths(t *testing.T) {
 		wantKeys []string
 	}{
 		{"linux", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "/home/me/.config"},
-			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json"},
-			[]string{"mcpServers", "mcpServers", "servers"}},
+			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json",
+				"/home/me/.claude.json"},
+			[]string{"mcpServers", "mcpServers", "servers", "mcpServers"}},
 		{"linux relative XDG is ignored", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "cfg"},
-			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json"}, nil},
+			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json",
+				"/home/me/.claude.json"}, nil},
 		{"darwin", Platform{GOOS: "darwin", Home: "/Users/me"},
 			[]string{"/Users/me/.cursor/mcp.json", "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
-				"/Users/me/Library/Application Support/Code/User/mcp.json"}, nil},
+				"/Users/me/Library/Application Support/Code/User/mcp.json", "/Users/me/.claude.json"}, nil},
 		{"windows", Platform{GOOS: "windows", Home: "/c/me", AppData: "/c/me/AppData/Roaming"},
-			[]string{"/c/me/.cursor/mcp.json", "/c/me/AppData/Roaming/Claude/claude_desktop_config.json", "/c/me/AppData/Roaming/Code/User/mcp.json"}, nil},
+			[]string{"/c/me/.cursor/mcp.json", "/c/me/AppData/Roaming/Claude/claude_desktop_config.json", "/c/me/AppData/Roaming/Code/User/mcp.json",
+				"/c/me/.claude.json"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,5 +162,40 @@ func TestConnect(t *testing.T) {
 				t.Errorf("new file mode %v, want 0600: it may hold the bearer token", fi.Mode().Perm())
 			}
 		})
+	}
+}
+
+// TestStateAndDisconnect: a client's file is not connected, connected, or connected to an old address; Disconnect
+// removes only this server's entry, after a backup, and leaves a file without it alone.
+func TestStateAndDisconnect(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	p := Platform{GOOS: "linux", Home: home, XDGConfigHome: filepath.Join(home, ".config")}
+	c := All(p, server)[0]
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	if c.State() != NotConnected {
+		t.Fatalf("state of a missing file: %s", c.State())
+	}
+	if backup, err := c.Disconnect(now); err != nil || backup != "" {
+		t.Fatalf("disconnect from a missing file: %q, %v", backup, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.Path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.Path, []byte(`{"mcpServers": {"other": {"url": "http://x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Connect(now); err != nil || c.State() != Connected {
+		t.Fatalf("after Connect: %s, %v", c.State(), err)
+	}
+	moved := server
+	moved.URL = "http://127.0.0.1:3100/mcp"
+	if s := All(p, moved)[0].State(); s != Outdated {
+		t.Errorf("the server on another port sees %s, want %s", s, Outdated)
+	}
+	backup, err := c.Disconnect(now.Add(time.Minute))
+	data, _ := os.ReadFile(c.Path)
+	if err != nil || backup == "" || c.State() != NotConnected || !strings.Contains(string(data), `"other"`) {
+		t.Errorf("after Disconnect: %s, backup %q, %v:\n%s", c.State(), backup, err, data)
 	}
 }

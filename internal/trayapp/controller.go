@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adrg/xdg"
-
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
@@ -207,12 +205,7 @@ func (c *controller) Clients() []clients.Client {
 	if st := c.server.Status(); st.State == httpserver.Running {
 		url = st.URL()
 	}
-	s := clients.Server{URL: url, AuthToken: cfg.AuthToken.Reveal(), StdioCommand: c.stdioCmd}
-	if cfg.Overridden[config.DirVar] {
-		s.ConfigDir = cfg.Dir
-	}
-	env := c.source.Env
-	return clients.All(clients.Platform{GOOS: runtime.GOOS, Home: env.Home, AppData: env.AppData, XDGConfigHome: xdg.ConfigHome}, s)
+	return app.Clients(cfg, c.source.Env, url, c.stdioCmd)
 }
 
 func (c *controller) Report(what string, err error) {
