@@ -365,7 +365,7 @@ func TestCopyWithoutAClipboardIsNoServerError(t *testing.T) {
 	p := startTray(t, trayOptions{fake: fake, env: append(fake.Env(), "PATH="+t.TempDir(), "WAYLAND_DISPLAY=", "DISPLAY=:99"),
 		signedIn: true})
 	p.waitRunning(t)
-	p.click(t, "Copy Cursor config")
+	p.click(t, "Copy config") // Cursor's, the first
 	root := p.waitMenu(t, "the item saying it did not copy", func(root traytest.Item) bool {
 		_, ok := root.Find("✗ Not copied: no clipboard program found")
 		return ok
@@ -386,8 +386,7 @@ func TestMenuStartStop(t *testing.T) {
 		t.Errorf("the status line %q does not say which backend serves", got)
 	}
 	wantLabels := []string{"Running searches (0)", "Last errors (0)", "Recent research", "---", "Start server", "Stop server", "Restart", "---",
-		"Copy Cursor config", "Connect to Cursor", "Copy Claude Desktop config", "Connect to Claude Desktop",
-		"Copy VS Code config", "Connect to VS Code", "Copy Claude Code config", "Connect to Claude Code", "---",
+		"Clients", "---",
 		"Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---",
 		"Gemini Search MCP dev", "Quit"}
 	if got := root.VisibleLabels()[1:]; !slices.Equal(got, wantLabels) { // [0] is the status line
@@ -397,8 +396,9 @@ func TestMenuStartStop(t *testing.T) {
 		"Running on": false, "Start server": false, "Stop server": true, "Restart": true,
 		"Running searches (0)": true, "Last errors (0)": true, "Clear": false, "Settings…": true, "Quit": true,
 		"Recent research": true, "No research finished yet": false,
-		"Copy Cursor config": true, "Connect to Cursor": true, "Copy Claude Desktop config": true,
-		"Connect to Claude Desktop": true, "Copy VS Code config": true, "Connect to VS Code": true,
+		"Clients": true, "Cursor · not connected": true, "Claude Desktop · not connected": true,
+		"VS Code · not connected": true, "Claude Code · not connected": true, "Copy config": true, "Connect": true,
+		"Disconnect": false,
 		"Check setup…": true, "Open status page": true, "Open config folder": true, "Open log file": true,
 		"Start at login": true,
 	})
@@ -698,8 +698,12 @@ func TestConnectClientAndStartAtLogin(t *testing.T) {
 	if err := os.WriteFile(cursor, []byte(`{"mcpServers":{"other":{"command":"other-server"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.click(t, "Connect to Cursor")
-	p.waitMenu(t, "the connect confirmation", func(root traytest.Item) bool { _, ok := root.Find("✓ Connected to Cursor"); return ok })
+	p.click(t, "Connect") // Cursor's, the first
+	p.waitMenu(t, "the connect confirmation", func(root traytest.Item) bool {
+		_, flashed := root.Find("✓ Connected (restart Cursor)")
+		_, state := root.Find("Cursor · connected")
+		return flashed && state
+	})
 	data, err := os.ReadFile(cursor)
 	if err != nil {
 		t.Fatal(err)
@@ -711,6 +715,11 @@ func TestConnectClientAndStartAtLogin(t *testing.T) {
 	}
 	if backups, _ := filepath.Glob(cursor + ".*.bak"); len(backups) != 1 {
 		t.Errorf("backups %v, want one", backups)
+	}
+	p.click(t, "Disconnect") // Cursor's, the first
+	p.waitMenu(t, "the disconnect", func(root traytest.Item) bool { _, ok := root.Find("Cursor · not connected"); return ok })
+	if data, _ := os.ReadFile(cursor); strings.Contains(string(data), `"gemini-search"`) || !strings.Contains(string(data), `"other-server"`) {
+		t.Errorf("%s after Disconnect:\n%s", cursor, data)
 	}
 
 	desktopFile := filepath.Join(p.xdgConfig, "autostart", "gemini-search-tray.desktop")

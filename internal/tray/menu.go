@@ -6,7 +6,6 @@ package tray
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -76,7 +75,11 @@ type Menu struct {
 	noRuns, noErrs, noRecent                 *systray.MenuItem
 	start, stop, restart                     *systray.MenuItem
 	autostart                                *systray.MenuItem
+	clientItems                              []clientItems
 }
+
+// clientItems are the items of one MCP client in the Clients submenu.
+type clientItems struct{ title, connect, disconnect *systray.MenuItem }
 
 func newMenu(o Options) *Menu {
 	if o.Logger == nil {
@@ -148,13 +151,17 @@ func (m *Menu) build(ctx context.Context) {
 	m.on(ctx, m.restart, func() { m.report("restart the server", m.ctl.RestartServer()) })
 	systray.AddSeparator()
 
+	clientsItem := systray.AddMenuItem(labelClients, "This server in the MCP clients on this computer")
 	for i, c := range m.ctl.Clients() {
-		copyItem := systray.AddMenuItem("Copy "+c.Name+" config", "Copy the "+c.Name+" configuration for this server")
-		m.base[copyItem] = "Copy " + c.Name + " config"
+		sub := clientsItem.AddSubMenuItem(c.Name, c.Path)
+		connect := sub.AddSubMenuItem(labelConnect, "Add this server to "+c.Path+" (the old file is backed up)")
+		disconnect := sub.AddSubMenuItem(labelDisconnect, "Remove this server from "+c.Path+" (the old file is backed up)")
+		copyItem := sub.AddSubMenuItem(labelCopyConfig, "Copy the "+c.Name+" configuration for this server")
+		m.base[connect], m.base[disconnect], m.base[copyItem] = labelConnect, labelDisconnect, labelCopyConfig
+		m.clientItems = append(m.clientItems, clientItems{sub, connect, disconnect})
+		m.on(ctx, connect, func() { m.changeClient(connect, i, true) })
+		m.on(ctx, disconnect, func() { m.changeClient(disconnect, i, false) })
 		m.on(ctx, copyItem, func() { m.copyConfig(copyItem, i) })
-		connect := systray.AddMenuItem("Connect to "+c.Name, "Add this server to "+c.Path+" (the old file is backed up)")
-		m.base[connect] = "Connect to " + c.Name
-		m.on(ctx, connect, func() { m.connect(connect, i) })
 	}
 	systray.AddSeparator()
 
@@ -180,7 +187,16 @@ func (m *Menu) build(ctx context.Context) {
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.on(ctx, quit, m.o.Quit)
 
-	m.applyLocked(render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now()))
+	m.applyLocked(m.render())
+}
+
+// render computes the menu's view from the controller's state now.
+func (m *Menu) render() view {
+	v := render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
+	for _, c := range m.ctl.Clients() {
+		v.Clients = append(v.Clients, clientView(c.Name, c.State()))
+	}
+	return v
 }
 
 // on serves item's clicks for as long as ctx lives: one goroutine always receiving, since systray drops a click
@@ -206,7 +222,7 @@ func (m *Menu) loop(ctx context.Context) {
 	reassert := time.After(reassertAfter)
 	for ctx.Err() == nil {
 		changed := m.ctl.Changed()
-		v := render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
+		v := m.render()
 		m.mu.Lock()
 		m.applyLocked(v)
 		m.mu.Unlock()
@@ -267,6 +283,21 @@ func (m *Menu) applyLocked(v view) {
 	applySlots(m.setupSlots, old.Setup, v.Setup)
 	setTitle(m.setup, first, old.SetupTitle, v.SetupTitle)
 	setVisible(m.setup, first, old.SetupTitle != "", v.SetupTitle != "")
+	for i, items := range m.clientItems {
+		var was clientLine
+		if i < len(old.Clients) {
+			was = old.Clients[i]
+		}
+		if i < len(v.Clients) {
+			now := v.Clients[i]
+			setTitle(items.title, first, was.Title, now.Title)
+			if first || was.Connect != now.Connect {
+				m.base[items.connect] = now.Connect
+				setLabel(items.connect, now.Connect)
+			}
+			setEnabled(items.disconnect, first, was.Connected, now.Connected)
+		}
+	}
 	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
 	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
 	setTitle(m.status, first, old.Status, v.Status)
@@ -425,17 +456,28 @@ func (m *Menu) copyConfig(item *systray.MenuItem, i int) {
 	m.flash(item, "✓ Copied "+c.Name+" config")
 }
 
-func (m *Menu) connect(item *systray.MenuItem, i int) {
+// changeClient connects (or disconnects) the i-th client and shows the outcome on item and in its state.
+func (m *Menu) changeClient(item *systray.MenuItem, i int, connect bool) {
 	c, err := m.client(i)
+	what := map[bool]string{true: "connect to ", false: "disconnect from "}[connect] + c.Name
 	if err == nil {
 		var backup string
-		if backup, err = c.Connect(m.o.Now()); err == nil {
-			m.o.Logger.Info("connected an MCP client", "client", c.Name, "file", c.Path, "backup", backup)
-			m.flash(item, fmt.Sprintf("✓ Connected to %s (restart it)", c.Name))
+		if connect {
+			backup, err = c.Connect(m.o.Now())
+		} else {
+			backup, err = c.Disconnect(m.o.Now())
+		}
+		if err == nil {
+			m.o.Logger.Info(what, "file", c.Path, "backup", backup)
+			m.flash(item, map[bool]string{true: "✓ Connected", false: "✓ Disconnected"}[connect]+" (restart "+c.Name+")")
+			v := m.render()
+			m.mu.Lock()
+			m.applyLocked(v)
+			m.mu.Unlock()
 			return
 		}
 	}
-	m.report("connect to "+c.Name, err)
+	m.report(what, err)
 }
 
 func (m *Menu) toggleAutostart() {

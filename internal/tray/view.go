@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
@@ -30,6 +31,11 @@ const (
 	labelNoErrors     = "No errors"
 	labelRecent       = "Recent research"
 	labelNoRecent     = "No research finished yet"
+	labelClients      = "Clients"
+	labelConnect      = "Connect"
+	labelUpdate       = "Update to this server"
+	labelDisconnect   = "Disconnect"
+	labelCopyConfig   = "Copy config"
 )
 
 // maxRunLines is how many running searches the menu lists; more are summed up in one line.
@@ -55,6 +61,23 @@ type view struct {
 	Errors               []string
 	Recent               []string // the newest reports of the history, at most MaxRecent
 	RecentIDs            []string // their ids, for the clicks
+	Clients              []clientLine
+}
+
+// clientLine is one MCP client in the Clients submenu.
+type clientLine struct {
+	Title     string // "Cursor · connected"
+	Connect   string // labelConnect, or labelUpdate when its entry points at an old address
+	Connected bool   // it has an entry for this server: Disconnect can remove it
+}
+
+// clientView is the line of client name in state.
+func clientView(name string, state clients.State) clientLine {
+	l := clientLine{Title: name + " · " + state.String(), Connect: labelConnect, Connected: state != clients.NotConnected}
+	if state == clients.Outdated {
+		l.Connect = labelUpdate
+	}
+	return l
 }
 
 // render computes the menu for a server status, the setup's problems, an activity snapshot and the newest reports

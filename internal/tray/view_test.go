@@ -10,6 +10,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
@@ -114,5 +115,18 @@ func TestRenderRecent(t *testing.T) {
 	}
 	if v := render(httpserver.Status{}, nil, activity.Snapshot{}, nil, now); v.Recent != nil {
 		t.Errorf("without history: %q", v.Recent)
+	}
+}
+
+func TestClientView(t *testing.T) {
+	t.Parallel()
+	for state, want := range map[clients.State]clientLine{
+		clients.NotConnected: {Title: "Cursor · not connected", Connect: labelConnect},
+		clients.Connected:    {Title: "Cursor · connected", Connect: labelConnect, Connected: true},
+		clients.Outdated:     {Title: "Cursor · connected to an old address", Connect: labelUpdate, Connected: true},
+	} {
+		if got := clientView("Cursor", state); got != want {
+			t.Errorf("%s: got %+v, want %+v", state, got, want)
+		}
 	}
 }
