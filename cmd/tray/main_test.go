@@ -398,7 +398,7 @@ func TestMenuStartStop(t *testing.T) {
 		"Recent research": true, "No research finished yet": false,
 		"Clients": true, "Cursor · not connected": true, "Claude Desktop · not connected": true,
 		"VS Code · not connected": true, "Claude Code · not connected": true, "Copy config": true, "Connect": true,
-		"Disconnect": false,
+		"Disconnect":   false,
 		"Check setup…": true, "Open status page": true, "Open config folder": true, "Open log file": true,
 		"Start at login": true,
 	})
