@@ -15,6 +15,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -38,6 +39,7 @@ type App struct {
 	env      config.Env
 	log      *slog.Logger
 	wrote    func(path string, data []byte)
+	finish   func(Finished)
 	activity *activity.Registry
 	queue    *research.Queue
 	joins    research.Joins
@@ -66,6 +68,17 @@ type Options struct {
 	// WroteFile is told of every file the App writes (settings.json), so that a watcher of that file does not take
 	// the App's own write for an edit. nil: nobody is told.
 	WroteFile func(path string, data []byte)
+	// Finished is told of every research call that ended, but for those the client cancelled and those the
+	// cache answered; nil: nobody is told. It must not block.
+	Finished func(Finished)
+}
+
+// Finished is a research call that ended: a report (Err nil) or a failure.
+type Finished struct {
+	Tool, Topic string
+	Took        time.Duration
+	Report      research.Report
+	Err         error
 }
 
 // A Committer reacts to a configuration the App has just put in force (syncthing's Committer): the HTTP side
@@ -78,7 +91,7 @@ type Committer interface {
 // New prepares the config dir and research workspace for cfg, resolves the Gemini CLI, builds the engine and the
 // MCP server, and logs what the setup checks find wrong. It fails only when the workspace cannot be made.
 func New(cfg config.Config, o Options) (*App, error) {
-	a := &App{version: o.Version, env: o.Env, log: o.Logger, wrote: o.WroteFile, activity: activity.New(),
+	a := &App{version: o.Version, env: o.Env, log: o.Logger, wrote: o.WroteFile, finish: o.Finished, activity: activity.New(),
 		queue: research.NewQueue(cfg.MaxConcurrent), cache: research.NewCache(cfg.CacheTTL), runs: newRunGate()}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

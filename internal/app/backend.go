@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -61,26 +62,28 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 type engineOf struct{ a *App }
 
 func (e engineOf) Search(ctx context.Context, req research.SearchRequest) (research.Report, error) {
-	rep, err := e.a.configured.Load().engine.Search(ctx, req)
-	e.a.record("search", rep, err)
-	return rep, err
+	return e.run("search", req.Query, func(eng *research.Engine) (research.Report, error) { return eng.Search(ctx, req) })
 }
 
 func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
-	rep, err := e.a.configured.Load().engine.DeepSearch(ctx, req)
-	e.a.record("deep_search", rep, err)
-	return rep, err
+	return e.run("deep_search", req.Topic, func(eng *research.Engine) (research.Report, error) { return eng.DeepSearch(ctx, req) })
 }
 
 func (e engineOf) Ask(ctx context.Context, req research.AskRequest) (research.Report, error) {
-	rep, err := e.a.configured.Load().engine.Ask(ctx, req)
-	e.a.record("ask", rep, err)
-	return rep, err
+	return e.run("ask", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Ask(ctx, req) })
 }
 
 func (e engineOf) Structured(ctx context.Context, req research.StructuredRequest) (research.Report, error) {
-	rep, err := e.a.configured.Load().engine.Structured(ctx, req)
-	e.a.record("structured", rep, err)
+	return e.run("structured", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Structured(ctx, req) })
+}
+
+// run runs one call of tool about topic on the engine in force, keeps its report in the history and tells
+// Options.Finished how it ended.
+func (e engineOf) run(tool, topic string, call func(*research.Engine) (research.Report, error)) (research.Report, error) {
+	start := time.Now()
+	rep, err := call(e.a.configured.Load().engine)
+	e.a.record(tool, rep, err)
+	e.a.finished(Finished{Tool: tool, Topic: topic, Took: time.Since(start), Report: rep, Err: err})
 	return rep, err
 }
 

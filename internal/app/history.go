@@ -1,12 +1,24 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
+
+// finished tells Options.Finished of a call that ended, unless the client cancelled it (or the server is shutting
+// down) or the cache answered it.
+func (a *App) finished(f Finished) {
+	if a.finish == nil || errors.Is(f.Err, context.Canceled) || errors.Is(f.Err, context.DeadlineExceeded) ||
+		f.Err == nil && f.Report.Metadata.Cached {
+		return
+	}
+	a.finish(f)
+}
 
 // record keeps a report tool returned in the history: a complete or partial one, not a failure, and not one the
 // cache answered (it was kept when it was researched). A report that cannot be kept is logged; the call still

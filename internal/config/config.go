@@ -42,6 +42,8 @@ type Config struct {
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
 	Prompts             map[string]string
 	Debug               bool          // DEBUG
+	Notify              bool          // GEMINI_NOTIFY
+	NotifyAfter         time.Duration // GEMINI_NOTIFY_AFTER
 	Host                string        // MCP_SERVER_HOST
 	Port                int           // MCP_SERVER_PORT
 	ProgressLogInterval time.Duration // PROGRESS_LOG_INTERVAL

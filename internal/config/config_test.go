@@ -43,6 +43,8 @@ func TestLoadDefaults(t *testing.T) {
 		FallbackModel:       "gemini-2.5-flash",
 		SearchTimeout:       300 * time.Second,
 		AskTimeout:          600 * time.Second,
+		Notify:              true,
+		NotifyAfter:         30 * time.Second,
 		Host:                "127.0.0.1",
 		Port:                3000,
 		ProgressLogInterval: 30 * time.Second,
@@ -354,8 +356,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 32 {
-		t.Errorf("got %d variables, want 32", len(seen))
+	if len(seen) != 34 {
+		t.Errorf("got %d variables, want 34", len(seen))
 	}
 }
 

@@ -149,6 +149,17 @@ var variables = []variable{
 			c.Prompts[prompts.Research] = v
 			return nil
 		}},
+	{VarDoc{Name: "GEMINI_NOTIFY", Label: "Notifications", Input: "select", Options: []string{"true", "false"},
+		Help:    "A desktop notification when a long search finishes or fails (the tray).",
+		Default: "true", Description: "The tray's desktop notification when a search that ran longer than " +
+			"GEMINI_NOTIFY_AFTER finishes or fails (true or false)."},
+		func(c *Config, v string) (err error) { c.Notify, err = parseBool(v); return err }},
+	{VarDoc{Name: "GEMINI_NOTIFY_AFTER", Default: "30000", Description: "How long a search must have run for the " +
+		"tray to notify its end, in milliseconds (0 to 86400000)."},
+		func(c *Config, v string) (err error) {
+			c.NotifyAfter, err = millis(v, 0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
+			return err
+		}},
 	{VarDoc{Name: "DEBUG", Default: "false", Description: "Verbose logging (true or false)."},
 		func(c *Config, v string) (err error) { c.Debug, err = parseBool(v); return err }},
 	{VarDoc{Name: "MCP_SERVER_HOST", Default: "127.0.0.1", Description: "Address the MCP HTTP server listens on."},

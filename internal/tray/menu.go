@@ -450,7 +450,7 @@ func (m *Menu) copyConfig(item *systray.MenuItem, i int) {
 	if err := m.o.Copy(snippet); err != nil {
 		// A clipboard that cannot be used is no failure of the server: the item says so for a moment, the log why.
 		m.o.Logger.Warn("could not copy the client config", "client", c.Name, "err", err)
-		m.flash(item, "✗ Not copied: "+shorten(strings.TrimPrefix(err.Error(), "copy to the clipboard: "), 100))
+		m.flash(item, "✗ Not copied: "+Shorten(strings.TrimPrefix(err.Error(), "copy to the clipboard: "), 100))
 		return
 	}
 	m.flash(item, "✓ Copied "+c.Name+" config")

@@ -146,9 +146,9 @@ func tooltip(status string, problems, running, failures int) string {
 
 // runLine is one running search: tool, short query, elapsed mm:ss and stage.
 func runLine(r activity.Run, now time.Time) string {
-	line := fmt.Sprintf("%s · %q · %s", r.Tool, shorten(r.Query, 40), r.Elapsed(now))
+	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 40), r.Elapsed(now))
 	if r.Stage != "" {
-		line += " · " + shorten(r.Stage, 40)
+		line += " · " + Shorten(r.Stage, 40)
 	}
 	return line
 }
@@ -158,11 +158,11 @@ func runLine(r activity.Run, now time.Time) string {
 func errorLine(f activity.Failure) string {
 	line := f.Time.Local().Format("15:04:05") + " " + f.Tool
 	if f.Query != "" {
-		line += fmt.Sprintf(" %q", shorten(f.Query, 30))
+		line += fmt.Sprintf(" %q", Shorten(f.Query, 30))
 	}
-	line += " " + f.Code + ": " + shorten(f.Message, 80)
+	line += " " + f.Code + ": " + Shorten(f.Message, 80)
 	if fix := firstLine(f.Details); fix != "" {
-		line += " → " + shorten(fix, 120)
+		line += " → " + Shorten(fix, 120)
 	}
 	return line
 }
@@ -170,10 +170,10 @@ func errorLine(f activity.Failure) string {
 // problemLine is one setup problem: what is wrong, then the fix (doctor's "fix: " line), which is never cut for
 // the rest.
 func problemLine(c doctor.Check) string {
-	line := c.Name + ": " + shorten(firstLine(c.Detail), 60)
+	line := c.Name + ": " + Shorten(firstLine(c.Detail), 60)
 	for l := range strings.Lines(c.Detail) {
 		if fix, ok := strings.CutPrefix(strings.TrimSpace(l), "fix: "); ok {
-			return line + " → " + shorten(fix, 160)
+			return line + " → " + Shorten(fix, 160)
 		}
 	}
 	return line
@@ -192,15 +192,15 @@ func firstLine(s string) string {
 // recentLine is one report of the history: short topic, when it started, how long it took, and whether it was cut
 // short.
 func recentLine(r history.Summary, now time.Time) string {
-	line := fmt.Sprintf("%q · %s · %s", shorten(r.Topic, 40), r.When(now), r.Took())
+	line := fmt.Sprintf("%q · %s · %s", Shorten(r.Topic, 40), r.When(now), r.Took())
 	if r.Partial {
 		line += " · partial"
 	}
 	return line
 }
 
-// shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.
-func shorten(s string, n int) string {
+// Shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.
+func Shorten(s string, n int) string {
 	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 	r := []rune(s)
 	if len(r) <= n {

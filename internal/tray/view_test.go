@@ -78,8 +78,8 @@ func TestRenderManyRuns(t *testing.T) {
 func TestShorten(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"short": "short", "  a \n b ": "a b", "abcdefghijk": "abcdefghi…", "ééééééééééé": "ééééééééé…"} {
-		if got := shorten(in, 10); got != want {
-			t.Errorf("shorten(%q) = %q, want %q", in, got, want)
+		if got := Shorten(in, 10); got != want {
+			t.Errorf("Shorten(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

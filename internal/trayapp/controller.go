@@ -54,7 +54,7 @@ const watchDebounce = 100 * time.Millisecond
 // it; nothing serves yet. A failure has been logged.
 func start(src app.Source, logOut io.Writer, version string) (*controller, *slog.Logger, error) {
 	c := &controller{source: src}
-	a, logger, err := app.Start(src, logOut, app.Options{Version: version, WroteFile: c.wrote})
+	a, logger, err := app.Start(src, logOut, app.Options{Version: version, WroteFile: c.wrote, Finished: c.finished})
 	if err != nil {
 		return nil, logger, err
 	}
