@@ -116,10 +116,10 @@ func mapsEqual(a, b map[string]string) bool {
 func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = 2 * time.Second })
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = 3 * time.Second })
 	r.KeepWarm("")
 	waitWarm(t, r, fake, 1, 1)
-	time.Sleep(2500 * time.Millisecond) // longer than the timeout: the warm process waits that long
+	time.Sleep(3500 * time.Millisecond) // longer than the timeout: the warm process waits that long
 	if _, err := run(t, r, backend.Request{}); err != nil {
 		t.Fatal(err)
 	}
