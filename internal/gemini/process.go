@@ -87,16 +87,21 @@ func (r *Runner) start(args []string) (*process, error) {
 	p.stdout.pending.max = maxStderr
 	p.stderr.max = maxStderr
 	go func() {
-		p.reap(pipes[1][0], pipes[2][0], r.cfg.KillGrace)
+		p.reap(pipes[1][0], pipes[2][0])
 		os.RemoveAll(tmpDir) // after the whole group is gone
 		close(p.done)
 	}()
 	return p, nil
 }
 
+// drainGrace is how long the rest of the output may take to read once the CLI's group is gone. What is left is
+// at most what the pipes hold, but the answer's collector can be slow on a huge line; only a process that left
+// the group keeps a pipe open for longer.
+const drainGrace = 5 * time.Second
+
 // reap waits for the CLI to exit, kills what is left of its group and reads the rest of its output, giving up on
-// output still held open by a process that left the group after grace.
-func (p *process) reap(stdout, stderr *os.File, grace time.Duration) {
+// output still held open by a process that left the group after drainGrace.
+func (p *process) reap(stdout, stderr *os.File) {
 	var copies sync.WaitGroup
 	copies.Go(func() { _, _ = io.Copy(&p.stdout, stdout) })
 	copies.Go(func() { _, _ = io.Copy(&p.stderr, stderr) })
@@ -113,7 +118,7 @@ func (p *process) reap(stdout, stderr *os.File, grace time.Duration) {
 	go func() { copies.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(grace): // a process that left the group still holds the pipes: stop reading
+	case <-time.After(drainGrace): // a process that left the group still holds the pipes: stop reading
 		stdout.Close()
 		stderr.Close()
 		<-drained
