@@ -1,6 +1,7 @@
 package gemini_test
 
 import (
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -172,21 +173,34 @@ func TestWarmReplacesAProcessThatDied(t *testing.T) {
 	}
 }
 
-// A CLI that cannot start is tried again at once, then only after a growing pause.
+// A CLI that cannot start is tried again at once, then only after a growing pause: the third try comes a second
+// after the second (as the log's own timestamps show, whatever the test's scheduling).
 func TestWarmStartFailuresBackOff(t *testing.T) {
 	t.Parallel()
 	var log testkit.SyncBuffer
 	r := gemini.NewRunner(gemini.Config{
 		Command: gemini.Command{Path: filepath.Join(t.TempDir(), "no-such-gemini")},
 		Warm:    1,
-		Logger:  slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger:  slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	t.Cleanup(r.Close)
-	attempts := func() int { return strings.Count(log.String(), "a warm Gemini CLI did not start") }
+	attempts := func() []time.Time {
+		var at []time.Time
+		for line := range strings.Lines(log.String()) {
+			var rec struct {
+				Time time.Time `json:"time"`
+				Msg  string    `json:"msg"`
+			}
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "a warm Gemini CLI did not start" {
+				at = append(at, rec.Time)
+			}
+		}
+		return at
+	}
 	r.KeepWarm("")
-	testkit.WaitFor(t, "two attempts", func() bool { return attempts() >= 2 })
-	if n := attempts(); n != 2 { // the third comes a second after the second
-		t.Errorf("got %d attempts at once, want 2", n)
+	testkit.WaitFor(t, "three attempts", func() bool { return len(attempts()) >= 3 })
+	if at := attempts(); at[2].Sub(at[1]) < 900*time.Millisecond {
+		t.Errorf("attempts at %v: the third came %s after the second, want a second's pause", at, at[2].Sub(at[1]))
 	}
 	_, err := run(t, r, backend.Request{})
 	if e := asError(t, err); e.Code != backend.CodeCLINotFound {
