@@ -12,9 +12,12 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# On Windows the tray is a GUI program: no console window opens with it, at login either.
+TRAY_LDFLAGS = $(LDFLAGS)$(if $(filter windows,$(shell $(GO) env GOOS)), -H=windowsgui)
+
 build: ## Build bin/gemini-search-mcp and bin/gemini-search-tray
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp ./cmd/gemini-search-mcp
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-tray ./cmd/tray
+	$(GO) build -trimpath -ldflags '$(TRAY_LDFLAGS)' -o $(BIN)/gemini-search-tray ./cmd/tray
 
 # Where go install puts binaries: GOBIN, else GOPATH/bin.
 INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
