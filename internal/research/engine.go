@@ -218,6 +218,11 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (Report, error) {
 		})
 }
 
+// askRun is a run of ask or structured: the prompt on model, limited by GEMINI_ASK_TIMEOUT.
+func (e *Engine) askRun(model, prompt string) backend.Request {
+	return backend.Request{Prompt: prompt, Model: model, Timeout: e.settings.AskTimeout, TimeoutVar: "GEMINI_ASK_TIMEOUT"}
+}
+
 func (e *Engine) ask(ctx context.Context, req AskRequest, model string) (Report, error) {
 	start := e.now()
 	topic := shorten(req.Prompt)
@@ -225,9 +230,8 @@ func (e *Engine) ask(ctx context.Context, req AskRequest, model string) (Report,
 	defer stop()
 
 	req.Progress.report("asking")
-	run := backend.Request{Model: model, Timeout: e.settings.AskTimeout, TimeoutVar: "GEMINI_ASK_TIMEOUT",
-		Prompt: prompts.Render(e.templates.ask, prompts.Values{Prompt: req.Prompt, Date: promptDate(start),
-			Model: cmp.Or(model, "auto")})}
+	run := e.askRun(model, prompts.Render(e.templates.ask, prompts.Values{Prompt: req.Prompt, Date: promptDate(start),
+		Model: cmp.Or(model, "auto")}))
 	if req.Dir != "" {
 		run.Dirs = []string{req.Dir}
 	}

@@ -44,9 +44,8 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 	defer stop()
 
 	req.Progress.report("asking")
-	rr, err := e.round(ctx, backend.Request{Model: model, Timeout: e.settings.AskTimeout, TimeoutVar: "GEMINI_ASK_TIMEOUT",
-		Prompt: prompts.Render(e.templates.structured, prompts.Values{Prompt: req.Prompt, Schema: req.Schema,
-			Date: promptDate(start)})}, freeText, req.Progress, nil)
+	rr, err := e.round(ctx, e.askRun(model, prompts.Render(e.templates.structured, prompts.Values{Prompt: req.Prompt,
+		Schema: req.Schema, Date: promptDate(start)})), freeText, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, topic, err)
 	}
