@@ -309,6 +309,21 @@ func callAsync(t *testing.T, base, tool string, args map[string]any) <-chan *mcp
 	return done
 }
 
+// quit clicks Quit and waits until the tray has exited with status 0.
+func (p *trayProc) quit(t *testing.T) {
+	t.Helper()
+	p.click(t, "Quit")
+	select {
+	case err := <-p.exited:
+		p.exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("the tray exited with %v, want 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the tray did not quit within 20s")
+	}
+}
+
 // A failed deep_search shows in Last errors whole: its underscores (dbusmenu would eat them as access keys), its
 // query, its code and the fix, which a long message does not push out.
 func TestErrorLineKeepsUnderscoresAndTheFix(t *testing.T) {
@@ -577,16 +592,7 @@ func TestQuitEndsEverything(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	p.click(t, "Quit")
-	select {
-	case err := <-p.exited:
-		p.exited <- err // for the cleanup
-		if err != nil {
-			t.Fatalf("the tray exited with %v, want 0", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the tray did not quit within 20s")
-	}
+	p.quit(t)
 	if live := fake.LivePIDs(); len(live) > 0 {
 		t.Errorf("processes still running after Quit: %v", live)
 	}
@@ -618,16 +624,7 @@ func TestWarmWorkersFollowTheServer(t *testing.T) {
 	p.waitMenu(t, "one warm CLI again", warm)
 	testkit.WaitFor(t, "another warm CLI", func() bool { return len(fake.Started()) == 2 })
 
-	p.click(t, "Quit")
-	select {
-	case err := <-p.exited:
-		p.exited <- err // for the cleanup
-		if err != nil {
-			t.Fatalf("the tray exited with %v, want 0", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the tray did not quit within 20s")
-	}
+	p.quit(t)
 	if live := fake.LivePIDs(); len(live) > 0 {
 		t.Errorf("processes still running after Quit: %v", live)
 	}
