@@ -181,10 +181,7 @@ func askTool() mcp.Tool {
 		freshArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(true),
+		readOnlyAnnotations(true),
 	)
 }
 
@@ -196,10 +193,7 @@ func fetchChunkTool() mcp.Tool {
 		mcp.WithString("id", mcp.Required(), mcp.Pattern(`^[0-9a-f]{16}$`), mcp.Description("The report id given with its first part.")),
 		mcp.WithInteger("index", mcp.Required(), mcp.Min(1), mcp.Description("The part to fetch, from 2 to the number of parts.")),
 		mcp.WithRawOutputSchema(json.RawMessage(chunkSchema)),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		readOnlyAnnotations(false),
 	)
 }
 
@@ -210,10 +204,7 @@ func pingTool() mcp.Tool {
 			"Gemini CLI or the Gemini API, and why), whether the CLI is installed and signed in, warm CLI processes, and "+
 			"searches running and queued. Use it to check the server before a long search."),
 		mcp.WithRawOutputSchema(json.RawMessage(statusSchema)),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		readOnlyAnnotations(false),
 	)
 }
 
@@ -223,22 +214,30 @@ func modelArgument() mcp.ToolOption {
 			"server's GEMINI_MODEL, else the backend's choice."))
 }
 
-// researchAnnotations: not read-only, since output_file writes a file (over stdio, anywhere), and a client that
-// approves read-only tools on its own must not let a model write files unasked; not destructive, since it writes
-// only the file the call names.
 func freshArgument() mcp.ToolOption {
 	return mcp.WithBoolean("fresh", mcp.DefaultBool(false),
 		mcp.Description("Research again even when the server holds a recent report for the same request "+
 			"(GEMINI_CACHE_TTL, 15 minutes by default); such a report comes back at once with metadata.cached."))
 }
 
-func researchAnnotations() mcp.ToolOption {
+// readOnlyAnnotations: a tool that changes nothing (so idempotent), reaching beyond the server (the web) or not.
+func readOnlyAnnotations(openWorld bool) mcp.ToolOption {
+	return annotations(true, openWorld)
+}
+
+// researchAnnotations: not read-only, since output_file writes a file (over stdio, anywhere), and a client that
+// approves read-only tools on its own must not let a model write files unasked; not destructive, since it writes
+// only the file the call names.
+func researchAnnotations() mcp.ToolOption { return annotations(false, true) }
+
+// annotations are a tool's hints: never destructive, always idempotent.
+func annotations(readOnly, openWorld bool) mcp.ToolOption {
 	return func(t *mcp.Tool) {
 		for _, o := range []mcp.ToolOption{
-			mcp.WithReadOnlyHintAnnotation(false),
+			mcp.WithReadOnlyHintAnnotation(readOnly),
 			mcp.WithDestructiveHintAnnotation(false),
 			mcp.WithIdempotentHintAnnotation(true),
-			mcp.WithOpenWorldHintAnnotation(true),
+			mcp.WithOpenWorldHintAnnotation(openWorld),
 		} {
 			o(t)
 		}

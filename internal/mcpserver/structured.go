@@ -33,10 +33,7 @@ func structuredTool() mcp.Tool {
 		modelArgument(),
 		freshArgument(),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(true),
+		readOnlyAnnotations(true),
 	)
 }
 
