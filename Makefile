@@ -12,12 +12,15 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-# On Windows the tray is a GUI program: no console window opens with it, at login either.
-TRAY_LDFLAGS = $(LDFLAGS)$(if $(filter windows,$(shell $(GO) env GOOS)), -H=windowsgui)
+# On Windows the tray is a GUI program: no console window opens with it, at login either. Its binaries end in .exe,
+# which the tray looks for next to itself (the stdio entry of Claude Desktop).
+WINDOWS      = $(filter windows,$(shell $(GO) env GOOS))
+EXE          = $(if $(WINDOWS),.exe)
+TRAY_LDFLAGS = $(LDFLAGS)$(if $(WINDOWS), -H=windowsgui)
 
 build: ## Build bin/gemini-search-mcp and bin/gemini-search-tray
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp ./cmd/gemini-search-mcp
-	$(GO) build -trimpath -ldflags '$(TRAY_LDFLAGS)' -o $(BIN)/gemini-search-tray ./cmd/tray
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp$(EXE) ./cmd/gemini-search-mcp
+	$(GO) build -trimpath -ldflags '$(TRAY_LDFLAGS)' -o $(BIN)/gemini-search-tray$(EXE) ./cmd/tray
 
 # Where go install puts binaries: GOBIN, else GOPATH/bin.
 INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)

@@ -16,10 +16,12 @@ const (
 	Researching = "researching"
 	Stopped     = "stopped"
 	Error       = "error"
+	// Failing: serving, with recent failures — a badge on the idle icon.
+	Failing = "failing"
 )
 
 // States lists every icon state.
-var States = []string{Idle, Researching, Stopped, Error}
+var States = []string{Idle, Researching, Stopped, Error, Failing}
 
 // Icon returns the icon for state in format, "png" or "ico".
 func Icon(state, format string) ([]byte, error) {

@@ -4,7 +4,9 @@
 //	go run ./assets/gen
 //
 // The icon is a magnifying glass in the state's colour; the lens shows what is going on: nothing (idle), three
-// dots (researching), a bar (stopped) or an exclamation mark (error).
+// dots (researching), a bar (stopped) or an exclamation mark (error). The failing icon is the idle one with an
+// amber warning badge (a dark exclamation mark on an amber disc) in the top-right corner, cut out of the glass by
+// a thin transparent gap so it reads against the ring.
 package main
 
 import (
@@ -23,10 +25,13 @@ type state struct {
 	name  string
 	color color.NRGBA
 	glyph func(x, y float64) bool // in lens coordinates: (0,0) is the centre, 1 the inner radius
+	badge bool                    // draw the warning badge over the top-right corner
 }
 
+func noGlyph(x, y float64) bool { return false }
+
 var states = []state{
-	{"idle", color.NRGBA{0x1a, 0x73, 0xe8, 0xff}, func(x, y float64) bool { return false }},
+	{"idle", color.NRGBA{0x1a, 0x73, 0xe8, 0xff}, noGlyph, false},
 	{"researching", color.NRGBA{0xe3, 0x74, 0x00, 0xff}, func(x, y float64) bool {
 		for _, cx := range []float64{-0.5, 0, 0.5} {
 			if math.Hypot(x-cx, y) < 0.17 {
@@ -34,16 +39,23 @@ var states = []state{
 			}
 		}
 		return false
-	}},
+	}, false},
 	{"stopped", color.NRGBA{0x80, 0x86, 0x8b, 0xff}, func(x, y float64) bool {
 		return math.Abs(x) < 0.55 && math.Abs(y) < 0.16
-	}},
+	}, false},
 	{"error", color.NRGBA{0xd9, 0x30, 0x25, 0xff}, func(x, y float64) bool {
 		bar := math.Abs(x) < 0.15 && y > -0.62 && y < 0.2
 		dot := math.Hypot(x, y-0.5) < 0.16
 		return bar || dot
-	}},
+	}, false},
+	{"failing", color.NRGBA{0x1a, 0x73, 0xe8, 0xff}, noGlyph, true},
 }
+
+// Warning badge colours: an amber disc with a dark exclamation mark.
+var (
+	badgeColor = color.NRGBA{0xf9, 0xab, 0x00, 0xff}
+	markColor  = color.NRGBA{0x20, 0x21, 0x24, 0xff}
+)
 
 func main() {
 	dir := "assets"
@@ -77,7 +89,7 @@ func draw(s state, size int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
 	for py := range size {
 		for px := range size {
-			var ringCov, lensCov, glyphCov float64
+			var ringCov, lensCov, glyphCov, badgeCov, markCov float64
 			for sy := range samples {
 				for sx := range samples {
 					// Unit coordinates: the whole icon spans 0..1.
@@ -90,22 +102,33 @@ func draw(s state, size int) *image.NRGBA {
 						glyphCov++
 					case lens:
 						lensCov++
+					case badge:
+						badgeCov++
+					case mark:
+						markCov++
 					}
 				}
 			}
 			n := float64(samples * samples)
 			ringCov, lensCov, glyphCov = ringCov/n, lensCov/n, glyphCov/n
-			// Mix: ring and glyph in the state colour, the lens nearly white so the glyph reads on dark panels.
+			badgeCov, markCov = badgeCov/n, markCov/n
+			// Mix: ring and glyph in the state colour, the lens nearly white so the glyph reads on dark panels; the
+			// badge (zero unless s.badge) in its own colours.
 			colored := ringCov + glyphCov
-			alpha := colored + lensCov*0.92
+			alpha := colored + lensCov*0.92 + badgeCov + markCov
 			if alpha == 0 {
 				continue
 			}
-			mix := func(c uint8) uint8 {
-				v := (float64(c)*colored + 255*lensCov*0.92) / alpha
+			mix := func(c, b, m uint8) uint8 {
+				v := (float64(c)*colored + 255*lensCov*0.92 + float64(b)*badgeCov + float64(m)*markCov) / alpha
 				return uint8(math.Round(math.Min(v, 255)))
 			}
-			img.SetNRGBA(px, py, color.NRGBA{mix(s.color.R), mix(s.color.G), mix(s.color.B), uint8(math.Round(math.Min(alpha, 1) * 255))})
+			img.SetNRGBA(px, py, color.NRGBA{
+				mix(s.color.R, badgeColor.R, markColor.R),
+				mix(s.color.G, badgeColor.G, markColor.G),
+				mix(s.color.B, badgeColor.B, markColor.B),
+				uint8(math.Round(math.Min(alpha, 1) * 255)),
+			})
 		}
 	}
 	return img
@@ -118,6 +141,8 @@ const (
 	ring
 	lens
 	glyph
+	badge // the warning badge's disc
+	mark  // the warning badge's exclamation mark
 )
 
 // Geometry, in units of the icon's side.
@@ -126,9 +151,27 @@ const (
 	outer  = 0.34       // ring outer radius
 	inner  = 0.235      // ring inner radius
 	handle = 0.085      // handle half-width
+
+	bx0, by0 = 12.5 / 16, 3.5 / 16 // badge centre, on a pixel centre at 16 px so the mark stays crisp
+	badgeR   = 0.22                // badge radius
+	badgeGap = 0.06                // transparent gap between the badge and the glass
 )
 
 func shape(s state, x, y float64) part {
+	if s.badge {
+		if d := math.Hypot(x-bx0, y-by0); d < badgeR {
+			// Badge coordinates: (0,0) is the centre, 1 the radius.
+			u, v := (x-bx0)/badgeR, (y-by0)/badgeR
+			bar := math.Abs(u) < 0.17 && v > -0.7 && v < 0.14
+			dot := math.Hypot(u, v-0.57) < 0.17
+			if bar || dot {
+				return mark
+			}
+			return badge
+		} else if d < badgeR+badgeGap {
+			return none
+		}
+	}
 	d := math.Hypot(x-cx, y-cy)
 	if d < inner {
 		if s.glyph((x-cx)/inner, (y-cy)/inner) {

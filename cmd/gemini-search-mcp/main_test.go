@@ -297,7 +297,11 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	}
 	defer c.Close()
 	initialize(t, c)
-	go search(context.Background(), c, "never ends")
+	result := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := search(context.Background(), c, "never ends")
+		result <- res
+	}()
 	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
 
 	start := time.Now()
@@ -317,6 +321,11 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	t.Logf("exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 	if pids := fake.LivePIDs(); len(pids) > 0 {
 		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+	// The client got an answer that says why, not a cut connection.
+	if res := <-result; res == nil || !res.IsError || !strings.Contains(testkit.Text(res), `"code": "CANCELLED"`) ||
+		!strings.Contains(testkit.Text(res), "the server is shutting down") {
+		t.Errorf("the call's result is %+v, want CANCELLED saying the server is shutting down", res)
 	}
 }
 

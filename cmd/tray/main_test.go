@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -309,10 +310,10 @@ func callAsync(t *testing.T, base, tool string, args map[string]any) <-chan *mcp
 	return done
 }
 
-// quit clicks Quit and waits until the tray has exited with status 0.
-func (p *trayProc) quit(t *testing.T) {
+// quit clicks Quit (or the item of that label, when given) and waits until the tray has exited with status 0.
+func (p *trayProc) quit(t *testing.T, label ...string) {
 	t.Helper()
-	p.click(t, "Quit")
+	p.click(t, cmp.Or(append(label, "Quit")...))
 	select {
 	case err := <-p.exited:
 		p.exited <- err // for the cleanup
@@ -535,7 +536,7 @@ func TestMenuShowsFailure(t *testing.T) {
 		t.Errorf("error lines %q, want one \"hh:mm:ss search \\\"will fail\\\" AUTH_ERROR: …\"; menu:\n%s", lines, root)
 	}
 	wantEnabled(t, root, map[string]bool{"Clear": true})
-	p.waitIcon(t, assets.Error)
+	p.waitIcon(t, assets.Failing)
 
 	p.click(t, "Clear")
 	root = p.waitMenu(t, "Last errors (0)", func(root traytest.Item) bool { _, ok := root.Find("Last errors (0)"); return ok })
@@ -592,15 +593,70 @@ func TestQuitEndsEverything(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	p.quit(t)
+	p.click(t, "Quit") // asks first: a search runs
+	p.waitMenu(t, "Quit asking to confirm", func(root traytest.Item) bool {
+		_, ok := root.Find("Click again to quit: 1 search will be cancelled")
+		return ok
+	})
+	p.quit(t, "Click again to quit: 1 search will be cancelled")
 	if live := fake.LivePIDs(); len(live) > 0 {
 		t.Errorf("processes still running after Quit: %v", live)
 	}
 	select {
-	case <-done:
+	case res := <-done:
+		wantCancelled(t, res, "the tray app was quit")
 	case <-time.After(5 * time.Second):
 		t.Error("the client's search call did not end when the tray quit")
 	}
+}
+
+// wantCancelled checks that res is a CANCELLED result that says why.
+func wantCancelled(t *testing.T, res *mcp.CallToolResult, why string) {
+	t.Helper()
+	if res == nil {
+		t.Fatal("the call got no result: the server cut it off")
+	}
+	text := testkit.Text(res)
+	if !res.IsError || !strings.Contains(text, `"code": "CANCELLED"`) || !strings.Contains(text, why) {
+		t.Errorf("result %s, want a CANCELLED error saying %q", text, why)
+	}
+}
+
+// Stop server while a search runs asks first, in the menu; the second click stops the server, and the client's
+// call gets a CANCELLED result that says why instead of a cut connection.
+func TestStopAsksFirstAndTellsTheClientWhy(t *testing.T) {
+	t.Parallel()
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	p := startTray(t, trayOptions{fake: fake, env: fake.Env()})
+	base, _ := p.waitRunning(t)
+	done := searchAsync(t, base, "hangs forever")
+	p.waitMenu(t, "the hanging search", func(root traytest.Item) bool { _, ok := root.Find("Running searches (1)"); return ok })
+
+	const ask = "Click again to stop: 1 search will be cancelled"
+	p.click(t, "Stop server")
+	root := p.waitMenu(t, "Stop server asking to confirm", func(root traytest.Item) bool { _, ok := root.Find(ask); return ok })
+	if _, ok := root.Find("Running searches (1)"); !ok || !runningRE.MatchString(root.Children[0].Label) {
+		t.Fatalf("the first click changed more than the label:\n%s", root)
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("the search ended on the first click: %s", testkit.Text(res))
+	default:
+	}
+
+	p.click(t, ask)
+	select {
+	case res := <-done:
+		wantCancelled(t, res, "the server was stopped from the tray menu")
+	case <-time.After(15 * time.Second):
+		t.Fatal("the client's search call did not end when the server stopped")
+	}
+	p.waitMenu(t, "Stopped", func(root traytest.Item) bool {
+		_, asks := root.Find(ask)
+		return root.Children[0].Label == "Stopped" && !asks
+	})
+	testkit.WaitFor(t, "the CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
 }
 
 // The tray keeps a signed-in CLI warm while its server runs, and says so in the status line; Stop server and

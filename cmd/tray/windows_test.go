@@ -30,6 +30,11 @@ func TestWindowsBuildIsAGUIProgram(t *testing.T) {
 			flags, _, _ = strings.Cut(rest, "'")
 		}
 	}
+	for _, exe := range []string{"bin/gemini-search-mcp.exe ", "bin/gemini-search-tray.exe "} { // the tray looks for the first
+		if !strings.Contains(string(out), exe) {
+			t.Errorf("make build for Windows does not write %s:\n%s", exe, out)
+		}
+	}
 	if !strings.Contains(flags, "-H=windowsgui") {
 		t.Fatalf("the tray's build for Windows has ldflags %q, without -H=windowsgui:\n%s", flags, out)
 	}

@@ -53,6 +53,7 @@ type Registry struct {
 	mu       sync.Mutex
 	nextID   uint64
 	runs     map[uint64]*Run
+	cancels  map[uint64]context.CancelCauseFunc // each run's, for CancelAll
 	failures []Failure
 	changed  broadcast.Signal
 	now      func() time.Time
@@ -60,17 +61,39 @@ type Registry struct {
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{runs: map[uint64]*Run{}, now: time.Now}
+	return &Registry{runs: map[uint64]*Run{}, cancels: map[uint64]context.CancelCauseFunc{}, now: time.Now}
 }
 
-// Begin records the start of a tool call; the caller must call End on the returned Tracker.
-func (r *Registry) Begin(tool, query string) *Tracker {
+// Begin records the start of a tool call made with ctx. The call is to run with the returned context, which carries
+// the Tracker (TrackerFrom) and is cancelled by CancelAll; the caller must call End on the Tracker.
+func (r *Registry) Begin(ctx context.Context, tool, query string) (context.Context, *Tracker) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.nextID++
 	r.runs[r.nextID] = &Run{ID: r.nextID, Tool: tool, Query: query, Stage: "starting", Started: r.now()}
+	r.cancels[r.nextID] = cancel
 	r.notifyLocked()
-	return &Tracker{r: r, id: r.nextID}
+	t := &Tracker{r: r, id: r.nextID}
+	return context.WithValue(ctx, trackerKey{}, t), t
+}
+
+// StoppedError is why the app itself cancelled the calls in progress (CancelAll): "the server was stopped from the
+// tray menu". It is the cause of their contexts (context.Cause), so that their clients learn why.
+type StoppedError struct{ Why string }
+
+func (e *StoppedError) Error() string { return e.Why }
+
+// Is makes a StoppedError a context.Canceled, which is what it is to the code that ends a run.
+func (e *StoppedError) Is(target error) bool { return target == context.Canceled }
+
+// CancelAll cancels every call in progress, with a *StoppedError saying why as the cause.
+func (r *Registry) CancelAll(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cancel := range r.cancels {
+		cancel(&StoppedError{Why: why})
+	}
 }
 
 // Snapshot returns a copy of the current state.
@@ -144,6 +167,8 @@ func (t *Tracker) End(f *Failure) {
 		defer t.r.mu.Unlock()
 		run := t.r.runs[t.id]
 		delete(t.r.runs, t.id)
+		t.r.cancels[t.id](nil) // releases the context's resources; the call is over
+		delete(t.r.cancels, t.id)
 		if f != nil {
 			rec := *f
 			rec.Tool, rec.Query = run.Tool, run.Query
@@ -154,11 +179,6 @@ func (t *Tracker) End(f *Failure) {
 }
 
 type trackerKey struct{}
-
-// WithTracker returns a context carrying t, for code further down a tool call.
-func WithTracker(ctx context.Context, t *Tracker) context.Context {
-	return context.WithValue(ctx, trackerKey{}, t)
-}
 
 // TrackerFrom returns the context's Tracker, or nil.
 func TrackerFrom(ctx context.Context) *Tracker {

@@ -2,6 +2,7 @@ package activity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -14,13 +15,13 @@ func TestRunsAndFailures(t *testing.T) {
 	r.now = func() time.Time { return clock }
 
 	changed := r.Changed()
-	a := r.Begin("search", "first")
+	a := beginRun(r, "search", "first")
 	select {
 	case <-changed:
 	default:
 		t.Fatal("Begin did not signal a change")
 	}
-	b := r.Begin("deep_search", "second")
+	b := beginRun(r, "deep_search", "second")
 	b.Stage("searching: go 1.26")
 
 	s := r.Snapshot()
@@ -49,7 +50,7 @@ func TestKeepsTheTenMostRecentFailures(t *testing.T) {
 	t.Parallel()
 	r := New()
 	for i := range 15 {
-		r.Begin("search", "q").End(&Failure{Code: fmt.Sprint(i)})
+		beginRun(r, "search", "q").End(&Failure{Code: fmt.Sprint(i)})
 	}
 	f := r.Snapshot().Failures
 	if len(f) != MaxFailures || f[0].Code != "14" || f[MaxFailures-1].Code != "5" {
@@ -66,9 +67,38 @@ func TestNilTrackerAndContext(t *testing.T) {
 		t.Error("empty context has a tracker")
 	}
 	r := New()
-	real := r.Begin("search", "q")
-	if TrackerFrom(WithTracker(context.Background(), real)) != real {
+	ctx, real := r.Begin(context.Background(), "search", "q")
+	if TrackerFrom(ctx) != real {
 		t.Error("tracker lost through the context")
+	}
+}
+
+func beginRun(r *Registry, tool, query string) *Tracker {
+	_, t := r.Begin(context.Background(), tool, query)
+	return t
+}
+
+// TestCancelAllSaysWhy: the app's own cancellation reaches every call in progress with its reason, is a
+// context.Canceled to the code that ends the run, and reaches no call that has ended.
+func TestCancelAllSaysWhy(t *testing.T) {
+	t.Parallel()
+	r := New()
+	ended, endedRun := r.Begin(context.Background(), "search", "done")
+	endedRun.End(nil)
+	a, _ := r.Begin(context.Background(), "search", "a")
+	b, _ := r.Begin(context.Background(), "deep_search", "b")
+	r.CancelAll("the server was stopped from the tray menu")
+	for _, ctx := range []context.Context{a, b} {
+		var stopped *StoppedError
+		if !errors.As(context.Cause(ctx), &stopped) || stopped.Why != "the server was stopped from the tray menu" {
+			t.Errorf("cause = %v, want the StoppedError", context.Cause(ctx))
+		}
+		if !errors.Is(context.Cause(ctx), context.Canceled) || ctx.Err() != context.Canceled {
+			t.Errorf("err = %v, cause %v: not a context.Canceled", ctx.Err(), context.Cause(ctx))
+		}
+	}
+	if cause := context.Cause(ended); errors.As(cause, new(*StoppedError)) {
+		t.Errorf("an ended call's cause = %v, want no StoppedError", cause)
 	}
 }
 

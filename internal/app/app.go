@@ -49,7 +49,8 @@ type App struct {
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
 	mcp      *server.MCPServer
-	mcpHTTP  http.Handler // /mcp and /healthz
+	mcpHTTP  http.Handler // /mcp, /api and /healthz
+	calls    answering    // the requests to mcpHTTP that have not answered yet
 
 	commitMu   sync.Mutex // one configuration change at a time; guards committers and warm
 	committers []Committer
@@ -114,11 +115,11 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status})
-	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
+	a.mcpHTTP = a.calls.count(mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    func() any { return a.status() },
 		Logger:    a.log,
-	})
+	}))
 	return a, nil
 }
 
@@ -274,14 +275,32 @@ func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error
 }
 
 // ServeOn serves HTTP on ln until ctx is cancelled, then shuts the app down. The status page is there too,
-// read-only, behind a token of this launch that the log gives with its link.
+// read-only, behind a token of this launch that the log gives with its link. The calls in progress at the end are
+// answered CANCELLED, saying the server is shutting down, before the server stops.
 func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 	defer a.Shutdown()
 	status := httpserver.Status{State: httpserver.Running, Addr: ln.Addr().String()}
 	pages := web.New(statusView{a, status}, web.NewToken(), a.log)
 	a.log.Info("serving MCP over HTTP", "url", status.URL(), "status", pages.URL("http://"+status.Addr, "/status"))
 	a.KeepWarm(true)
-	return httpserver.Serve(ctx, ln, a.Handler(pages))
+	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	defer context.AfterFunc(ctx, func() {
+		a.EndCalls("the server is shutting down")
+		stop()
+	})()
+	return httpserver.Serve(serveCtx, ln, a.Handler(pages))
+}
+
+// endCallsGrace bounds how long EndCalls waits for answers: a cancelled CLI run is killed within its runner's grace.
+const endCallsGrace = 8 * time.Second
+
+// EndCalls cancels every tool call in progress, telling its client why in a CANCELLED result ("the server was
+// stopped from the tray menu"), and waits until their HTTP requests have answered (at most endCallsGrace), so
+// that stopping the server next cuts no answer short.
+func (a *App) EndCalls(why string) {
+	a.activity.CancelAll(why)
+	a.calls.wait(endCallsGrace)
 }
 
 // statusView is what the headless server's status page shows: the App, on the one address it serves.

@@ -17,6 +17,7 @@ import (
 func Open(target string) error {
 	name, args := openCommand(runtime.GOOS, target)
 	cmd := exec.Command(name, args...) // Stdin, Stdout, Stderr: the null device
+	noConsole(cmd)
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return fmt.Errorf("open %s: %s is not installed", target, name)
@@ -48,6 +49,7 @@ func CopyText(text string) error {
 		}
 		cmd := exec.Command(path, argv[1:]...)
 		cmd.Stdin = strings.NewReader(text)
+		noConsole(cmd)
 		// Stdout and Stderr stay the null device: xclip leaves a child serving the selection that would keep a
 		// pipe open, and Run would wait for it.
 		if err := cmd.Run(); err != nil {

@@ -10,13 +10,14 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 )
 
-// recordActivity registers every tool call in reg while it runs, hands its Tracker down through the context for
-// stage updates, and records failures. A call the client cancelled is not a failure.
+// recordActivity registers every tool call in reg while it runs, runs it with the context reg gives it (which
+// carries its Tracker for stage updates, and which the app can cancel with a reason), and records failures. A
+// cancelled call is not a failure.
 func recordActivity(reg *activity.Registry) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			tracker := reg.Begin(req.Params.Name, subjectOf(req))
-			res, err := next(activity.WithTracker(ctx, tracker), req)
+			ctx, tracker := reg.Begin(ctx, req.Params.Name, subjectOf(req))
+			res, err := next(ctx, req)
 			tracker.End(failureOf(res, err))
 			return res, err
 		}

@@ -343,7 +343,7 @@ func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model str
 	defer p.stop()
 	rep, err := run(ctx, p.report)
 	if err != nil {
-		return errorResult(start, model, err)
+		return errorResult(ctx, start, model, err)
 	}
 	return shape(rep)
 }
@@ -474,12 +474,19 @@ func blankArgument(tool, arg string) *mcp.CallToolResult {
 		Message: fmt.Sprintf("invalid arguments for %s: %s must contain text, not only white space", tool, arg)})
 }
 
-func errorResult(start time.Time, model string, err error) *mcp.CallToolResult {
+// errorResult is the result of a call made with ctx that failed with err after starting at start.
+func errorResult(ctx context.Context, start time.Time, model string, err error) *mcp.CallToolResult {
 	info := errorInfo{Code: research.CodeResearchFailed, Message: err.Error()}
-	var f *research.Failure
+	var (
+		f       *research.Failure
+		stopped *activity.StoppedError
+	)
 	switch {
 	case errors.As(err, &f):
 		info = errorInfo{Code: f.Code, Message: f.Message, Details: f.Details}
+	case errors.As(context.Cause(ctx), &stopped): // the app ended the call, not the client
+		info = errorInfo{Code: codeCancelled, Message: "the search was cancelled before it finished: " + stopped.Why,
+			Details: "Call again once the server is back."}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		info = errorInfo{Code: codeCancelled, Message: "the search was cancelled before it finished"}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,4 +82,15 @@ func Initialize(t testing.TB, ctx context.Context, c *client.Client) *mcp.Initia
 		t.Fatalf("initialize: %v", err)
 	}
 	return res
+}
+
+// Text is the text of res's content items, joined by newlines: what a client that reads only text sees.
+func Text(res *mcp.CallToolResult) string {
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }

@@ -6,6 +6,7 @@ package tray
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -60,6 +61,10 @@ type Options struct {
 // flashTime is how long an item shows the outcome of its click ("✓ Copied").
 const flashTime = 3 * time.Second
 
+// confirmTime is how long Stop server, Restart or Quit, clicked while searches run, waits for the click that
+// confirms it.
+const confirmTime = 10 * time.Second
+
 // Menu owns the tray menu: its items, what they show, and the goroutines that serve their clicks.
 type Menu struct {
 	o   Options
@@ -69,6 +74,7 @@ type Menu struct {
 	shown view                         // what the items show now
 	base  map[*systray.MenuItem]string // the labels that flashes return to
 	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
+	armed map[*systray.MenuItem]int    // the flash generation that asks to confirm the item's action
 
 	status, setup, runs, errs, clear         *systray.MenuItem
 	setupSlots, runSlots, errSlots, recSlots []*systray.MenuItem
@@ -88,7 +94,8 @@ func newMenu(o Options) *Menu {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Menu{o: o, ctl: o.Controller, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{}}
+	return &Menu{o: o, ctl: o.Controller, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{},
+		armed: map[*systray.MenuItem]int{}}
 }
 
 // build adds every item, starts one goroutine per clickable item and shows the first view. It must not block:
@@ -146,9 +153,9 @@ func (m *Menu) build(ctx context.Context) {
 	m.start = systray.AddMenuItem(labelStart, "Start the MCP server")
 	m.on(ctx, m.start, func() { m.report("start the server", m.ctl.StartServer()) })
 	m.stop = systray.AddMenuItem(labelStop, "Stop the MCP server; running searches are cancelled")
-	m.on(ctx, m.stop, m.ctl.StopServer)
+	m.onConfirmed(ctx, m.stop, labelStop, "stop", m.ctl.StopServer)
 	m.restart = systray.AddMenuItem(labelRestart, "Restart the MCP server; running searches are cancelled")
-	m.on(ctx, m.restart, func() { m.report("restart the server", m.ctl.RestartServer()) })
+	m.onConfirmed(ctx, m.restart, labelRestart, "restart", func() { m.report("restart the server", m.ctl.RestartServer()) })
 	systray.AddSeparator()
 
 	clientsItem := systray.AddMenuItem(labelClients, "This server in the MCP clients on this computer")
@@ -185,7 +192,7 @@ func (m *Menu) build(ctx context.Context) {
 	systray.AddSeparator()
 	systray.AddMenuItem(escapeLabel("Gemini Search MCP "+m.o.Version), "The version of this app").Disable()
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
-	m.on(ctx, quit, m.o.Quit)
+	m.onConfirmed(ctx, quit, labelQuit, "quit", m.o.Quit)
 
 	m.applyLocked(m.render())
 }
@@ -215,6 +222,31 @@ func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
 			}
 		}
 	}()
+}
+
+// onConfirmed serves item's clicks like on, but while searches run a click only asks for a second one: the item
+// says what that would cancel ("Click again to stop: 2 searches will be cancelled") for confirmTime. Tray menus
+// have no dialog that works on every platform, so the menu itself asks. Only build calls it, holding m.mu.
+func (m *Menu) onConfirmed(ctx context.Context, item *systray.MenuItem, label, verb string, do func()) {
+	m.base[item] = label
+	m.on(ctx, item, func() {
+		running := len(m.ctl.Activity().Running)
+		m.mu.Lock()
+		confirmed := m.armed[item] == m.gen[item] && m.armed[item] != 0
+		if confirmed || running == 0 {
+			m.gen[item]++ // ends the question
+			setLabel(item, m.base[item])
+			m.mu.Unlock()
+			do()
+			return
+		}
+		defer m.mu.Unlock()
+		searches := "1 search"
+		if running > 1 {
+			searches = fmt.Sprintf("%d searches", running)
+		}
+		m.armed[item] = m.flashLocked(item, fmt.Sprintf("Click again to %s: %s will be cancelled", verb, searches), confirmTime)
+	})
 }
 
 // loop redraws the menu on every change, and every second while searches run (their elapsed times move).
@@ -354,17 +386,25 @@ func applySlots(slots []*systray.MenuItem, old, now []string) {
 // flash shows label on item for flashTime, then its usual label again.
 func (m *Menu) flash(item *systray.MenuItem, label string) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.flashLocked(item, label, flashTime)
+}
+
+// flashLocked shows label on item for d, then its usual label again, and returns the flash's generation: it stays
+// the item's until the flash ends or another begins.
+func (m *Menu) flashLocked(item *systray.MenuItem, label string, d time.Duration) int {
 	m.gen[item]++
 	gen := m.gen[item]
 	setLabel(item, label)
-	m.mu.Unlock()
-	time.AfterFunc(flashTime, func() {
+	time.AfterFunc(d, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.gen[item] == gen {
+			m.gen[item]++
 			setLabel(item, m.base[item])
 		}
 	})
+	return gen
 }
 
 // report shows a failed action among the last errors.

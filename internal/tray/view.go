@@ -119,8 +119,8 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 		v.Icon = assets.Stopped
 	case len(snap.Running) > 0:
 		v.Icon = assets.Researching
-	case len(snap.Failures) > 0:
-		v.Icon = assets.Error
+	case len(snap.Failures) > 0: // serving: the failures are the past, not a server that is down
+		v.Icon = assets.Failing
 	default:
 		v.Icon = assets.Idle
 	}
@@ -128,8 +128,8 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 	return v
 }
 
-// tooltip says at a glance whether the server is down (not serving, or its setup broken) or merely had recent
-// failures, which share the error icon.
+// tooltip says at a glance whether the server is down (not serving, or its setup broken: the error icon) or merely
+// had recent failures (the failing icon, with its badge).
 func tooltip(status string, problems, running, failures int) string {
 	tip := "Gemini Search MCP: " + status
 	switch {

@@ -41,7 +41,7 @@ func TestRender(t *testing.T) {
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (1)",
 			Runs:        []string{`search · "what changed in the Rust 2024 edition a…" · 01:23 · searching: rust`},
 			ErrorsTitle: "Last errors (0)"}},
-		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, view{Icon: assets.Error,
+		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, view{Icon: assets.Failing,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
 			ErrorsTitle: "Last errors (1)", Errors: []string{`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
 				`used up and then some and then some and then some and then some and… → Set ` +

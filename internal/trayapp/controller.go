@@ -124,6 +124,7 @@ func (c *controller) keepWarmWhileServing(ctx context.Context) {
 // shutdown stops the servers for good, which cancels running searches, and waits until every CLI run has ended.
 // A restart asked for meanwhile (a settings save that moves the server, the watcher) starts nothing.
 func (c *controller) shutdown() {
+	c.app.EndCalls("the tray app was quit")
 	c.server.Close()
 	c.pagesMu.Lock()
 	c.closed = true
@@ -148,7 +149,10 @@ func (c *controller) Committed(from, to config.Config) {
 	c.moving = "http://" + to.Addr()
 	// On a goroutine of its own: Restart waits for the requests in progress, and the save on the settings page
 	// that led here may be one of them.
-	go func() { _ = c.server.Restart() }()
+	go func() {
+		c.app.EndCalls("the server moved to " + c.moving + " (its settings changed)")
+		_ = c.server.Restart()
+	}()
 }
 
 // The tray's Controller.
@@ -162,13 +166,20 @@ func (c *controller) Status() httpserver.Status {
 func (c *controller) Activity() activity.Snapshot { return c.app.Activity().Snapshot() }
 func (c *controller) Changed() <-chan struct{}    { return c.changes.Changed() }
 func (c *controller) StartServer() error          { return c.server.Start() }
-func (c *controller) StopServer()                 { c.server.Stop() }
 
-// RestartServer looks the CLI and the credentials up again, then restarts the server.
+// StopServer stops the server; the calls in progress are answered CANCELLED first, saying why.
+func (c *controller) StopServer() {
+	c.app.EndCalls("the server was stopped from the tray menu")
+	c.server.Stop()
+}
+
+// RestartServer looks the CLI and the credentials up again, then restarts the server; the calls in progress are
+// answered CANCELLED first, saying why.
 func (c *controller) RestartServer() error {
 	if err := c.CheckSetup(); err != nil {
 		c.Report("check the setup", err)
 	}
+	c.app.EndCalls("the server was restarted from the tray menu")
 	return c.server.Restart()
 }
 

@@ -61,7 +61,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 		logPath = ""
 	} else {
 		defer f.Close()
-		logOut = io.MultiWriter(stderr, f)
+		logOut = io.MultiWriter(f, stderr) // the file first: a GUI program's stderr may be no file, and fail every write
 	}
 	c, logger, err := start(app.Source{Env: config.OSEnv(), Flags: flags}, logOut, version)
 	if err != nil {
