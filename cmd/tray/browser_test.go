@@ -295,6 +295,34 @@ func TestSetupPageInChromium(t *testing.T) {
 	}
 }
 
+// execute runs script in the page and returns what it returns.
+func (wd *webDriver) execute(script string) any {
+	wd.t.Helper()
+	var v any
+	wd.must(wd.call(http.MethodPost, wd.session+"/execute/sync", map[string]any{"script": script, "args": []any{}}, &v))
+	return v
+}
+
+// The status page follows the server without reloading: a search that starts shows up on the page as it is, and
+// its elapsed time moves.
+func TestStatusPageFollowsTheServerInChromium(t *testing.T) {
+	t.Parallel()
+	wd := startBrowser(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	p := startTray(t, trayOptions{headless: true, fake: fake, env: fake.Env()})
+	base, token := p.pages(t)
+
+	wd.open(base + "/status?token=" + token)
+	wd.waitSource("No searches running.")
+	wd.execute("window.sameDocument = true")
+	searchAsync(t, base, "does the status page follow?")
+	wd.waitSource("does the status page follow?")
+	wd.waitSource(">00:02<") // the elapsed time moves
+	if same := wd.execute("return window.sameDocument === true"); same != true {
+		t.Error("the page was reloaded to show the search")
+	}
+}
+
 func mustRead(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)

@@ -58,6 +58,7 @@ type App struct {
 	warm       bool             // keep CLI processes warm (KeepWarm)
 	shut       bool             // Shutdown began: nothing is kept warm any more
 	warmth     broadcast.Signal // the number of warm CLI processes changed
+	changes    broadcast.Signal // the activity or the history changed
 	retiring   sync.WaitGroup   // the backends of configurations replaced, ending their warm processes
 }
 
@@ -112,6 +113,8 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.warnSetup(c)
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
+	a.changes.Follow(a.lifetime, a.activity.Changed)
+	a.changes.Follow(a.lifetime, a.history.Changed)
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status})
@@ -313,6 +316,7 @@ func (v statusView) Config() config.Config       { return v.a.Config() }
 func (v statusView) Version() string             { return v.a.version }
 func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
 func (v statusView) History() *history.Store     { return v.a.history }
+func (v statusView) Changed() <-chan struct{}    { return v.a.changes.Changed() }
 func (v statusView) Checklist(ctx context.Context, offline bool) []doctor.Check {
 	return v.a.Checklist(ctx, offline)
 }

@@ -1,6 +1,7 @@
 // Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the API keys, the
 // backend and the other common settings (saved to the config dir's .env); /status, the live view of running
-// searches, recent errors and recent research for people without a tray, and on the headless HTTP server;
+// searches, recent errors and recent research (kept current by server-sent events from /status/events) for people
+// without a tray, and on the headless HTTP server;
 // /report?id=..., a report of the history rendered from its Markdown; and /setup, doctor's checklist for the
 // configuration in force, with a button that sends the real queries.
 //
@@ -20,6 +21,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -51,6 +53,7 @@ type Backend interface {
 	History() *history.Store   // the last finished reports; nil keeps none
 	Status() httpserver.Status // where the MCP server is, for the status line
 	Version() string           // the app's version, shown at the foot of every page
+	Changed() <-chan struct{}  // closed at the next change of what /status shows
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
 	Checklist(ctx context.Context, offline bool) []doctor.Check
@@ -114,6 +117,7 @@ func New(b Backend, token string, logger *slog.Logger) *Handler {
 func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.Handle("/settings", h)
 	mux.Handle("/status", h)
+	mux.Handle("/status/events", h)
 	mux.Handle("/report", h)
 	mux.Handle("/setup", h)
 }
@@ -171,6 +175,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.postSettings(w, r)
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
 		h.getStatus(w)
+	case r.URL.Path == "/status/events" && r.Method == http.MethodGet:
+		h.statusEvents(w, r)
 	case r.URL.Path == "/report" && r.Method == http.MethodGet:
 		h.getReport(w, r)
 	case r.URL.Path == "/setup" && r.Method == http.MethodGet:
@@ -225,6 +231,7 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 }
 
 type statusPage struct {
+	Nonce    string // of the page's one script
 	Server   string
 	Running  []runView
 	Failures []activity.Failure
@@ -246,7 +253,8 @@ type runView struct {
 	Elapsed string
 }
 
-func (h *Handler) getStatus(w http.ResponseWriter) {
+// statusNow is what /status shows now.
+func (h *Handler) statusNow() statusPage {
 	snap := h.b.Activity()
 	p := statusPage{Server: h.b.Status().Line(), Failures: snap.Failures}
 	for _, run := range snap.Running {
@@ -256,7 +264,65 @@ func (h *Handler) getStatus(w http.ResponseWriter) {
 	for _, s := range h.b.History().List(statusRecent) {
 		p.Recent = append(p.Recent, recentView{Summary: s, When: s.When(h.now())})
 	}
+	return p
+}
+
+func (h *Handler) getStatus(w http.ResponseWriter) {
+	p := h.statusNow()
+	p.Nonce = NewToken()[:32]
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-"+p.Nonce+
+		"'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
 	h.render(w, "status.html", p)
+}
+
+// eventsGap is the least time between two events of /status/events, so that a burst of changes (a search's
+// progress) is sent as one.
+const eventsGap = 250 * time.Millisecond
+
+// statusEvents streams the live part of /status as server-sent events: at once, then after each change of what it
+// shows, and every second while searches run (their elapsed times move), until the client leaves or the server
+// stops.
+func (h *Handler) statusEvents(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	var part strings.Builder
+	for {
+		changed := h.b.Changed()
+		p := h.statusNow()
+		part.Reset()
+		if err := h.pages.ExecuteTemplate(&part, "status-live", p); err != nil {
+			h.log.Error("render page", "page", "status-live", "err", err)
+			return
+		}
+		for line := range strings.Lines(part.String()) { // an event's data is one "data:" line per line
+			if _, err := io.WriteString(w, "data: "+strings.TrimRight(line, "\r\n")+"\n"); err != nil {
+				return
+			}
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return
+		}
+		flusher.Flush()
+		var tick <-chan time.Time
+		if len(p.Running) > 0 {
+			tick = time.After(time.Second)
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(eventsGap):
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changed:
+		case <-tick:
+		}
+	}
 }
 
 // checklistTimeout bounds a run of the checklist on top of the request: doctor gives each backend's query 30 s,

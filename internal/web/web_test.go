@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
@@ -53,8 +55,17 @@ type fakeBackend struct {
 	applyErr error // why applying the saved file fails
 
 	checklist func(ctx context.Context, offline bool) []doctor.Check // nil: no checks
-	mu        sync.Mutex                                             // guards runs
+	mu        sync.Mutex                                             // guards runs and snap
 	runs      []bool                                                 // each Checklist call's offline
+	changed   broadcast.Signal
+}
+
+// setActivity has the backend report snap from now on, as a change.
+func (f *fakeBackend) setActivity(snap activity.Snapshot) {
+	f.mu.Lock()
+	f.snap = snap
+	f.mu.Unlock()
+	f.changed.Notify()
 }
 
 func (f *fakeBackend) Checklist(ctx context.Context, offline bool) []doctor.Check {
@@ -74,10 +85,15 @@ func (f *fakeBackend) checklistRuns() []bool {
 	return slices.Clone(f.runs)
 }
 
-func (f *fakeBackend) Config() config.Config       { return f.cfg }
-func (f *fakeBackend) Activity() activity.Snapshot { return f.snap }
-func (f *fakeBackend) History() *history.Store     { return f.history }
-func (f *fakeBackend) Version() string             { return "1.2.3-test" }
+func (f *fakeBackend) Config() config.Config { return f.cfg }
+func (f *fakeBackend) Activity() activity.Snapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap
+}
+func (f *fakeBackend) Changed() <-chan struct{} { return f.changed.Changed() }
+func (f *fakeBackend) History() *history.Store  { return f.history }
+func (f *fakeBackend) Version() string          { return "1.2.3-test" }
 func (f *fakeBackend) Status() httpserver.Status {
 	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
@@ -518,11 +534,80 @@ func TestStatusPage(t *testing.T) {
 	}
 }
 
+// TestStatusEvents: /status keeps itself current without a reload. Its one script is allowed by its nonce alone,
+// and /status/events sends the live part of the page at once and again after a change, behind the same cookie.
+func TestStatusEvents(t *testing.T) {
+	t.Parallel()
+	b, srv, _ := setup(t)
+	res, err := http.DefaultClient.Do(cookieRequest(t, srv.URL+"/status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	nonce := regexp.MustCompile(`<script nonce="([0-9a-f]{32})">`).FindSubmatch(page)
+	if nonce == nil || !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'nonce-"+string(nonce[1])+"'") {
+		t.Fatalf("the page's script and its CSP (%q) do not share a nonce:\n%s", res.Header.Get("Content-Security-Policy"), page)
+	}
+	if strings.Contains(string(page), `http-equiv="refresh"`) {
+		t.Error("the page still reloads itself")
+	}
+	if code, _ := get(t, srv.URL+"/status/events", false); code != http.StatusForbidden {
+		t.Errorf("/status/events without the cookie: %d, want 403", code)
+	}
+
+	res, err = http.DefaultClient.Do(cookieRequest(t, srv.URL+"/status/events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q, want text/event-stream", ct)
+	}
+	events := bufio.NewReader(res.Body)
+	next := func() string { // one event's data, its lines joined as EventSource joins them
+		t.Helper()
+		var data []string
+		for {
+			line, err := events.ReadString('\n')
+			if err != nil {
+				t.Fatalf("read event: %v", err)
+			}
+			if line == "\n" {
+				return strings.Join(data, "\n")
+			}
+			text, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "data: ")
+			if !ok {
+				t.Fatalf("not a data line: %q", line)
+			}
+			data = append(data, text)
+		}
+	}
+	if first := next(); !strings.Contains(first, "Running searches (0)") || !strings.Contains(first, `id="server"`) {
+		t.Errorf("first event %q, want the live part of the page", first)
+	}
+	b.setActivity(activity.Snapshot{Running: []activity.Run{{Tool: "deep_search", Query: "rust <2024>", Started: time.Now()}}})
+	if second := next(); !strings.Contains(second, "Running searches (1)") || !strings.Contains(second, "rust &lt;2024&gt;") {
+		t.Errorf("event after the change %q, want the running search, escaped", second)
+	}
+}
+
+func cookieRequest(t *testing.T, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	return req
+}
+
 // statusOnly is a Backend without Settings, as the headless server's.
 type statusOnly struct{ b *fakeBackend }
 
 func (s statusOnly) Config() config.Config       { return s.b.Config() }
 func (s statusOnly) Activity() activity.Snapshot { return s.b.Activity() }
+func (s statusOnly) Changed() <-chan struct{}    { return s.b.Changed() }
 func (s statusOnly) History() *history.Store     { return s.b.History() }
 func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
 func (s statusOnly) Version() string             { return s.b.Version() }
