@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -224,5 +225,42 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {
 		t.Errorf("documented %q, served %q", documented, served)
+	}
+}
+
+// TestAPICallsAreActivity: a call through the HTTP API is a running search like an MCP call (the tray and /status
+// list it), and when the app ends the calls in progress it answers 503 with the reason.
+func TestAPICallsAreActivity(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+		KillGrace: 300 * time.Millisecond, ExtraEnv: fake.Env()})
+	engine, err := research.New(runner, research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := activity.New()
+	srv := httptest.NewServer(HTTPHandler(New(engine, Options{Version: "test", Activity: reg}), HTTPOptions{}))
+	t.Cleanup(srv.Close)
+
+	type answer struct {
+		status int
+		body   map[string]any
+	}
+	done := make(chan answer, 1)
+	go func() {
+		status, body := postAPI(t, srv, "/api/google-search", `{"query": "an API call"}`)
+		done <- answer{status, body}
+	}()
+	testkit.WaitFor(t, "the API call among the running searches", func() bool {
+		running := reg.Snapshot().Running
+		return len(running) == 1 && running[0].Query == "an API call"
+	})
+	reg.CancelAll("the server was stopped from the tray menu")
+	got := <-done
+	e, _ := got.body["error"].(map[string]any)
+	if msg, _ := e["message"].(string); got.status != http.StatusServiceUnavailable || errorCode(got.body) != "CANCELLED" ||
+		!strings.Contains(msg, "the server was stopped from the tray menu") {
+		t.Errorf("answer %d %v, want 503 CANCELLED with the reason", got.status, got.body)
 	}
 }

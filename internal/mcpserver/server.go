@@ -104,9 +104,6 @@ func New(engine Engine, o Options) *server.MCPServer {
 			"response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` " +
 			"says at once which backend serves and whether it is set up."),
 	}
-	if o.Activity != nil {
-		opts = append(opts, server.WithToolHandlerMiddleware(recordActivity(o.Activity)))
-	}
 	s := server.NewMCPServer(serverName, o.Version, opts...)
 	for _, st := range []server.ServerTool{
 		{Tool: searchTool(), Handler: t.search},
@@ -116,7 +113,11 @@ func New(engine Engine, o Options) *server.MCPServer {
 		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
 		{Tool: pingTool(), Handler: t.ping},
 	} {
-		s.AddTool(st.Tool, validated(st.Tool, st.Handler))
+		handler := validated(st.Tool, st.Handler)
+		if o.Activity != nil { // part of the handler, not a middleware of the server: the HTTP API calls it too
+			handler = recordActivity(o.Activity)(handler)
+		}
+		s.AddTool(st.Tool, handler)
 	}
 	return s
 }
