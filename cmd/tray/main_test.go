@@ -73,6 +73,7 @@ type trayProc struct {
 	configDir string // its GEMINI_SEARCH_CONFIG_DIR
 	xdgConfig string // its XDG_CONFIG_HOME
 	cache     string // its XDG_CACHE_HOME, where the history of reports is kept
+	state     string // its state dir: the log and the first-run mark
 	menu      *traytest.Menu
 	exited    chan error
 }
@@ -85,15 +86,22 @@ type trayOptions struct {
 	headless bool // --headless
 	noBus    bool // no --headless, but no session bus either
 	signedIn bool // the Gemini CLI has a sign-in of its own in HOME
+	firstRun bool // the tray has never opened its first-run page: it opens it (else it was opened before)
 }
 
 func startTray(t *testing.T, o trayOptions) *trayProc {
 	t.Helper()
 	root := t.TempDir()
 	p := &trayProc{home: filepath.Join(root, "home"), configDir: filepath.Join(root, "config"),
-		xdgConfig: filepath.Join(root, "xdg-config"), cache: filepath.Join(root, "cache"), stderr: &testkit.SyncBuffer{}, exited: make(chan error, 1)}
-	for _, d := range []string{p.home, p.configDir, p.xdgConfig} {
+		xdgConfig: filepath.Join(root, "xdg-config"), cache: filepath.Join(root, "cache"),
+		state: filepath.Join(root, "state", "gemini-search-mcp"), stderr: &testkit.SyncBuffer{}, exited: make(chan error, 1)}
+	for _, d := range []string{p.home, p.configDir, p.xdgConfig, p.state} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !o.firstRun {
+		if err := os.WriteFile(filepath.Join(p.state, "first-run-page-opened"), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,7 +129,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 	env := append(traytest.Environ(),
 		"HOME="+p.home,
 		"XDG_CONFIG_HOME="+p.xdgConfig,
-		"XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"XDG_STATE_HOME="+filepath.Dir(p.state),
 		"XDG_CACHE_HOME="+p.cache,
 		"GEMINI_SEARCH_CONFIG_DIR="+p.configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
@@ -403,7 +411,7 @@ func TestMenuStartStop(t *testing.T) {
 	}
 	wantLabels := []string{"Running searches (0)", "Last errors (0)", "Recent research", "---", "Start server", "Stop server", "Restart", "---",
 		"Clients", "---",
-		"Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---",
+		"Getting started…", "Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---",
 		"Gemini Search MCP dev", "Quit"}
 	if got := root.VisibleLabels()[1:]; !slices.Equal(got, wantLabels) { // [0] is the status line
 		t.Errorf("the menu's items below the status line:\n got %q\nwant %q", got, wantLabels)

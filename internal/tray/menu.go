@@ -36,6 +36,7 @@ type Controller interface {
 	SettingsURL() (string, error)        // the settings page, with this launch's token
 	StatusURL() (string, error)          // the status page, with this launch's token
 	SetupURL() (string, error)           // the setup checklist page, with this launch's token
+	WelcomeURL() (string, error)         // the first-run page, with this launch's token
 	Recent(n int) []history.Summary      // the n newest reports of the history; it changes only as a report finishes
 	ReportURL(id string) (string, error) // the page of a report of the history, with this launch's token
 	Clients() []clients.Client           // the MCP client entries for the server as it is configured now
@@ -433,7 +434,9 @@ var (
 		"open the setup check", Controller.SetupURL, Controller.CheckSetup}
 	statusLink = pageLink{labelStatusPage, "Running searches and recent errors in the browser",
 		"open the status page", Controller.StatusURL, nil}
-	pageLinks = []pageLink{settingsLink, setupLink, statusLink}
+	welcomeLink = pageLink{labelWelcome, "The first steps: a backend, Firecrawl, a client, a test search",
+		"open the getting started page", Controller.WelcomeURL, nil}
+	pageLinks = []pageLink{welcomeLink, settingsLink, setupLink, statusLink}
 )
 
 // open opens link's page in the browser; a failure shows among the last errors.

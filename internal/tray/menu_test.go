@@ -31,6 +31,7 @@ func (f *fakeController) SetupURL() (string, error)    { return f.url("/setup") 
 func (f *fakeController) Setup() []doctor.Check        { return nil }
 func (f *fakeController) CheckSetup() error            { return nil }
 func (f *fakeController) StatusURL() (string, error)   { return f.url("/status") }
+func (f *fakeController) WelcomeURL() (string, error)  { return f.url("/welcome") }
 func (f *fakeController) ReportURL(id string) (string, error) {
 	u, err := f.url("/report")
 	return strings.Replace(u, "?", "?id="+id+"&", 1), err
@@ -48,7 +49,7 @@ func TestPageLinks(t *testing.T) {
 	for _, l := range pageLinks {
 		labels = append(labels, l.label)
 	}
-	if want := []string{"Settings…", "Check setup…", "Open status page"}; !slices.Equal(labels, want) {
+	if want := []string{"Getting started…", "Settings…", "Check setup…", "Open status page"}; !slices.Equal(labels, want) {
 		t.Errorf("page items %q, want %q", labels, want)
 	}
 

@@ -21,6 +21,7 @@ const (
 	labelRestart      = "Restart"
 	labelClear        = "Clear"
 	labelSettings     = "Settings…"
+	labelWelcome      = "Getting started…"
 	labelSetup        = "Check setup…"
 	labelStatusPage   = "Open status page"
 	labelConfigFolder = "Open config folder"

@@ -198,6 +198,7 @@ func (c *controller) ClearErrors() { c.app.Activity().ClearFailures() }
 func (c *controller) SettingsURL() (string, error) { return c.pageURL("/settings") }
 func (c *controller) StatusURL() (string, error)   { return c.pageURL("/status") }
 func (c *controller) SetupURL() (string, error)    { return c.pageURL("/setup") }
+func (c *controller) WelcomeURL() (string, error)  { return c.pageURL("/welcome") }
 
 func (c *controller) Recent(n int) []history.Summary { return c.app.History().List(n) }
 

@@ -55,7 +55,8 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 	}
 	// The log file first: a tray started at login that refuses its configuration says why in it.
 	logOut := stderr
-	logPath := filepath.Join(xdg.StateHome, "gemini-search-mcp", "tray.log")
+	stateDir := filepath.Join(xdg.StateHome, "gemini-search-mcp")
+	logPath := filepath.Join(stateDir, "tray.log")
 	if f, err := logging.OpenRotating(logPath, logMaxBytes, logKeep); err != nil {
 		fmt.Fprintf(stderr, "%s: no log file: %v\n", name, err)
 		logPath = ""
@@ -100,6 +101,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 		if !tray.HostPresent() {
 			c.logPages("no tray host is running yet: the icon appears when one starts")
 		}
+		go c.openFirstRun(stateDir, opts.Open)
 		if err := tray.Run(ctx, opts); err != nil {
 			c.logPages(fmt.Sprintf("no tray icon (%v): serving without one", err))
 			<-ctx.Done()

@@ -2,8 +2,12 @@ package trayapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
@@ -18,6 +22,10 @@ func (c *controller) Config() config.Config { return c.app.Config() }
 func (c *controller) Version() string       { return c.app.Version() }
 
 func (c *controller) History() *history.Store { return c.app.History() }
+
+func (c *controller) TrySearch(ctx context.Context, query string) (history.Report, error) {
+	return c.app.TrySearch(ctx, query)
+}
 
 func (c *controller) Checklist(ctx context.Context, offline bool) []doctor.Check {
 	return c.app.Checklist(ctx, offline)
@@ -92,5 +100,32 @@ func (c *controller) retireFallback(ctx context.Context) {
 			return
 		case <-changed:
 		}
+	}
+}
+
+// firstRunMark is the file, in the state dir, whose existence says the first-run page was opened.
+const firstRunMark = "first-run-page-opened"
+
+// openFirstRun opens the first-run page in the browser at the tray's first start, and only then: a mark in
+// stateDir remembers it. When the page cannot be opened, the next start tries again.
+func (c *controller) openFirstRun(stateDir string, open func(target string) error) {
+	mark := filepath.Join(stateDir, firstRunMark)
+	if _, err := os.Stat(mark); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	u, err := c.WelcomeURL()
+	if err == nil {
+		err = open(u)
+	}
+	if err != nil {
+		c.log.Warn("could not open the first-run page (Getting started… in the menu opens it)", "err", err)
+		return
+	}
+	c.log.Info("opened the first-run page, once")
+	if err := os.MkdirAll(stateDir, 0o700); err == nil {
+		err = os.WriteFile(mark, nil, 0o600)
+	}
+	if err != nil {
+		c.log.Warn("the first-run page will open again at the next start", "err", err)
 	}
 }

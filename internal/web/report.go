@@ -32,6 +32,12 @@ type reportPage struct {
 	HTML template.HTML
 }
 
+// viewReport is rep as its page shows it.
+func viewReport(rep history.Report) (reportPage, error) {
+	html, err := renderMarkdown(rep.Markdown)
+	return reportPage{Report: rep, When: rep.Started.Local().Format("2006-01-02 15:04"), HTML: html}, err
+}
+
 // getReport shows the report ?id= of the history. An id that is malformed or names no kept report is a 404: only
 // well-formed ids reach the history, which names files by them.
 func (h *Handler) getReport(w http.ResponseWriter, r *http.Request) {
@@ -47,8 +53,7 @@ func (h *Handler) getReport(w http.ResponseWriter, r *http.Request) {
 	}
 	var page reportPage
 	if err == nil {
-		page = reportPage{Report: rep, When: rep.Started.Local().Format("2006-01-02 15:04")}
-		page.HTML, err = renderMarkdown(rep.Markdown)
+		page, err = viewReport(rep)
 	}
 	if err != nil {
 		h.log.Error("show a report", "id", id, "err", err)

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
@@ -70,6 +71,24 @@ type Settings interface {
 	SaveDotenv(data []byte) (moved string, err error)
 }
 
+// Welcome is what /welcome, the first-run page, needs on top of Settings: the MCP clients it connects, and a search
+// to try. Pages whose Backend is not also a Welcome have no /welcome.
+type Welcome interface {
+	Clients() []clients.Client // the MCP clients' entries for this server
+	// TrySearch runs query through the search tool as a client's call would (among the running searches, into the
+	// history), never answered from the cache. A failed search is a *SearchError.
+	TrySearch(ctx context.Context, query string) (history.Report, error)
+}
+
+// SearchError is a search that failed, as the tools report it: its code, what went wrong, and the fix.
+type SearchError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details string `json:"details"`
+}
+
+func (e *SearchError) Error() string { return e.Code + ": " + e.Message }
+
 // RefusedError is SaveDotenv's error when the app would not run with the proposed .env file.
 type RefusedError struct{ Err error }
 
@@ -87,6 +106,7 @@ type Handler struct {
 	b     Backend
 	pages *template.Template
 	s     Settings // nil: no settings page
+	w     Welcome  // nil: no first-run page
 	token string
 	csrf  string
 	log   *slog.Logger
@@ -108,21 +128,27 @@ func New(b Backend, token string, logger *slog.Logger) *Handler {
 	mac := hmac.New(sha256.New, []byte(token))
 	mac.Write([]byte("csrf"))
 	s, _ := b.(Settings)
-	h := &Handler{b: b, s: s, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
+	welcome, _ := b.(Welcome)
+	if s == nil {
+		welcome = nil // its keys are saved as settings
+	}
+	h := &Handler{b: b, s: s, w: welcome, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
 	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": b.Version})
 	return h
 }
 
-// Mount serves the pages on mux: /status, /report, /setup, and /settings (a 404 when the backend has no settings).
+// Mount serves the pages on mux: /status, /report, /setup, and /settings and /welcome (a 404 when the backend has
+// no settings).
 func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.Handle("/settings", h)
+	mux.Handle("/welcome", h)
 	mux.Handle("/status", h)
 	mux.Handle("/status/events", h)
 	mux.Handle("/report", h)
 	mux.Handle("/setup", h)
 }
 
-// URL returns the address that opens page ("/settings", "/status" or "/setup") on base (http://host:port) with the
+// URL returns the address that opens page ("/settings", "/status", "/setup" or "/welcome") on base (http://host:port) with the
 // token.
 func (h *Handler) URL(base, page string) string {
 	return base + page + "?token=" + h.token
@@ -162,7 +188,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case r.URL.Path == "/settings" && h.s == nil:
+	case r.URL.Path == "/settings" && h.s == nil, r.URL.Path == "/welcome" && h.w == nil:
 		http.NotFound(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodGet:
 		h.getSettings(w, r)
@@ -173,6 +199,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.postSettings(w, r)
+	case r.URL.Path == "/welcome" && r.Method == http.MethodGet:
+		h.getWelcome(w, r)
+	case r.URL.Path == "/welcome" && r.Method == http.MethodPost:
+		if reason := h.checkPost(r); reason != "" {
+			h.log.Warn("refused a first-run page form", "reason", reason, "origin", r.Header.Get("Origin"))
+			h.forbidden(w, reason)
+			return
+		}
+		h.postWelcome(w, r)
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
 		h.getStatus(w)
 	case r.URL.Path == "/status/events" && r.Method == http.MethodGet:
@@ -352,6 +387,16 @@ type detailLine struct {
 	Said bool // indented: a line the backend printed
 }
 
+// viewChecks are checks as the pages show them, and whether one of them is broken (not a mere hint).
+func viewChecks(checks []doctor.Check) (views []checkView, broken bool) {
+	for _, c := range checks {
+		v := viewCheck(c)
+		broken = broken || v.Class == "bad"
+		views = append(views, v)
+	}
+	return views, broken
+}
+
 func viewCheck(c doctor.Check) checkView {
 	v := checkView{Check: c, Mark: "✓", Class: "ok"}
 	switch {
@@ -372,13 +417,8 @@ func viewCheck(c doctor.Check) checkView {
 func (h *Handler) checkSetup(w http.ResponseWriter, r *http.Request, offline bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), checklistTimeout)
 	defer cancel()
-	checks := h.b.Checklist(ctx, offline)
 	p := setupPage{Server: h.b.Status().Line(), CSRF: h.csrf, Queried: !offline}
-	for _, c := range checks {
-		v := viewCheck(c)
-		p.Broken = p.Broken || v.Class == "bad"
-		p.Checks = append(p.Checks, v)
-	}
+	p.Checks, p.Broken = viewChecks(h.b.Checklist(ctx, offline))
 	if !offline {
 		h.log.Info("checked the setup with a query to each backend", "broken", p.Broken)
 	}
