@@ -36,12 +36,13 @@ run: build ## Build and serve MCP over HTTP on 127.0.0.1:3000 (MCP_SERVER_HOST/M
 run-tray: build ## Build and start the tray app (MCP at 127.0.0.1:3000, settings page from its menu)
 	./$(BIN)/gemini-search-tray
 
-# The open tray menu under Xvfb with an SNI host, a fake search running; needs dbus, xvfb, xdotool, imagemagick and
+# The open tray menu under Xvfb with an SNI host, with the fake CLI: a search running, a first run without the CLI
+# (the setup problem), a finished search (Recent research). Needs dbus, xvfb, xdotool, imagemagick and
 # haskell-gtk-sni-tray-utils (see .ci/apt-packages).
-SCREENSHOT ?= .cache/tray-menu.png
+SCREENSHOTS ?= .cache/screenshots
 
-screenshot: ## Screenshot the open tray menu into .cache/tray-menu.png (Xvfb, gtk-sni-tray-standalone)
-	SCREENSHOT_OUT=$(abspath $(SCREENSHOT)) $(GO) test -count=1 -run '^TestScreenshot$$' -v ./cmd/tray
+screenshot: ## Screenshot the open tray menu into .cache/screenshots/tray-{running,setup,recent}.png (Xvfb)
+	SCREENSHOT_DIR=$(abspath $(SCREENSHOTS)) $(GO) test -count=1 -run '^TestScreenshot$$' -v ./cmd/tray
 
 test: ## Run all tests with the race detector
 	$(GO) test -race -count=1 ./...

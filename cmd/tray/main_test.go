@@ -362,9 +362,9 @@ func TestSetupProblemsClearAfterRestart(t *testing.T) {
 	shown := func(root traytest.Item, label string) bool { it, ok := root.Find(label); return ok && it.Visible }
 	root := p.waitMenu(t, "the setup problem", func(root traytest.Item) bool { return shown(root, "Setup: 1 problem") })
 	setup, _ := root.Find("Setup: 1 problem")
-	if line := setup.VisibleLabels(); len(line) != 1 || !strings.HasPrefix(line[0], "Gemini CLI: not found") ||
-		!strings.Contains(line[0], "npm install -g @google/gemini-cli") {
-		t.Errorf("the setup problem %q does not say what is missing and how to install it", line)
+	if lines := setup.VisibleLabels(); len(lines) != 2 || !strings.HasPrefix(lines[0], "Gemini CLI: not found") ||
+		!strings.HasPrefix(lines[1], "    → Install the Gemini CLI with `npm install -g @google/gemini-cli`") {
+		t.Errorf("the setup problem %q does not say what is missing, then how to install it", lines)
 	}
 	p.waitIcon(t, assets.Error)
 

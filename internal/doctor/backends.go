@@ -109,7 +109,7 @@ func (b backends) cli(ctx context.Context) probe {
 	}
 	p.Hint = !inUse
 	if b.set.CLIErr != nil {
-		p.Detail = fmt.Sprintf("not found (%v)%s\nfix: %s", b.set.CLIErr, instead, gemini.HintNotFound)
+		p.Detail = fmt.Sprintf("%s%s\nfix: %s", notFound(b.set.CLIErr), instead, gemini.HintNotFound)
 		return p
 	}
 	cmd := b.set.CLI.String()

@@ -61,12 +61,18 @@ func Run(ctx context.Context, cfg config.Config, o Options) []Check {
 // Setup runs the checks that start no program and write nothing, on the backends set built for cfg: the Gemini
 // CLI was found (unless the Gemini API does all the work), and a credential is there. The servers run them at start
 // and after each configuration change.
+// notFound says why the Gemini CLI was not found, without repeating that it was not: "not found (neither gemini nor
+// npx is on PATH)".
+func notFound(err error) string {
+	return "not found (" + strings.TrimPrefix(err.Error(), gemini.ErrCLINotFound.Error()+": ") + ")"
+}
+
 func Setup(cfg config.Config, set *runners.Set, env config.Env) []Check {
 	var checks []Check
 	if cfg.Backend != config.BackendAPI {
 		c := Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
 		if set.CLIErr != nil {
-			c.Detail = fmt.Sprintf("not found (%v)\nfix: %s", set.CLIErr, gemini.HintNotFound)
+			c.Detail = fmt.Sprintf("%s\nfix: %s", notFound(set.CLIErr), gemini.HintNotFound)
 		}
 		checks = append(checks, c)
 	}

@@ -113,7 +113,7 @@ func (m *Menu) build(ctx context.Context) {
 	m.status.Disable()
 	m.setup = systray.AddMenuItem("Setup", "What keeps the server from researching; click one for the setup check")
 	m.setup.Hide()
-	for range maxSetupLines {
+	for range 2 * maxSetupProblems {
 		slot := m.setup.AddSubMenuItem("", "Check the setup again and open the setup page")
 		slot.Hide()
 		m.setupSlots = append(m.setupSlots, slot)

@@ -45,8 +45,8 @@ const maxRunLines = 10
 // MaxRecent is how many reports of the history the menu lists.
 const MaxRecent = 10
 
-// maxSetupLines is how many setup problems the menu lists.
-const maxSetupLines = 4
+// maxSetupProblems is how many setup problems the menu lists, each on two lines: what is wrong, then the fix.
+const maxSetupProblems = 4
 
 // view is everything the menu shows at one moment; render computes it, Menu applies it.
 type view struct {
@@ -54,7 +54,7 @@ type view struct {
 	Status               string
 	Tooltip              string
 	SetupTitle           string   // "Setup: 2 problems"; "" hides the item
-	Setup                []string // each problem and its fix, at most maxSetupLines
+	Setup                []string // each problem, then its fix, for at most maxSetupProblems
 	Start, Stop, Restart bool     // enabled
 	RunsTitle            string
 	Runs                 []string // at most maxRunLines+1
@@ -109,8 +109,8 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 	}
 	if n := len(problems); n > 0 {
 		v.SetupTitle = fmt.Sprintf("Setup: %d problem%s", n, map[bool]string{true: "s"}[n > 1])
-		for _, p := range problems[:min(n, maxSetupLines)] {
-			v.Setup = append(v.Setup, problemLine(p))
+		for _, p := range problems[:min(n, maxSetupProblems)] {
+			v.Setup = append(v.Setup, problemLines(p)...)
 		}
 	}
 	switch {
@@ -168,16 +168,17 @@ func errorLine(f activity.Failure) string {
 	return line
 }
 
-// problemLine is one setup problem: what is wrong, then the fix (doctor's "fix: " line), which is never cut for
-// the rest.
-func problemLine(c doctor.Check) string {
-	line := c.Name + ": " + Shorten(firstLine(c.Detail), 60)
+// problemLines are one setup problem's lines: what is wrong, then, on a line of its own so that a menu stays
+// readable, the fix (doctor's "fix: " line).
+func problemLines(c doctor.Check) []string {
+	lines := []string{c.Name + ": " + Shorten(firstLine(c.Detail), 60)}
 	for l := range strings.Lines(c.Detail) {
 		if fix, ok := strings.CutPrefix(strings.TrimSpace(l), "fix: "); ok {
-			return line + " → " + Shorten(fix, 160)
+			lines = append(lines, "    → "+Shorten(fix, 140))
+			break
 		}
 	}
-	return line
+	return lines
 }
 
 // firstLine is the first line of s with text on it: the hint of a tool's details, before the CLI's own lines.
