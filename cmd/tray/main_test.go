@@ -344,11 +344,10 @@ func TestErrorLineKeepsUnderscoresAndTheFix(t *testing.T) {
 	<-callAsync(t, base, "deep_search", map[string]any{"topic": "rust_2024 edition"})
 	root := p.waitMenu(t, "the error line", func(root traytest.Item) bool { _, ok := root.Find("Last errors (1)"); return ok })
 	errs, _ := root.Find("Last errors (1)")
-	line := errs.VisibleLabels()[0]
-	for _, want := range []string{` deep_search "rust_2024 edition" QUOTA_ERROR: `, " → "} {
-		if !strings.Contains(line, want) {
-			t.Errorf("the error line %q lacks %q", line, want)
-		}
+	lines := errs.VisibleLabels()
+	if len(lines) != 4 || !strings.Contains(lines[0], ` deep_search "rust_2024 edition" QUOTA_ERROR: `) ||
+		!strings.HasPrefix(lines[1], "    → ") || lines[2] != "---" || lines[3] != "Clear" {
+		t.Errorf("Last errors %q, want the failure, its fix on the line under it, then Clear", lines)
 	}
 }
 

@@ -131,7 +131,7 @@ func (m *Menu) build(ctx context.Context) {
 	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures; click one for the status page")
 	m.noErrs = m.errs.AddSubMenuItem(labelNoErrors, "")
 	m.noErrs.Disable()
-	for range activity.MaxFailures {
+	for range 2 * activity.MaxFailures { // each on two lines: the failure, then its fix
 		slot := m.errs.AddSubMenuItem("", "Open the status page")
 		slot.Hide()
 		m.errSlots = append(m.errSlots, slot)

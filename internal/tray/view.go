@@ -59,7 +59,7 @@ type view struct {
 	RunsTitle            string
 	Runs                 []string // at most maxRunLines+1
 	ErrorsTitle          string
-	Errors               []string
+	Errors               []string // each failure, then its fix when it has one
 	Recent               []string // the newest reports of the history, at most MaxRecent
 	RecentIDs            []string // their ids, for the clicks
 	Clients              []clientLine
@@ -101,7 +101,7 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 		v.Runs = append(v.Runs, runLine(run, now))
 	}
 	for _, f := range snap.Failures {
-		v.Errors = append(v.Errors, errorLine(f))
+		v.Errors = append(v.Errors, errorLines(f)...)
 	}
 	for _, r := range recent[:min(len(recent), MaxRecent)] {
 		v.Recent = append(v.Recent, recentLine(r, now))
@@ -154,19 +154,22 @@ func runLine(r activity.Run, now time.Time) string {
 	return line
 }
 
-// errorLine is one recent failure: when, tool, query, code, what went wrong and the fix. The message is cut
-// before the fix is, so that the line always says what to do.
-func errorLine(f activity.Failure) string {
+// errorLines are one recent failure's lines: when, tool, query, code and what went wrong, then, on a line of its
+// own so that neither pushes the other out of a menu of readable width, the fix.
+func errorLines(f activity.Failure) []string {
 	line := f.Time.Local().Format("15:04:05") + " " + f.Tool
 	if f.Query != "" {
 		line += fmt.Sprintf(" %q", Shorten(f.Query, 30))
 	}
-	line += " " + f.Code + ": " + Shorten(f.Message, 80)
+	lines := []string{line + " " + f.Code + ": " + Shorten(f.Message, 80)}
 	if fix := firstLine(f.Details); fix != "" {
-		line += " → " + Shorten(fix, 120)
+		lines = append(lines, fixLine(fix))
 	}
-	return line
+	return lines
 }
+
+// fixLine is the line under a failure or a setup problem that says what to do about it.
+func fixLine(fix string) string { return "    → " + Shorten(fix, 140) }
 
 // problemLines are one setup problem's lines: what is wrong, then, on a line of its own so that a menu stays
 // readable, the fix (doctor's "fix: " line).
@@ -174,7 +177,7 @@ func problemLines(c doctor.Check) []string {
 	lines := []string{c.Name + ": " + Shorten(firstLine(c.Detail), 60)}
 	for l := range strings.Lines(c.Detail) {
 		if fix, ok := strings.CutPrefix(strings.TrimSpace(l), "fix: "); ok {
-			lines = append(lines, "    → "+Shorten(fix, 140))
+			lines = append(lines, fixLine(fix))
 			break
 		}
 	}

@@ -44,8 +44,8 @@ func TestRender(t *testing.T) {
 		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, view{Icon: assets.Failing,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
 			ErrorsTitle: "Last errors (1)", Errors: []string{`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
-				`used up and then some and then some and then some and then some and… → Set ` +
-				`GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
+				`used up and then some and then some and then some and then some and…`,
+				`    → Set GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
