@@ -58,15 +58,15 @@ func Run(ctx context.Context, cfg config.Config, o Options) []Check {
 	return append(checks, found...)
 }
 
-// Setup runs the checks that start no program and write nothing, on the backends set built for cfg: the Gemini
-// CLI was found (unless the Gemini API does all the work), and a credential is there. The servers run them at start
-// and after each configuration change.
 // notFound says why the Gemini CLI was not found, without repeating that it was not: "not found (neither gemini nor
 // npx is on PATH)".
 func notFound(err error) string {
 	return "not found (" + strings.TrimPrefix(err.Error(), gemini.ErrCLINotFound.Error()+": ") + ")"
 }
 
+// Setup runs the checks that start no program and write nothing, on the backends set built for cfg: the Gemini
+// CLI was found (unless the Gemini API does all the work), and a credential is there. The servers run them at start
+// and after each configuration change.
 func Setup(cfg config.Config, set *runners.Set, env config.Env) []Check {
 	var checks []Check
 	if cfg.Backend != config.BackendAPI {

@@ -2,8 +2,9 @@
 // backend and the other common settings (saved to the config dir's .env); /status, the live view of running
 // searches, recent errors and recent research (kept current by server-sent events from /status/events) for people
 // without a tray, and on the headless HTTP server;
-// /report?id=..., a report of the history rendered from its Markdown; and /setup, doctor's checklist for the
-// configuration in force, with a button that sends the real queries.
+// /report?id=..., a report of the history rendered from its Markdown; /setup, doctor's checklist for the
+// configuration in force, with a button that sends the real queries; and /welcome (the tray's only), the first-run
+// page: a backend, Firecrawl, a client, a test search.
 //
 // Every page needs the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
 // sets an HttpOnly, SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers
@@ -113,6 +114,9 @@ type Handler struct {
 	now   func() time.Time
 }
 
+// pagePolicy is every page's Content-Security-Policy: no script, no request elsewhere. /status adds its one script.
+const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+
 // cookieName is the session cookie.
 const cookieName = "gemini_search_session"
 
@@ -148,8 +152,8 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.Handle("/setup", h)
 }
 
-// URL returns the address that opens page ("/settings", "/status", "/setup" or "/welcome") on base (http://host:port) with the
-// token.
+// URL returns the address that opens page ("/settings", "/status", "/setup" or "/welcome") on base
+// (http://host:port) with the token.
 func (h *Handler) URL(base, page string) string {
 	return base + page + "?token=" + h.token
 }
@@ -162,7 +166,7 @@ func (h *Handler) ReportURL(base, id string) string {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", pagePolicy)
 	w.Header().Set("Referrer-Policy", "same-origin")      // not no-referrer: Chromium would then send "Origin: null" with the form
 	if !loopback.AllowedHost(r.Host, h.b.Config().Host) { // a DNS-rebinding page names a host of its own
 		http.Error(w, "Forbidden: unknown host", http.StatusForbidden)
@@ -305,8 +309,7 @@ func (h *Handler) statusNow() statusPage {
 func (h *Handler) getStatus(w http.ResponseWriter) {
 	p := h.statusNow()
 	p.Nonce = NewToken()[:32]
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-"+p.Nonce+
-		"'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", pagePolicy+"; script-src 'nonce-"+p.Nonce+"'; connect-src 'self'")
 	h.render(w, "status.html", p)
 }
 
