@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -87,6 +88,34 @@ type Event struct {
 	URL   string // the first URL the step names, if any
 	Error string // EventFailed: the tool's error message
 	Text  string // EventText: the text added to the answer
+}
+
+// Masked is e with mask (a secret masker's) applied to every text it carries: events leave the server as progress
+// messages, and as the stages the tray and /status show.
+func (e Event) Masked(mask func(string) string) Event {
+	e.Query, e.URL, e.Error, e.Text = mask(e.Query), mask(e.URL), mask(e.Error), mask(e.Text)
+	return e
+}
+
+// Masked is r with mask (a secret masker's) applied to every text it carries: the answer, the queries and URLs,
+// and the tools' errors.
+func (r Result) Masked(mask func(string) string) Result {
+	r.Text = mask(r.Text)
+	r.Queries = maskAll(mask, r.Queries)
+	r.URLs = maskAll(mask, r.URLs)
+	r.ToolErrors = slices.Clone(r.ToolErrors)
+	for i := range r.ToolErrors {
+		r.ToolErrors[i].Message = mask(r.ToolErrors[i].Message)
+	}
+	return r
+}
+
+func maskAll(mask func(string) string, texts []string) []string {
+	out := make([]string, len(texts))
+	for i, s := range texts {
+		out[i] = mask(s)
+	}
+	return out
 }
 
 // ToolError is a tool call that failed during a run; the agent was told and went on without it.

@@ -7,10 +7,15 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
 
-// droppedEnv are variables removed from the CLI's environment: the CLI passes
-// them on to its MCP servers, where they turn firecrawl-mcp into an HTTP server
-// instead of a stdio one.
-var droppedEnv = []string{"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE", "PORT"}
+// droppedEnv are variables removed from the CLI's environment.
+var droppedEnv = []string{
+	// The CLI passes these on to its MCP servers, where they turn firecrawl-mcp into an HTTP server instead of a
+	// stdio one.
+	"HTTP_STREAMABLE_SERVER", "SSE_LOCAL", "CLOUD_SERVICE", "PORT",
+	// The server's own bearer token: the agent has no use for it, and what the agent can read, a page it visits
+	// can ask it to repeat.
+	"MCP_AUTH_TOKEN",
+}
 
 // droppedEnvPrefix starts the variables an editor sets for the CLI it runs in its terminal (its port, token and
 // folders): a server started from such a terminal must not hand them to the agent, which would add the editor's

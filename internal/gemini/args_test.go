@@ -63,6 +63,11 @@ func TestBuildEnv(t *testing.T) {
 			want: append([]string{"PATH=/bin"}, fixed...),
 		},
 		{
+			name: "the server's own token removed",
+			base: []string{"PATH=/bin", "MCP_AUTH_TOKEN=tok-123456"},
+			want: append([]string{"PATH=/bin"}, fixed...),
+		},
+		{
 			name:  "and from extra",
 			base:  []string{"PATH=/bin"},
 			extra: []string{"PORT=8080", "FIRECRAWL_API_KEY=fc-1"},

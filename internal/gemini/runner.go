@@ -105,8 +105,8 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		"args", r.maskAll(p.cmd.Args[1:]), "dir", r.cfg.Dir, "warm", warm, "prompt_bytes", len(req.Prompt))
 
 	stdout := newCollector(r.cfg.MaxOutput, func(ev backend.Event) {
+		ev = ev.Masked(r.mask.Mask)
 		if ev.Kind == backend.EventFailed {
-			ev.Error = r.mask.Mask(ev.Error)
 			// A failed tool (Firecrawl unreachable, say) does not fail the run, but the user should know.
 			r.cfg.Logger.Warn("research tool failed; the agent goes on without it", "tool", ev.Tool, "error", ev.Error)
 		}
@@ -119,11 +119,8 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	exit := p.wait(runCtx)
 	stderr := &p.stderr
 	stdout.Close()
-	res := stdout.result()
+	res := stdout.result().Masked(r.mask.Mask)
 	res.Duration, res.Backend = time.Since(start), backend.CLI
-	for i := range res.ToolErrors {
-		res.ToolErrors[i].Message = r.mask.Mask(res.ToolErrors[i].Message)
-	}
 	r.cfg.Logger.Debug("gemini run end", "exit_code", exit.code, "exit", exit.desc, "duration", res.Duration,
 		"streamed", res.Streamed, "stdout_bytes", stdout.total, "answer_bytes", len(res.Text), "truncated", res.Truncated)
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -439,6 +440,35 @@ func TestRunInvalidThenValid(t *testing.T) {
 		res, err := run(t, r, backend.Request{})
 		if err != nil || res.Text != want {
 			t.Errorf("run %d: got %q, %v, want %q", i+1, res.Text, err, want)
+		}
+	}
+}
+
+// An answer that quotes a secret (a page the agent read echoed it, say) reaches neither the result nor the
+// streamed text, which leave the server as the report, progress and the tray's and /status's stages.
+func TestRunAnswerAndEventsMasked(t *testing.T) {
+	t.Parallel()
+	const firecrawlKey = "fc-0123456789abcdef"
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newRunner(t, fake, func(c *gemini.Config) {
+		c.ExtraEnv = append(c.ExtraEnv, "FIRECRAWL_API_KEY="+firecrawlKey,
+			geminitest.EnvAnswer+"=The page said the key is "+firecrawlKey+".")
+	})
+	var mu sync.Mutex
+	var events []backend.Event
+	res, err := run(t, r, backend.Request{OnEvent: func(ev backend.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, ev)
+	}})
+	if err != nil || res.Text != "The page said the key is [redacted]." {
+		t.Errorf("answer %q, %v: want the key masked", res.Text, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, ev := range events {
+		if strings.Contains(fmt.Sprintf("%+v", ev), firecrawlKey) {
+			t.Errorf("event %+v holds the key", ev)
 		}
 	}
 }

@@ -115,7 +115,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		retryWait, waited time.Duration
 	)
 	for {
-		s = newStream(r.cfg.MaxOutput, req.OnEvent)
+		s = newStream(r.cfg.MaxOutput, r.maskedEvents(req.OnEvent))
 		err = r.call(runCtx, model, req, s)
 		e := r.classify(err, s)
 		if e == nil || runCtx.Err() != nil {
@@ -141,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		waited += retryWait
 	}
 
-	res := s.result(model)
+	res := s.result(model).Masked(r.mask.Mask)
 	res.Duration = time.Since(start)
 	r.cfg.Logger.Debug("gemini api call end", "duration", res.Duration, "answer_bytes", len(res.Text),
 		"queries", len(res.Queries), "sources", len(res.URLs), "waited", waited)
@@ -198,4 +198,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// maskedEvents passes each event to onEvent with the secrets masked; nil stays nil.
+func (r *Runner) maskedEvents(onEvent func(backend.Event)) func(backend.Event) {
+	if onEvent == nil {
+		return nil
+	}
+	return func(ev backend.Event) { onEvent(ev.Masked(r.mask.Mask)) }
 }

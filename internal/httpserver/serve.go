@@ -7,11 +7,22 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
-// shutdownGrace bounds how long Serve waits for requests to finish after ctx is cancelled. Running searches see
-// their request context cancelled at once, so they end within the runner's kill grace.
-const shutdownGrace = 8 * time.Second
+// shutdownGrace bounds how long Serve waits for requests to finish after ctx is cancelled. The servers answer their
+// tool calls first (app.EndCalls), so what is left is quick requests and slow clients, which must not hold a stop.
+const shutdownGrace = 2 * time.Second
+
+// Limits on clients, so that a flood of connections, or clients that never finish a request, cannot exhaust the
+// file descriptors or pin goroutines.
+const (
+	maxConnections    = 1024             // far more than local MCP clients open; more wait to be accepted
+	readHeaderTimeout = 10 * time.Second // to send a request's headers
+	readTimeout       = time.Minute      // to send a whole request, body included (at most 1 MiB)
+	idleTimeout       = 2 * time.Minute  // a keep-alive connection between requests
+)
 
 // Serve serves h on ln until ctx is cancelled, then cancels every in-flight request and shuts down.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
@@ -19,11 +30,13 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout, // Streams are not cut: net/http lifts it once the body is read.
+		IdleTimeout:       idleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(netutil.LimitListener(ln, maxConnections)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve http: %w", err)

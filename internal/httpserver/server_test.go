@@ -101,3 +101,32 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	s.Close() // twice is fine
 }
+
+// A client that never finishes sending its body does not hold a stop past the shutdown grace: before, it held it
+// 8 s.
+func TestSlowBodyDoesNotHoldStop(t *testing.T) {
+	t.Parallel()
+	reading := make(chan struct{})
+	h := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		close(reading)
+		_, _ = io.ReadAll(r.Body) // as the MCP handler reads a body
+	})
+	s := New(h, "127.0.0.1:0", slog.New(slog.DiscardHandler))
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", s.Status().Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	<-reading
+	start := time.Now()
+	s.Stop()
+	if took := time.Since(start); took >= 8*time.Second {
+		t.Errorf("Stop took %v with a slow client connected, want it bounded by the %v grace", took, shutdownGrace)
+	}
+}

@@ -121,7 +121,10 @@ func isTaskCall(body []byte) bool {
 		string(msg.Params.Task) != "null"
 }
 
+// validBearer reports whether header, an Authorization header, sends token as a bearer token. The scheme's name is
+// case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer too.
 func validBearer(header, token string) bool {
-	got, ok := strings.CutPrefix(header, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+	scheme, got, ok := strings.Cut(strings.TrimSpace(header), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }

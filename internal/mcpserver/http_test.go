@@ -126,6 +126,10 @@ func TestHTTPBearerToken(t *testing.T) {
 		{"wrong", "Bearer nope", http.StatusUnauthorized},
 		{"not bearer", "Basic czNjcmV0LXRva2Vu", http.StatusUnauthorized},
 		{"right", "Bearer s3cret-token", http.StatusOK},
+		{"scheme in lower case", "bearer s3cret-token", http.StatusOK},
+		{"scheme in upper case", "BEARER s3cret-token", http.StatusOK},
+		{"token alone", "s3cret-token", http.StatusUnauthorized},
+		{"token as the scheme", "s3cret-token s3cret-token", http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ func postSetup(t *testing.T, srv *httptest.Server, origin string, form url.Value
 	if origin != "" {
 		req.Header.Set("Origin", origin)
 	}
-	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	return do(t, req)
 }
 
@@ -122,7 +122,7 @@ func TestSetupPageMethods(t *testing.T) {
 	b, srv, _ := setup(t)
 	for _, method := range []string{http.MethodPut, http.MethodDelete} {
 		req, _ := http.NewRequest(method, srv.URL+"/setup", nil)
-		req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+		req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 		if code, _ := do(t, req); code != http.StatusMethodNotAllowed {
 			t.Errorf("%s /setup: %d, want 405", method, code)
 		}
@@ -161,7 +161,7 @@ func TestSetupPageBounded(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/setup", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", srv.URL)
-	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("the request did not time out: %s", resp.Status)

@@ -104,14 +104,15 @@ func (e *NotAppliedError) Unwrap() error { return e.Err }
 
 // Handler serves /settings, /status, /report and /setup.
 type Handler struct {
-	b     Backend
-	pages *template.Template
-	s     Settings // nil: no settings page
-	w     Welcome  // nil: no first-run page
-	token string
-	csrf  string
-	log   *slog.Logger
-	now   func() time.Time
+	b      Backend
+	pages  *template.Template
+	s      Settings // nil: no settings page
+	w      Welcome  // nil: no first-run page
+	token  string
+	cookie string // the session cookie's value: derived from the token, so that a leaked cookie is not the token
+	csrf   string
+	log    *slog.Logger
+	now    func() time.Time
 }
 
 // pagePolicy is every page's Content-Security-Policy: no script, no request elsewhere. /status adds its one script.
@@ -119,6 +120,13 @@ const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action '
 
 // cookieName is the session cookie.
 const cookieName = "gemini_search_session"
+
+// derive is a value for one use (purpose) derived from token, which it does not reveal.
+func derive(token, purpose string) string {
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write([]byte(purpose))
+	return hex.EncodeToString(mac.Sum(nil))
+}
 
 // NewToken returns a random token for one launch.
 func NewToken() string {
@@ -129,14 +137,13 @@ func NewToken() string {
 
 // New returns the pages for b, guarded by token.
 func New(b Backend, token string, logger *slog.Logger) *Handler {
-	mac := hmac.New(sha256.New, []byte(token))
-	mac.Write([]byte("csrf"))
 	s, _ := b.(Settings)
 	welcome, _ := b.(Welcome)
 	if s == nil {
 		welcome = nil // its keys are saved as settings
 	}
-	h := &Handler{b: b, s: s, w: welcome, token: token, csrf: hex.EncodeToString(mac.Sum(nil)), log: logger, now: time.Now}
+	h := &Handler{b: b, s: s, w: welcome, token: token, cookie: derive(token, "cookie"), csrf: derive(token, "csrf"),
+		log: logger, now: time.Now}
 	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": b.Version})
 	return h
 }
@@ -177,7 +184,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.forbidden(w, "the link's token is not this launch's (it changes each time the server starts)")
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q := r.URL.Query()
 		q.Del("token")
 		target := r.URL.Path
@@ -187,7 +194,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target, http.StatusSeeOther)
 		return
 	}
-	if c, err := r.Cookie(cookieName); err != nil || !equal(c.Value, h.token) {
+	if c, err := r.Cookie(cookieName); err != nil || !equal(c.Value, h.cookie) {
 		h.forbidden(w, "open this page from the tray menu, or with the link in the log")
 		return
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -164,7 +165,7 @@ func get(t *testing.T, u string, cookie bool) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	if cookie {
-		req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+		req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	}
 	return do(t, req)
 }
@@ -176,7 +177,7 @@ func post(t *testing.T, srv *httptest.Server, origin string, form url.Values) (i
 	if origin != "" {
 		req.Header.Set("Origin", origin)
 	}
-	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	return do(t, req)
 }
 
@@ -203,13 +204,25 @@ func TestAccess(t *testing.T) {
 		t.Errorf("token link: %d to %q, want 303 to /settings", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	c := resp.Cookies()
-	if len(c) != 1 || c[0].Value != "secret-token" || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode {
-		t.Errorf("cookie %+v, want the token, HttpOnly, SameSite=Strict", c)
+	if len(c) != 1 || c[0].Value != derive("secret-token", "cookie") || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode {
+		t.Errorf("cookie %+v, want one derived from the token, HttpOnly, SameSite=Strict", c)
+	}
+	if strings.Contains(c[0].Value, "secret-token") || c[0].Value == hex.EncodeToString([]byte("secret-token")) {
+		t.Errorf("the cookie %q holds the launch token", c[0].Value)
+	}
+	// The launch token itself, sent as the cookie, is no session: only the derived value is.
+	if code, _ := do(t, cookieRequest(t, srv.URL+"/status")); code != http.StatusOK {
+		t.Errorf("derived cookie: %d, want 200", code)
+	}
+	tokenAsCookie, _ := http.NewRequest(http.MethodGet, srv.URL+"/status", nil)
+	tokenAsCookie.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	if code, _ := do(t, tokenAsCookie); code != http.StatusForbidden {
+		t.Errorf("the token as the cookie: %d, want 403", code)
 	}
 
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/settings", nil)
 	req.Host = "evil.example:3000"
-	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	if code, _ := do(t, req); code != http.StatusForbidden {
 		t.Errorf("foreign Host: %d, want 403", code)
 	}
@@ -598,7 +611,7 @@ func cookieRequest(t *testing.T, u string) *http.Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	return req
 }
 

@@ -53,7 +53,7 @@ func postWelcome(t *testing.T, srv *httptest.Server, form url.Values) (int, stri
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/welcome", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", srv.URL)
-	req.AddCookie(&http.Cookie{Name: cookieName, Value: "secret-token"})
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
 	res, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
