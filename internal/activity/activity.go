@@ -53,7 +53,7 @@ type Registry struct {
 	mu       sync.Mutex
 	nextID   uint64
 	runs     map[uint64]*Run
-	cancels  map[uint64]context.CancelCauseFunc // each run's, for CancelAll
+	cancels  map[uint64]cancelable // each run's, for CancelAll and CancelSession
 	failures []Failure
 	changed  broadcast.Signal
 	now      func() time.Time
@@ -61,18 +61,25 @@ type Registry struct {
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{runs: map[uint64]*Run{}, cancels: map[uint64]context.CancelCauseFunc{}, now: time.Now}
+	return &Registry{runs: map[uint64]*Run{}, cancels: map[uint64]cancelable{}, now: time.Now}
 }
 
-// Begin records the start of a tool call made with ctx. The call is to run with the returned context, which carries
-// the Tracker (TrackerFrom) and is cancelled by CancelAll; the caller must call End on the Tracker.
-func (r *Registry) Begin(ctx context.Context, tool, query string) (context.Context, *Tracker) {
+// cancelable is how a run in progress is cancelled, and the MCP session that made the call ("" for none).
+type cancelable struct {
+	cancel  context.CancelCauseFunc
+	session string
+}
+
+// Begin records the start of a tool call made with ctx by the MCP session session ("" for none). The call is to run
+// with the returned context, which carries the Tracker (TrackerFrom) and is cancelled by CancelAll and by
+// CancelSession of its session; the caller must call End on the Tracker.
+func (r *Registry) Begin(ctx context.Context, session, tool, query string) (context.Context, *Tracker) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.nextID++
 	r.runs[r.nextID] = &Run{ID: r.nextID, Tool: tool, Query: query, Stage: "starting", Started: r.now()}
-	r.cancels[r.nextID] = cancel
+	r.cancels[r.nextID] = cancelable{cancel, session}
 	r.notifyLocked()
 	t := &Tracker{r: r, id: r.nextID}
 	return context.WithValue(ctx, trackerKey{}, t), t
@@ -91,8 +98,20 @@ func (e *StoppedError) Is(target error) bool { return target == context.Canceled
 func (r *Registry) CancelAll(why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, cancel := range r.cancels {
-		cancel(&StoppedError{Why: why})
+	for _, c := range r.cancels {
+		c.cancel(&StoppedError{Why: why})
+	}
+}
+
+// CancelSession cancels the calls in progress of the MCP session session, with a *StoppedError saying why as the
+// cause: the session ended, and nobody is left to read their answers.
+func (r *Registry) CancelSession(session, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cancels {
+		if c.session == session {
+			c.cancel(&StoppedError{Why: why})
+		}
 	}
 }
 
@@ -167,7 +186,7 @@ func (t *Tracker) End(f *Failure) {
 		defer t.r.mu.Unlock()
 		run := t.r.runs[t.id]
 		delete(t.r.runs, t.id)
-		t.r.cancels[t.id](nil) // releases the context's resources; the call is over
+		t.r.cancels[t.id].cancel(nil) // releases the context's resources; the call is over
 		delete(t.r.cancels, t.id)
 		if f != nil {
 			rec := *f

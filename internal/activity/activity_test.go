@@ -67,14 +67,14 @@ func TestNilTrackerAndContext(t *testing.T) {
 		t.Error("empty context has a tracker")
 	}
 	r := New()
-	ctx, real := r.Begin(context.Background(), "search", "q")
+	ctx, real := r.Begin(context.Background(), "", "search", "q")
 	if TrackerFrom(ctx) != real {
 		t.Error("tracker lost through the context")
 	}
 }
 
 func beginRun(r *Registry, tool, query string) *Tracker {
-	_, t := r.Begin(context.Background(), tool, query)
+	_, t := r.Begin(context.Background(), "", tool, query)
 	return t
 }
 
@@ -83,10 +83,10 @@ func beginRun(r *Registry, tool, query string) *Tracker {
 func TestCancelAllSaysWhy(t *testing.T) {
 	t.Parallel()
 	r := New()
-	ended, endedRun := r.Begin(context.Background(), "search", "done")
+	ended, endedRun := r.Begin(context.Background(), "", "search", "done")
 	endedRun.End(nil)
-	a, _ := r.Begin(context.Background(), "search", "a")
-	b, _ := r.Begin(context.Background(), "deep_search", "b")
+	a, _ := r.Begin(context.Background(), "", "search", "a")
+	b, _ := r.Begin(context.Background(), "s2", "deep_search", "b")
 	r.CancelAll("the server was stopped from the tray menu")
 	for _, ctx := range []context.Context{a, b} {
 		var stopped *StoppedError
@@ -121,5 +121,21 @@ func TestElapsed(t *testing.T) {
 		if got := (Run{Started: start}).Elapsed(start.Add(d)); got != want {
 			t.Errorf("Elapsed after %v = %s, want %s", d, got, want)
 		}
+	}
+}
+
+// TestCancelSession: the end of a session cancels its calls, and no other.
+func TestCancelSession(t *testing.T) {
+	t.Parallel()
+	r := New()
+	mine, _ := r.Begin(context.Background(), "s1", "search", "mine")
+	other, _ := r.Begin(context.Background(), "s2", "search", "other")
+	r.CancelSession("s1", "the client ended its session")
+	var stopped *StoppedError
+	if !errors.As(context.Cause(mine), &stopped) || stopped.Why != "the client ended its session" {
+		t.Errorf("the session's call: cause %v", context.Cause(mine))
+	}
+	if other.Err() != nil {
+		t.Errorf("another session's call was cancelled: %v", context.Cause(other))
 	}
 }

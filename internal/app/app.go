@@ -122,6 +122,9 @@ func New(cfg config.Config, o Options) (*App, error) {
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    func() any { return a.status() },
 		Logger:    a.log,
+		SessionEnded: func(id string) {
+			a.activity.CancelSession(id, "the client ended its MCP session (or left it idle)")
+		},
 	}))
 	return a, nil
 }

@@ -16,7 +16,7 @@ import (
 func recordActivity(reg *activity.Registry) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			ctx, tracker := reg.Begin(ctx, req.Params.Name, subjectOf(req))
+			ctx, tracker := reg.Begin(ctx, sessionOf(ctx), req.Params.Name, subjectOf(req))
 			res, err := next(ctx, req)
 			tracker.End(failureOf(res, err))
 			return res, err
@@ -52,4 +52,12 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 		body.Error.Code = "TOOL_ERROR"
 	}
 	return &activity.Failure{Code: body.Error.Code, Message: body.Error.Message, Details: body.Error.Details}
+}
+
+// sessionOf is the id of the MCP session a call came in on; "" when there is none.
+func sessionOf(ctx context.Context) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
 }

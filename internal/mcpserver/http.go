@@ -27,6 +27,9 @@ type HTTPOptions struct {
 	AuthToken func() string
 	Health    func() any // the body of GET /healthz, encoded as JSON
 	Logger    *slog.Logger
+	// SessionEnded is told the id of each session that ended: its client deleted it, or it was idle for
+	// sessionIdle. Its calls in progress have nobody to answer any more. nil: nobody is told.
+	SessionEnded func(id string)
 }
 
 // HTTPHandler serves MCP over Streamable HTTP at /mcp, the HTTP JSON API under /api/ and a health check at
@@ -40,7 +43,10 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		o.AuthToken = func() string { return "" }
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger)))
+	live := newSessions(o.SessionEnded)
+	mcpHandler := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger), server.WithSessionIdManager(live))
+	live.end = deleter(mcpHandler)
+	mux.Handle("/mcp", mcpHandler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		var body any = map[string]string{"status": "ok"}
 		if o.Health != nil {
@@ -50,10 +56,10 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		_ = json.NewEncoder(w).Encode(body)
 	})
 	mountAPI(mux, s)
-	return guard(mux, o)
+	return guard(mux, o, live)
 }
 
-func guard(next http.Handler, o HTTPOptions) http.Handler {
+func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// mcp-go checks the Host of /mcp requests only; /healthz (and anything added later) needs it too, or a page
 		// rebound to 127.0.0.1 could read it.
@@ -90,6 +96,16 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 			if isTaskCall(body) {
 				r = r.WithContext(withTaskSlot(r.Context()))
 			}
+			if r.URL.Path == "/mcp" && isInitialize(body) && !live.room() {
+				o.Logger.Warn("refused a new MCP session: too many", "max", maxSessions)
+				refuse(w, http.StatusServiceUnavailable, codeUnavailable, fmt.Sprintf("Service unavailable: %d MCP "+
+					"sessions are open, the most this server keeps; close clients you no longer use (an idle session "+
+					"ends after %v)", maxSessions, sessionIdle))
+				return
+			}
+		}
+		if id := r.Header.Get(server.HeaderKeySessionID); id != "" && r.URL.Path == "/mcp" {
+			defer live.begin(id)()
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -99,6 +115,7 @@ func guard(next http.Handler, o HTTPOptions) http.Handler {
 const (
 	codeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
 	codeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
+	codeUnavailable  = "UNAVAILABLE"  // too many sessions
 )
 
 // refusal is how r is refused: in JSON as the tools' errors for the API, in plain text elsewhere.
@@ -107,6 +124,14 @@ func refusal(r *http.Request) func(w http.ResponseWriter, status int, code, mess
 		return apiError
 	}
 	return func(w http.ResponseWriter, status int, _, message string) { http.Error(w, message, status) }
+}
+
+// isInitialize reports whether body is an initialize request, which begins a session.
+func isInitialize(body []byte) bool {
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "initialize"
 }
 
 // isTaskCall reports whether body is a tools/call that asks to run as an MCP task.

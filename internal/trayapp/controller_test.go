@@ -241,7 +241,7 @@ func TestReportIsNotARun(t *testing.T) {
 		snap.Failures[0].Message != "open the settings page: xdg-open is not installed" {
 		t.Errorf("failures %+v, want the TRAY_ERROR", snap.Failures)
 	}
-	_, run := c.app.Activity().Begin(context.Background(), "search", "q")
+	_, run := c.app.Activity().Begin(context.Background(), "", "search", "q")
 	defer run.End(nil)
 	if running := c.Activity().Running; len(running) != 1 || running[0].ID != 1 {
 		t.Errorf("the next run is %+v, want run 1: Report registered a run", running)

@@ -1,0 +1,135 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Session limits. A session lives until its client ends it (DELETE) or goes quiet: sessionIdle after its last
+// request ended, the server forgets it, as it does one that was deleted. A request in progress (a call, however
+// long, or a listening stream) keeps its session alive.
+const (
+	sessionIdle = 30 * time.Minute
+	maxSessions = 1000 // live at once; more clients than anyone runs on one machine
+)
+
+// errUnknownSession is Validate's answer for an id this server did not issue, or has forgotten: mcp-go answers 404,
+// which tells the client to start a new session.
+var errUnknownSession = errors.New("unknown or ended session")
+
+// sessions issues and keeps the Streamable HTTP session ids (mcp-go's SessionIdManager): ids it never issued are
+// refused, a DELETE ends a session for good, idle ones are forgotten, and their number is bounded. mcp-go's own
+// managers either accept any id or remember every ended one forever.
+type sessions struct {
+	end   func(id string) // drops the session's state in mcp-go, as a DELETE does
+	ended func(id string) // told that a session is over (HTTPOptions.SessionEnded); nil: nobody is
+	now   func() time.Time
+
+	mu   sync.Mutex
+	live map[string]*session
+}
+
+type session struct {
+	busy int       // requests in progress
+	last time.Time // when the last request ended, or the session began
+}
+
+func newSessions(ended func(id string)) *sessions {
+	return &sessions{ended: ended, now: time.Now, live: map[string]*session{}}
+}
+
+// Generate issues a new session id.
+func (s *sessions) Generate() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	id := hex.EncodeToString(b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live[id] = &session{last: s.now()}
+	return id
+}
+
+// Validate accepts the ids of live sessions only.
+func (s *sessions) Validate(id string) (isTerminated bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.live[id]; !ok {
+		return false, errUnknownSession
+	}
+	return false, nil
+}
+
+// Terminate ends a session (a DELETE, or forgetting an idle one).
+func (s *sessions) Terminate(id string) (isNotAllowed bool, err error) {
+	s.mu.Lock()
+	_, ok := s.live[id]
+	delete(s.live, id)
+	s.mu.Unlock()
+	if ok && s.ended != nil {
+		s.ended(id)
+	}
+	return false, nil
+}
+
+// begin marks a request of session id in progress until the returned func is called; an unknown id is left to
+// mcp-go to refuse.
+func (s *sessions) begin(id string) (done func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.live[id]
+	if !ok {
+		return func() {}
+	}
+	st.busy++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		st.busy--
+		st.last = s.now()
+	}
+}
+
+// room forgets the sessions idle for longer than sessionIdle, and reports whether a new one may begin.
+func (s *sessions) room() bool {
+	s.mu.Lock()
+	var idle []string
+	for id, st := range s.live {
+		if st.busy == 0 && s.now().Sub(st.last) > sessionIdle {
+			idle = append(idle, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range idle {
+		s.end(id) // Terminate comes back through mcp-go
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live) < maxSessions
+}
+
+// deleter returns a func that ends a session in h, mcp-go's handler, the way a client's DELETE does, so that all
+// of the session's state goes with it.
+func deleter(h http.Handler) func(id string) {
+	return func(id string) {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodDelete, "http://127.0.0.1/mcp", nil)
+		if err != nil {
+			return
+		}
+		req.Header.Set(server.HeaderKeySessionID, id)
+		h.ServeHTTP(discard{header: http.Header{}}, req)
+	}
+}
+
+// discard is a ResponseWriter that drops what is written: the answer to a DELETE the server sends itself.
+type discard struct{ header http.Header }
+
+func (d discard) Header() http.Header       { return d.header }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
