@@ -86,31 +86,32 @@ func (r *Registry) Begin(ctx context.Context, session, tool, query string) (cont
 }
 
 // StoppedError is why the app itself cancelled the calls in progress (CancelAll): "the server was stopped from the
-// tray menu". It is the cause of their contexts (context.Cause), so that their clients learn why.
-type StoppedError struct{ Why string }
+// tray menu", and what the client can do. It is the cause of their contexts (context.Cause), so that their clients
+// learn both.
+type StoppedError struct{ Why, Fix string }
 
 func (e *StoppedError) Error() string { return e.Why }
 
 // Is makes a StoppedError a context.Canceled, which is what it is to the code that ends a run.
 func (e *StoppedError) Is(target error) bool { return target == context.Canceled }
 
-// CancelAll cancels every call in progress, with a *StoppedError saying why as the cause.
-func (r *Registry) CancelAll(why string) {
+// CancelAll cancels every call in progress, with a *StoppedError saying why and the fix as the cause.
+func (r *Registry) CancelAll(why, fix string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range r.cancels {
-		c.cancel(&StoppedError{Why: why})
+		c.cancel(&StoppedError{Why: why, Fix: fix})
 	}
 }
 
-// CancelSession cancels the calls in progress of the MCP session session, with a *StoppedError saying why as the
-// cause: the session ended, and nobody is left to read their answers.
-func (r *Registry) CancelSession(session, why string) {
+// CancelSession cancels the calls in progress of the MCP session session, with a *StoppedError saying why and the
+// fix as the cause: the session ended, and nobody is left to read their answers.
+func (r *Registry) CancelSession(session, why, fix string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range r.cancels {
 		if c.session == session {
-			c.cancel(&StoppedError{Why: why})
+			c.cancel(&StoppedError{Why: why, Fix: fix})
 		}
 	}
 }
@@ -195,6 +196,21 @@ func (t *Tracker) End(f *Failure) {
 		}
 		t.r.notifyLocked()
 	})
+}
+
+// Detach returns the context the rest of the run goes on with when it outlives ctx, its call's (an MCP task's run
+// outlives its request): it keeps ctx's values, no longer ends with ctx, but still with CancelAll and
+// CancelSession; the returned func releases it. A nil Tracker detaches from ctx alone.
+func (t *Tracker) Detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	if t != nil {
+		t.r.mu.Lock()
+		if c, ok := t.r.cancels[t.id]; ok {
+			t.r.cancels[t.id] = cancelable{cancel, c.session}
+		}
+		t.r.mu.Unlock()
+	}
+	return runCtx, func() { cancel(nil) }
 }
 
 type trackerKey struct{}

@@ -87,7 +87,7 @@ func TestCancelAllSaysWhy(t *testing.T) {
 	endedRun.End(nil)
 	a, _ := r.Begin(context.Background(), "", "search", "a")
 	b, _ := r.Begin(context.Background(), "s2", "deep_search", "b")
-	r.CancelAll("the server was stopped from the tray menu")
+	r.CancelAll("the server was stopped from the tray menu", "Start it again.")
 	for _, ctx := range []context.Context{a, b} {
 		var stopped *StoppedError
 		if !errors.As(context.Cause(ctx), &stopped) || stopped.Why != "the server was stopped from the tray menu" {
@@ -130,12 +130,38 @@ func TestCancelSession(t *testing.T) {
 	r := New()
 	mine, _ := r.Begin(context.Background(), "s1", "search", "mine")
 	other, _ := r.Begin(context.Background(), "s2", "search", "other")
-	r.CancelSession("s1", "the client ended its session")
+	r.CancelSession("s1", "the client ended its session", "Call again in a new session.")
 	var stopped *StoppedError
 	if !errors.As(context.Cause(mine), &stopped) || stopped.Why != "the client ended its session" {
 		t.Errorf("the session's call: cause %v", context.Cause(mine))
 	}
 	if other.Err() != nil {
 		t.Errorf("another session's call was cancelled: %v", context.Cause(other))
+	}
+}
+
+// TestDetach: a run that outlives its call (an MCP task) no longer ends with the call's context, but still with
+// the app's cancellation, whose reason it gets.
+func TestDetach(t *testing.T) {
+	t.Parallel()
+	r := New()
+	call, cancelCall := context.WithCancel(context.Background())
+	ctx, tracker := r.Begin(call, "s1", "deep_search", "task")
+	run, release := tracker.Detach(ctx)
+	defer release()
+	cancelCall()
+	if run.Err() != nil {
+		t.Fatal("the detached run ended with its call")
+	}
+	r.CancelSession("s1", "the client ended its MCP session", "Call again in a new session.")
+	var stopped *StoppedError
+	if !errors.As(context.Cause(run), &stopped) || stopped.Fix != "Call again in a new session." {
+		t.Errorf("cause %v, want the session's end", context.Cause(run))
+	}
+	var none *Tracker
+	if run, release := none.Detach(context.Background()); run.Err() != nil {
+		t.Error("a nil tracker's detached context is done")
+	} else {
+		release()
 	}
 }

@@ -1,31 +1,22 @@
 package app
 
 import (
-	"net/http"
 	"sync"
 	"time"
 )
 
-// answering counts the HTTP requests in progress that will answer a call, so that EndCalls can wait for the answers
-// of the calls it cancelled. GET requests are left out: they are listening streams, which answer no call and end
-// only with the server. The zero value is ready.
+// answering counts the HTTP requests in progress that call a tool (mcpserver.HTTPOptions.Answering), so that
+// EndCalls can wait for the answers of the calls it cancelled. The zero value is ready.
 type answering struct {
 	mu   sync.Mutex
 	n    int
 	idle chan struct{} // closed when n drops to 0; nil while none was ever made
 }
 
-// count has h's requests counted.
-func (g *answering) count(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			h.ServeHTTP(w, r)
-			return
-		}
-		g.add(1)
-		defer g.add(-1)
-		h.ServeHTTP(w, r)
-	})
+// begin counts one request until the returned func is called, once it has answered.
+func (g *answering) begin() (answered func()) {
+	g.add(1)
+	return func() { g.add(-1) }
 }
 
 func (g *answering) add(d int) {

@@ -50,7 +50,7 @@ type App struct {
 	end      context.CancelFunc // ends lifetime
 	mcp      *server.MCPServer
 	mcpHTTP  http.Handler // /mcp, /api and /healthz
-	calls    answering    // the requests to mcpHTTP that have not answered yet
+	calls    answering    // the tool calls over HTTP that have not answered yet
 
 	commitMu   sync.Mutex // one configuration change at a time; guards committers and warm
 	committers []Committer
@@ -118,14 +118,15 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status})
-	a.mcpHTTP = a.calls.count(mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
+	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    func() any { return a.status() },
 		Logger:    a.log,
 		SessionEnded: func(id string) {
-			a.activity.CancelSession(id, "the client ended its MCP session (or left it idle)")
+			a.activity.CancelSession(id, "the client ended its MCP session", "Call again in a new session.")
 		},
-	}))
+		Answering: a.calls.begin,
+	})
 	return a, nil
 }
 
@@ -292,7 +293,7 @@ func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	defer context.AfterFunc(ctx, func() {
-		a.EndCalls("the server is shutting down")
+		a.EndCalls("the server is shutting down", "Call again once the server runs again.")
 		stop()
 	})()
 	return httpserver.Serve(serveCtx, ln, a.Handler(pages))
@@ -301,11 +302,11 @@ func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 // endCallsGrace bounds how long EndCalls waits for answers: a cancelled CLI run is killed within its runner's grace.
 const endCallsGrace = 8 * time.Second
 
-// EndCalls cancels every tool call in progress, telling its client why in a CANCELLED result ("the server was
-// stopped from the tray menu"), and waits until their HTTP requests have answered (at most endCallsGrace), so
-// that stopping the server next cuts no answer short.
-func (a *App) EndCalls(why string) {
-	a.activity.CancelAll(why)
+// EndCalls cancels every tool call in progress, telling its client why and what to do in a CANCELLED result
+// ("the server was stopped from the tray menu"), and waits until their HTTP requests have answered (at most
+// endCallsGrace), so that stopping the server next cuts no answer short.
+func (a *App) EndCalls(why, fix string) {
+	a.activity.CancelAll(why, fix)
 	a.calls.wait(endCallsGrace)
 }
 

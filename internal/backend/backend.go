@@ -98,19 +98,32 @@ func (e Event) Masked(mask func(string) string) Event {
 }
 
 // Masked is r with mask (a secret masker's) applied to every text it carries: the answer, the queries and URLs,
-// and the tools' errors.
+// the tools' errors, and the grounding's queries, sources and cited segments (masked as the answer is, so that a
+// segment still matches its place in it).
 func (r Result) Masked(mask func(string) string) Result {
 	r.Text = mask(r.Text)
-	r.Queries = maskAll(mask, r.Queries)
-	r.URLs = maskAll(mask, r.URLs)
+	r.Queries = MaskAll(mask, r.Queries)
+	r.URLs = MaskAll(mask, r.URLs)
 	r.ToolErrors = slices.Clone(r.ToolErrors)
 	for i := range r.ToolErrors {
 		r.ToolErrors[i].Message = mask(r.ToolErrors[i].Message)
 	}
+	if g := r.Grounding; g != nil {
+		masked := Grounding{Queries: MaskAll(mask, g.Queries), Sources: slices.Clone(g.Sources),
+			Citations: slices.Clone(g.Citations)}
+		for i, s := range masked.Sources {
+			masked.Sources[i] = Source{URL: mask(s.URL), Title: mask(s.Title), Snippet: mask(s.Snippet)}
+		}
+		for i := range masked.Citations {
+			masked.Citations[i].Text = mask(masked.Citations[i].Text)
+		}
+		r.Grounding = &masked
+	}
 	return r
 }
 
-func maskAll(mask func(string) string, texts []string) []string {
+// MaskAll is texts with mask applied to each, in a new slice.
+func MaskAll(mask func(string) string, texts []string) []string {
 	out := make([]string, len(texts))
 	for i, s := range texts {
 		out[i] = mask(s)

@@ -102,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return backend.Result{Backend: backend.CLI}, err
 	}
 	r.cfg.Logger.Debug("gemini run start", "command", r.mask.Mask(r.cfg.Command.Path),
-		"args", r.maskAll(p.cmd.Args[1:]), "dir", r.cfg.Dir, "warm", warm, "prompt_bytes", len(req.Prompt))
+		"args", backend.MaskAll(r.mask.Mask, p.cmd.Args[1:]), "dir", r.cfg.Dir, "warm", warm, "prompt_bytes", len(req.Prompt))
 
 	stdout := newCollector(r.cfg.MaxOutput, func(ev backend.Event) {
 		ev = ev.Masked(r.mask.Mask)
@@ -238,12 +238,4 @@ func (r *Runner) detail(stderr string, out *collector) string {
 		}
 	}
 	return detail(lines)
-}
-
-func (r *Runner) maskAll(words []string) []string {
-	masked := make([]string, len(words))
-	for i, w := range words {
-		masked[i] = r.mask.Mask(w)
-	}
-	return masked
 }

@@ -256,7 +256,7 @@ func TestAPICallsAreActivity(t *testing.T) {
 		running := reg.Snapshot().Running
 		return len(running) == 1 && running[0].Query == "an API call"
 	})
-	reg.CancelAll("the server was stopped from the tray menu")
+	reg.CancelAll("the server was stopped from the tray menu", "Start it again.")
 	got := <-done
 	e, _ := got.body["error"].(map[string]any)
 	if msg, _ := e["message"].(string); got.status != http.StatusServiceUnavailable || errorCode(got.body) != "CANCELLED" ||

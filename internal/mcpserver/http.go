@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
@@ -30,6 +31,9 @@ type HTTPOptions struct {
 	// SessionEnded is told the id of each session that ended: its client deleted it, or it was idle for
 	// sessionIdle. Its calls in progress have nobody to answer any more. nil: nobody is told.
 	SessionEnded func(id string)
+	// Answering is told of each request that calls a tool (tools/call, or the HTTP API) as it begins, and the func
+	// it returns once it has answered, so that a server about to stop can wait for the answers. nil: nobody is.
+	Answering func() (answered func())
 }
 
 // HTTPHandler serves MCP over Streamable HTTP at /mcp, the HTTP JSON API under /api/ and a health check at
@@ -93,10 +97,18 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			if isTaskCall(body) {
+			if r.URL.Path == "/mcp" && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+				refuseBatch(w)
+				return
+			}
+			msg := peek(body)
+			if msg.taskCall() {
 				r = r.WithContext(withTaskSlot(r.Context()))
 			}
-			if r.URL.Path == "/mcp" && isInitialize(body) && !live.room() {
+			if o.Answering != nil && (msg.Method == "tools/call" || strings.HasPrefix(r.URL.Path, "/api/")) {
+				defer o.Answering()()
+			}
+			if r.URL.Path == "/mcp" && msg.Method == "initialize" && !live.room() {
 				o.Logger.Warn("refused a new MCP session: too many", "max", maxSessions)
 				refuse(w, http.StatusServiceUnavailable, codeUnavailable, fmt.Sprintf("Service unavailable: %d MCP "+
 					"sessions are open, the most this server keeps; close clients you no longer use (an idle session "+
@@ -104,8 +116,25 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				return
 			}
 		}
-		if id := r.Header.Get(server.HeaderKeySessionID); id != "" && r.URL.Path == "/mcp" {
-			defer live.begin(id)()
+		if r.URL.Path == "/mcp" {
+			id := r.Header.Get(server.HeaderKeySessionID)
+			// mcp-go checks the session of a POST only: a GET would open a stream for any id, or mint one nobody
+			// can use, and a DELETE of an unknown id would answer 200.
+			if r.Method == http.MethodGet || r.Method == http.MethodDelete {
+				switch _, err := live.Validate(id); {
+				case id == "":
+					refuse(w, http.StatusBadRequest, codeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
+						"that initialize gave")
+					return
+				case err != nil:
+					refuse(w, http.StatusNotFound, codeInvalidArgument, "Not found: this session is unknown or has "+
+						"ended; initialize a new one")
+					return
+				}
+			}
+			if id != "" {
+				defer live.begin(id)()
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -126,24 +155,34 @@ func refusal(r *http.Request) func(w http.ResponseWriter, status int, code, mess
 	return func(w http.ResponseWriter, status int, _, message string) { http.Error(w, message, status) }
 }
 
-// isInitialize reports whether body is an initialize request, which begins a session.
-func isInitialize(body []byte) bool {
-	var msg struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal(body, &msg) == nil && msg.Method == "initialize"
+// refuseBatch answers a JSON-RPC batch with a JSON-RPC error that says why: MCP took batches out in its
+// 2025-06-18 revision, and mcp-go reads an array as a malformed message.
+func refuseBatch(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+		"code": mcp.INVALID_REQUEST, "message": "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per request"}})
 }
 
-// isTaskCall reports whether body is a tools/call that asks to run as an MCP task.
-func isTaskCall(body []byte) bool {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Task json.RawMessage `json:"task"`
-		} `json:"params"`
+// rpcMessage is what the guard reads of a JSON-RPC message; the zero value for a body that is none.
+type rpcMessage struct {
+	Method string `json:"method"`
+	Params struct {
+		Task json.RawMessage `json:"task"`
+	} `json:"params"`
+}
+
+func peek(body []byte) rpcMessage {
+	var msg rpcMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return rpcMessage{}
 	}
-	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" && len(msg.Params.Task) > 0 &&
-		string(msg.Params.Task) != "null"
+	return msg
+}
+
+// taskCall reports whether msg is a tools/call that asks to run as an MCP task.
+func (msg rpcMessage) taskCall() bool {
+	return msg.Method == "tools/call" && len(msg.Params.Task) > 0 && string(msg.Params.Task) != "null"
 }
 
 // validBearer reports whether header, an Authorization header, sends token as a bearer token. The scheme's name is

@@ -100,6 +100,7 @@ func TestHTTPRejections(t *testing.T) {
 		want   int
 	}{
 		{"plain initialize", []byte(initializeBody), nil, http.StatusOK},
+		{"a JSON-RPC batch", []byte("[" + initializeBody + "]"), nil, http.StatusBadRequest},
 		{"loopback origin", []byte(initializeBody), map[string]string{"Origin": "http://localhost:5173"}, http.StatusOK},
 		{"foreign origin", []byte(initializeBody), map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
 		{"null origin", []byte(initializeBody), map[string]string{"Origin": "null"}, http.StatusForbidden},
@@ -145,5 +146,21 @@ func TestHTTPBearerToken(t *testing.T) {
 				t.Error("401 without WWW-Authenticate")
 			}
 		})
+	}
+}
+
+// A JSON-RPC batch gets a JSON-RPC error that says batches are not supported, not a parse error.
+func TestHTTPBatchRefused(t *testing.T) {
+	srv := newHTTPTestServer(t, "ok", "")
+	res := post(t, srv.URL+"/mcp", []byte("["+initializeBody+"]"), nil)
+	var body struct {
+		Error struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusBadRequest ||
+		body.Error.Code != -32600 || !strings.Contains(body.Error.Message, "batches are not supported") {
+		t.Errorf("batch: %d %+v %v", res.StatusCode, body, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -217,6 +218,13 @@ func TestLongReportComesInChunks(t *testing.T) {
 	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != codeChunkNotFound {
 		t.Errorf("unknown id: %v", body)
 	}
+	// A part past the last one: the id is good, so the fix is another index, not another search.
+	res = call(context.Background(), t, c, "fetch_chunk", map[string]any{"id": id, "index": count + 1}, nil)
+	e, _ := decodeBody(t, res)["error"].(map[string]any)
+	if !res.IsError || e["code"] != codeInvalidArgument || !strings.Contains(e["message"].(string), fmt.Sprintf("parts 1 to %d", count)) ||
+		strings.Contains(e["details"].(string), "search again") {
+		t.Errorf("index past the end: %v", e)
+	}
 }
 
 // rpcSession initializes a session of the HTTP MCP endpoint at url with raw JSON-RPC and returns its id.
@@ -290,20 +298,44 @@ func TestDeepSearchAsTaskOverHTTP(t *testing.T) {
 	}
 }
 
-func TestCancellingATaskStopsTheCLI(t *testing.T) {
-	s, fake := newPipelineServer(t, "hang", research.Settings{}, Options{}, 60*time.Second)
+// hangingTask starts a deep_search that never ends as an MCP task over HTTP, on a server with o, and returns the
+// endpoint, the session and the task's id once its CLI runs.
+func hangingTask(t *testing.T, o Options) (url, session, taskID string, fake *geminitest.Fake) {
+	t.Helper()
+	s, fake := newPipelineServer(t, "hang", research.Settings{}, o, 60*time.Second)
 	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
-	defer srv.Close()
-	url := srv.URL + "/mcp"
-	session := rpcSession(t, url)
+	t.Cleanup(srv.Close)
+	url = srv.URL + "/mcp"
+	session = rpcSession(t, url)
 	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
 		"arguments": map[string]any{"topic": "never ends"}, "task": map[string]any{}})
-	taskID := created["task"].(map[string]any)["taskId"].(string)
-
+	taskID = created["task"].(map[string]any)["taskId"].(string)
 	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
+	return url, session, taskID, fake
+}
+
+func TestCancellingATaskStopsTheCLI(t *testing.T) {
+	url, session, taskID, fake := hangingTask(t, Options{})
 	rpc(t, url, session, 3, "tasks/cancel", map[string]any{"taskId": taskID})
 	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
 	if status := rpc(t, url, session, 4, "tasks/get", map[string]any{"taskId": taskID})["status"]; status != "cancelled" {
 		t.Errorf("status %v, want cancelled", status)
+	}
+}
+
+// A call running as a task outlives its request, but not the app ending the calls (Stop server, a deleted session):
+// it stops, and its result says why.
+func TestAppEndsTaskCalls(t *testing.T) {
+	reg := activity.New()
+	url, session, taskID, fake := hangingTask(t, Options{Activity: reg})
+	reg.CancelAll("the server was stopped from the tray menu", "Start it again.")
+	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
+	testkit.WaitFor(t, "the task to end", func() bool {
+		status := rpc(t, url, session, 3, "tasks/get", map[string]any{"taskId": taskID})["status"]
+		return status != "working"
+	})
+	result := rpc(t, url, session, 4, "tasks/result", map[string]any{"taskId": taskID})
+	if text := fmt.Sprint(result); !strings.Contains(text, "CANCELLED") || !strings.Contains(text, "the server was stopped from the tray menu") {
+		t.Errorf("task result %v, want CANCELLED with the reason", result)
 	}
 }

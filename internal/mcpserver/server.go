@@ -392,12 +392,12 @@ func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	index := req.GetInt("index", 0)
 	text, count, err := t.chunks.get(id, index)
 	if err != nil {
-		code := codeInvalidArgument
-		if errors.Is(err, errChunkNotFound) {
-			code = codeChunkNotFound
+		info := errorInfo{Code: codeInvalidArgument, Message: err.Error(),
+			Details: "Ask for a part from 1 to the count the report gave."}
+		if errors.Is(err, errChunkNotFound) { // expired, or never given: only a new search has the parts
+			info.Code, info.Details = codeChunkNotFound, "Run the search again to get a new id."
 		}
-		return errorResultInfo(errorInfo{Code: code, Message: err.Error(),
-			Details: "Run the search again to get a new id."}), nil
+		return errorResultInfo(info), nil
 	}
 	return structured(chunkBody{Success: true, ID: id, Index: index, Count: count, Text: text}), nil
 }
@@ -487,7 +487,7 @@ func errorResult(ctx context.Context, start time.Time, model string, err error) 
 		info = errorInfo{Code: f.Code, Message: f.Message, Details: f.Details}
 	case errors.As(context.Cause(ctx), &stopped): // the app ended the call, not the client
 		info = errorInfo{Code: codeCancelled, Message: "the search was cancelled before it finished: " + stopped.Why,
-			Details: "Call again once the server is back."}
+			Details: stopped.Fix}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		info = errorInfo{Code: codeCancelled, Message: "the search was cancelled before it finished"}
 	}

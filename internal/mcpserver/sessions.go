@@ -96,22 +96,26 @@ func (s *sessions) begin(id string) (done func()) {
 	}
 }
 
-// room forgets the sessions idle for longer than sessionIdle, and reports whether a new one may begin.
+// room forgets the sessions idle for longer than sessionIdle, and reports whether a new one may begin. An idle
+// session is gone at once: a request of it that arrives meanwhile finds it unknown, and its client starts anew.
 func (s *sessions) room() bool {
 	s.mu.Lock()
 	var idle []string
 	for id, st := range s.live {
 		if st.busy == 0 && s.now().Sub(st.last) > sessionIdle {
 			idle = append(idle, id)
+			delete(s.live, id)
 		}
 	}
+	room := len(s.live) < maxSessions
 	s.mu.Unlock()
 	for _, id := range idle {
-		s.end(id) // Terminate comes back through mcp-go
+		s.end(id) // mcp-go drops its state; its Terminate finds the session gone
+		if s.ended != nil {
+			s.ended(id) // its detached tasks, if any, stop
+		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.live) < maxSessions
+	return room
 }
 
 // deleter returns a func that ends a session in h, mcp-go's handler, the way a client's DELETE does, so that all

@@ -123,3 +123,34 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 		t.Errorf("forgotten %q, want the second once idle", forgotten)
 	}
 }
+
+// mcp-go checks the session of a POST only: a GET or DELETE with an id it never issued, or none, is refused here.
+func TestSessionsGetAndDelete(t *testing.T) {
+	srv, ended := sessionServer(t)
+	for _, tt := range []struct {
+		method, id string
+		want       int
+	}{
+		{http.MethodGet, "", http.StatusBadRequest},
+		{http.MethodGet, "0123456789abcdef0123456789abcdef", http.StatusNotFound},
+		{http.MethodDelete, "", http.StatusBadRequest},
+		{http.MethodDelete, "0123456789abcdef0123456789abcdef", http.StatusNotFound},
+	} {
+		req, _ := http.NewRequest(tt.method, srv.URL+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		if tt.id != "" {
+			req.Header.Set(server.HeaderKeySessionID, tt.id)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tt.want {
+			t.Errorf("%s with session %q: %d, want %d", tt.method, tt.id, res.StatusCode, tt.want)
+		}
+	}
+	if got := ended(); len(got) != 0 {
+		t.Errorf("sessions ended: %q", got)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 )
 
 // mcp-go (v1.2.1) runs a tool called as an MCP task with the context of the request that created the task, and
@@ -61,9 +63,10 @@ func (t *tasks) hooks() *server.TaskHooks {
 }
 
 // detach returns the context a task call's research runs with: it keeps ctx's values, ends with the server
-// (Options.Lifetime) or on tasks/cancel, and is released by the returned func.
+// (Options.Lifetime), on tasks/cancel, or when the app ends the calls of the server or of the session (the
+// activity registry), and is released by the returned func.
 func (t *tasks) detach(ctx context.Context) (context.Context, context.CancelFunc) {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	runCtx, cancel := activity.TrackerFrom(ctx).Detach(ctx)
 	stop := func() bool { return false }
 	if t.lifetime != nil {
 		stop = context.AfterFunc(t.lifetime, cancel)

@@ -124,7 +124,7 @@ func (c *controller) keepWarmWhileServing(ctx context.Context) {
 // shutdown stops the servers for good, which cancels running searches, and waits until every CLI run has ended.
 // A restart asked for meanwhile (a settings save that moves the server, the watcher) starts nothing.
 func (c *controller) shutdown() {
-	c.app.EndCalls("the tray app was quit")
+	c.app.EndCalls("the tray app was quit", "Call again once the tray app runs again.")
 	c.server.Close()
 	c.pagesMu.Lock()
 	c.closed = true
@@ -146,11 +146,13 @@ func (c *controller) Committed(from, to config.Config) {
 	if c.server.Status().State == httpserver.Stopped { // a server stopped from the menu stays stopped
 		return
 	}
-	c.moving = "http://" + to.Addr()
+	base := "http://" + to.Addr()
+	c.moving = base
 	// On a goroutine of its own: Restart waits for the requests in progress, and the save on the settings page
 	// that led here may be one of them.
 	go func() {
-		c.app.EndCalls("the server moved to " + c.moving + " (its settings changed)")
+		c.app.EndCalls("the server moved to "+base+" (its settings changed)",
+			"Call again at "+base+"/mcp once your client points there.")
 		_ = c.server.Restart()
 	}()
 }
@@ -169,7 +171,7 @@ func (c *controller) StartServer() error          { return c.server.Start() }
 
 // StopServer stops the server; the calls in progress are answered CANCELLED first, saying why.
 func (c *controller) StopServer() {
-	c.app.EndCalls("the server was stopped from the tray menu")
+	c.app.EndCalls("the server was stopped from the tray menu", "Call again once it is started again (Start server in the tray menu).")
 	c.server.Stop()
 }
 
@@ -179,7 +181,7 @@ func (c *controller) RestartServer() error {
 	if err := c.CheckSetup(); err != nil {
 		c.Report("check the setup", err)
 	}
-	c.app.EndCalls("the server was restarted from the tray menu")
+	c.app.EndCalls("the server was restarted from the tray menu", "Call again: the server is back in a moment.")
 	return c.server.Restart()
 }
 

@@ -343,7 +343,10 @@ func (h *Handler) statusEvents(w http.ResponseWriter, r *http.Request) {
 			h.log.Error("render page", "page", "status-live", "err", err)
 			return
 		}
-		for line := range strings.Lines(part.String()) { // an event's data is one "data:" line per line
+		// An event's data is one "data:" line per line. A lone CR (a CLI's progress output in an error's details) ends
+		// a line of an event stream too, and html/template leaves it as it is: it becomes the character reference.
+		fragment := strings.ReplaceAll(part.String(), "\r", "&#13;")
+		for line := range strings.Lines(fragment) {
 			if _, err := io.WriteString(w, "data: "+strings.TrimRight(line, "\r\n")+"\n"); err != nil {
 				return
 			}

@@ -603,6 +603,11 @@ func TestStatusEvents(t *testing.T) {
 	if second := next(); !strings.Contains(second, "Running searches (1)") || !strings.Contains(second, "rust &lt;2024&gt;") {
 		t.Errorf("event after the change %q, want the running search, escaped", second)
 	}
+	// A lone CR would end the event's line early: it reaches the page as a character reference.
+	b.setActivity(activity.Snapshot{Failures: []activity.Failure{{Tool: "search", Code: "CLI_ERROR", Details: "10%\r100%"}}})
+	if third := next(); !strings.Contains(third, "10%&#13;100%") || strings.Contains(third, "\r") {
+		t.Errorf("event with a CR %q", third)
+	}
 }
 
 func cookieRequest(t *testing.T, u string) *http.Request {
