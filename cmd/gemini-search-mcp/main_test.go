@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -63,6 +64,7 @@ func serverEnv(t testing.TB, fake *geminitest.Fake, extra ...string) (env []stri
 	env = append(slices.Concat(os.Environ(), sealed()),
 		"HOME="+t.TempDir(),
 		"XDG_CACHE_HOME="+t.TempDir(), // the report history: never the developer's
+		"XDG_STATE_HOME="+t.TempDir(), // the records of CLI runs: never the developer's
 		"GEMINI_SEARCH_CONFIG_DIR="+configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
 	)
@@ -881,4 +883,57 @@ func TestConnectCommands(t *testing.T) {
 	if out, err := runServer(t, env, "connect", "emacs"); exitCode(err) != 2 || !strings.Contains(out, "unknown client") {
 		t.Errorf("an unknown client: exit %d\n%s", exitCode(err), out)
 	}
+}
+
+// A server killed outright leaves its CLI's MCP servers running (on Linux the CLI itself dies with it); the next
+// server that starts ends them, once it has proved they are the ones recorded. The CLIs of a server that runs are
+// left alone.
+func TestLeftoversOfAKilledServerEnd(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("runs are recorded on Linux only")
+	}
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake)
+	hang := func(base string) {
+		c, err := client.NewStreamableHttpClient(base + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		initialize(t, c)
+		go search(context.Background(), c, "never ends") //nolint:errcheck // ended with the test
+	}
+	killed, killedBase, _ := startHTTP(t, env)
+	hang(killedBase)
+	testkit.WaitFor(t, "the first CLI and its grandchild", func() bool { return len(fake.LivePIDs()) == 2 })
+	first := fake.LivePIDs()
+	live, liveBase, _ := startHTTP(t, env) // a server that keeps running, on the same state dir
+	hang(liveBase)
+	testkit.WaitFor(t, "the second CLI and its grandchild", func() bool { return len(fake.LivePIDs()) == 4 })
+	var second []int
+	for _, pid := range fake.LivePIDs() {
+		if !slices.Contains(first, pid) {
+			second = append(second, pid)
+		}
+	}
+
+	if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.Wait()
+	testkit.WaitFor(t, "the first CLI to die with its server", func() bool { return len(fake.LivePIDs()) == 3 })
+
+	_, _, stderr := startHTTP(t, env) // sweeps as it starts, before it announces its address
+	testkit.WaitFor(t, "the leftover grandchild to end", func() bool { return len(fake.LivePIDs()) == 2 })
+	if live := fake.LivePIDs(); !slices.Equal(slices.Sorted(slices.Values(live)), slices.Sorted(slices.Values(second))) {
+		t.Errorf("running after the sweep: %v, want the live server's %v", live, second)
+	}
+	if !strings.Contains(stderr.String(), "ended the CLI processes a crashed server left running") {
+		t.Errorf("the sweep was not logged:\n%s", stderr)
+	}
+	// The live server ends its own when it stops (the cleanup's SIGKILL would leave them to the next server).
+	if err := live.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = live.Wait()
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
@@ -102,6 +103,9 @@ func New(cfg config.Config, o Options) (*App, error) {
 		a.wrote = func(string, []byte) {}
 	}
 	a.history = history.New(cfg.HistoryDir, cfg.HistoryMax, a.log)
+	if cfg.RunsDir != "" { // before this server starts a CLI of its own
+		gemini.SweepLeftovers(cfg.RunsDir, a.log)
+	}
 	if err := a.keepWorkspace(cfg, false); err != nil {
 		return nil, err
 	}

@@ -58,6 +58,7 @@ type Config struct {
 	CacheTTL            time.Duration // GEMINI_CACHE_TTL; 0 means no cache
 	HistoryMax          int           // GEMINI_HISTORY_MAX; 0 means no history
 	HistoryDir          string        // where finished reports are kept; "" when there is no cache dir (historyDir)
+	RunsDir             string        // where CLI runs in progress are recorded; "" when there is no state dir (runsDir)
 	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
 	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
 
@@ -260,7 +261,7 @@ func configDir(e Env) (string, error) {
 // load builds the Config from the process environment, then file (the .env variables), then the defaults. With
 // strict, a value of file that the environment overrides must be valid too.
 func load(e Env, dir string, file map[string]string, strict bool) (Config, error) {
-	c := Config{Dir: dir, HistoryDir: historyDir(e), Overridden: make(map[string]bool), shown: make(map[string]string), inDotenv: make(map[string]bool)}
+	c := Config{Dir: dir, HistoryDir: historyDir(e), RunsDir: runsDir(e), Overridden: make(map[string]bool), shown: make(map[string]string), inDotenv: make(map[string]bool)}
 	if _, ok := e.lookup(DirVar); ok {
 		c.Overridden[DirVar] = true
 	}

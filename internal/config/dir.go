@@ -26,6 +26,7 @@ type Env struct {
 	Home          string                      // the user's home directory
 	XDGConfigHome string                      // adrg/xdg's ConfigHome (honours XDG_CONFIG_HOME)
 	XDGCacheHome  string                      // adrg/xdg's CacheHome (honours XDG_CACHE_HOME); "": no history
+	XDGStateHome  string                      // adrg/xdg's StateHome (honours XDG_STATE_HOME); "": no run records
 	AppData       string                      // %APPDATA% on Windows
 }
 
@@ -38,6 +39,7 @@ func OSEnv() Env {
 		Home:          home,
 		XDGConfigHome: xdg.ConfigHome,
 		XDGCacheHome:  xdg.CacheHome,
+		XDGStateHome:  xdg.StateHome,
 		AppData:       os.Getenv("APPDATA"),
 	}
 }
@@ -123,4 +125,13 @@ func historyDir(e Env) string {
 		return ""
 	}
 	return filepath.Join(e.XDGCacheHome, appName, "history")
+}
+
+// runsDir is where the Gemini CLI runs in progress are recorded, in the user's state dir, so that a server started
+// after a crash can end what its predecessor left running. "" when the state dir is unknown or relative.
+func runsDir(e Env) string {
+	if !filepath.IsAbs(e.XDGStateHome) {
+		return ""
+	}
+	return filepath.Join(e.XDGStateHome, appName, "runs")
 }

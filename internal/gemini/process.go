@@ -86,9 +86,11 @@ func (r *Runner) start(args []string) (*process, error) {
 	p := &process{cmd: cmd, stdin: pipes[0][1], end: end, done: make(chan struct{}), started: time.Now()}
 	p.stdout.pending.max = maxStderr
 	p.stderr.max = maxStderr
+	forget := r.recordRun(cmd.Process.Pid)
 	go func() {
 		p.reap(pipes[1][0], pipes[2][0])
 		os.RemoveAll(tmpDir) // after the whole group is gone
+		forget()
 		close(p.done)
 	}()
 	return p, nil

@@ -29,6 +29,7 @@ const (
 type Config struct {
 	Command   Command
 	Dir       string        // cwd of the CLI: the config folder holding .gemini/settings.json
+	RunsDir   string        // where each CLI in progress is recorded for SweepLeftovers; "" records none
 	ExtraEnv  []string      // KEY=VALUE added to the child's environment (Firecrawl variables)
 	Secrets   []string      // values to mask in any message, detail or log line
 	KeyVar    string        // the variable the Gemini API key in ExtraEnv was set in, for advice; "" when none is

@@ -62,6 +62,7 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 		s.warm = gemini.NewRunner(gemini.Config{
 			Command:  s.CLI,
 			Dir:      cfg.Dir,
+			RunsDir:  cfg.RunsDir,
 			ExtraEnv: cfg.CLIEnv(),
 			Secrets:  cfg.Secrets(),
 			KeyVar:   from, // cfg.CLIEnv gives the CLI the key
