@@ -339,3 +339,28 @@ func TestAppEndsTaskCalls(t *testing.T) {
 		t.Errorf("task result %v, want CANCELLED with the reason", result)
 	}
 }
+
+// Every task gets a TTL within a day, an hour when it asks for none, so that no result is kept for good: the client
+// reads the TTL granted in the created task.
+func TestTaskTTLIsBounded(t *testing.T) {
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
+	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
+	defer srv.Close()
+	url := srv.URL + "/mcp"
+	session := rpcSession(t, url)
+	for i, tt := range []struct {
+		task map[string]any
+		want float64
+	}{
+		{map[string]any{}, float64(time.Hour.Milliseconds())},
+		{map[string]any{"ttl": 600000}, 600000},
+		{map[string]any{"ttl": 10 * 365 * 24 * time.Hour.Milliseconds()}, float64(24 * time.Hour.Milliseconds())},
+	} {
+		created := rpc(t, url, session, 10+i, "tools/call", map[string]any{"name": "deep_search",
+			"arguments": map[string]any{"topic": "ttl"}, "task": tt.task})
+		task, _ := created["task"].(map[string]any)
+		if task["ttl"] != tt.want {
+			t.Errorf("task %v: granted ttl %v, want %v", tt.task, task["ttl"], tt.want)
+		}
+	}
+}

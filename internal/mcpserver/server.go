@@ -95,6 +95,7 @@ func New(engine Engine, o Options) *server.MCPServer {
 		// Long deep searches can run as MCP Tasks, so a client's own request timeout does not waste the run.
 		server.WithTaskCapabilities(true, true, true),
 		server.WithTaskHooks(t.tasks.hooks()),
+		server.WithHooks(boundTaskTTL()),
 		server.WithInstructions("Web research through Gemini (the Gemini CLI agent, or the Gemini API) with Google Search " +
 			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +

@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"sync"
+	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
@@ -13,6 +15,30 @@ import (
 // cancels that context as soon as the "task created" answer is sent: every task would be cancelled at once. So a
 // task's research runs detached from its request, and tasks/cancel reaches it through the task's id, which the
 // OnTaskCreated hook writes into a slot the HTTP layer put into the request's context.
+
+// A task's result is kept until its TTL runs out; mcp-go keeps a task without one for good, and grants any TTL.
+const (
+	defaultTaskTTL = time.Hour      // for a task that asks for none
+	maxTaskTTL     = 24 * time.Hour // the most a task may ask for
+)
+
+// boundTaskTTL gives every task call a TTL within maxTaskTTL, defaultTaskTTL when it asks for none, before mcp-go
+// creates the task: the TTL granted is the one the client reads in the created task. The hook sees every
+// transport's calls.
+func boundTaskTTL() *server.Hooks {
+	h := &server.Hooks{}
+	h.AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) {
+		if req.Params.Task == nil {
+			return
+		}
+		ttl := defaultTaskTTL.Milliseconds()
+		if asked := req.Params.Task.TTL; asked != nil && *asked > 0 {
+			ttl = min(*asked, maxTaskTTL.Milliseconds())
+		}
+		req.Params.Task.TTL = &ttl
+	})
+	return h
+}
 
 // taskSlot receives the id of the task a tools/call request creates.
 type taskSlot struct {
