@@ -42,17 +42,7 @@ func (p *trayProc) pages(t *testing.T) (base, token string) {
 func statusPage(t *testing.T, base, token string) string {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	c := http.Client{Jar: jar, Timeout: 5 * time.Second}
-	resp, err := c.Get(base + "/status?token=" + token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/status: %d\n%s", resp.StatusCode, body)
-	}
-	return string(body)
+	return fetch(t, &http.Client{Jar: jar, Timeout: 5 * time.Second}, http.MethodGet, base+"/status?token="+token, nil, "")
 }
 
 type settingsFile struct {

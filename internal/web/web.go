@@ -204,21 +204,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/settings" && r.Method == http.MethodGet:
 		h.getSettings(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodPost:
-		if reason := h.checkPost(r); reason != "" {
-			h.log.Warn("refused a settings change", "reason", reason, "origin", r.Header.Get("Origin"))
-			h.forbidden(w, reason)
-			return
+		if !h.refusedPost(w, r, "a settings change") {
+			h.postSettings(w, r)
 		}
-		h.postSettings(w, r)
 	case r.URL.Path == "/welcome" && r.Method == http.MethodGet:
 		h.getWelcome(w, r)
 	case r.URL.Path == "/welcome" && r.Method == http.MethodPost:
-		if reason := h.checkPost(r); reason != "" {
-			h.log.Warn("refused a first-run page form", "reason", reason, "origin", r.Header.Get("Origin"))
-			h.forbidden(w, reason)
-			return
+		if !h.refusedPost(w, r, "a first-run page form") {
+			h.postWelcome(w, r)
 		}
-		h.postWelcome(w, r)
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
 		h.getStatus(w)
 	case r.URL.Path == "/status/events" && r.Method == http.MethodGet:
@@ -228,18 +222,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/setup" && r.Method == http.MethodGet:
 		h.checkSetup(w, r, true)
 	case r.URL.Path == "/setup" && r.Method == http.MethodPost: // sends the queries: a form of this page only
-		if reason := h.checkPost(r); reason != "" {
-			h.log.Warn("refused a setup check", "reason", reason, "origin", r.Header.Get("Origin"))
-			h.forbidden(w, reason)
-			return
+		if !h.refusedPost(w, r, "a setup check") {
+			h.checkSetup(w, r, false)
 		}
-		h.checkSetup(w, r, false)
 	default:
 		http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
 	}
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// refusedPost reports whether the POST r, a form of what ("a settings change"), was refused: it then has logged why
+// and answered 403.
+func (h *Handler) refusedPost(w http.ResponseWriter, r *http.Request, what string) bool {
+	reason := h.checkPost(r)
+	if reason == "" {
+		return false
+	}
+	h.log.Warn("refused "+what, "reason", reason, "origin", r.Header.Get("Origin"))
+	h.forbidden(w, reason)
+	return true
+}
 
 // checkPost returns why a POST is refused, or "".
 func (h *Handler) checkPost(r *http.Request) string {
