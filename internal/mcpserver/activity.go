@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -41,17 +40,14 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 	case res == nil || !res.IsError:
 		return nil
 	}
-	var body errorBody
-	if b, err := json.Marshal(res.StructuredContent); err == nil {
-		_ = json.Unmarshal(b, &body)
-	}
-	if body.Error.Code == codeCancelled {
+	info := errorInfoOf(res)
+	if info.Code == codeCancelled {
 		return nil
 	}
-	if body.Error.Code == "" { // every error result of ours has a code; this is a safety net
-		body.Error.Code = "TOOL_ERROR"
+	if info.Code == "" { // every error result of ours has a code; this is a safety net
+		info.Code = "TOOL_ERROR"
 	}
-	return &activity.Failure{Code: body.Error.Code, Message: body.Error.Message, Details: body.Error.Details}
+	return &activity.Failure{Code: info.Code, Message: info.Message, Details: info.Details}
 }
 
 // sessionOf is the id of the MCP session a call came in on; "" when there is none.

@@ -102,9 +102,6 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				return
 			}
 			msg := peek(body)
-			if msg.taskCall() {
-				r = r.WithContext(withTaskSlot(r.Context()))
-			}
 			if o.Answering != nil && (msg.Method == "tools/call" || strings.HasPrefix(r.URL.Path, "/api/")) {
 				defer o.Answering()()
 			}
@@ -167,9 +164,6 @@ func refuseBatch(w http.ResponseWriter) {
 // rpcMessage is what the guard reads of a JSON-RPC message; the zero value for a body that is none.
 type rpcMessage struct {
 	Method string `json:"method"`
-	Params struct {
-		Task json.RawMessage `json:"task"`
-	} `json:"params"`
 }
 
 func peek(body []byte) rpcMessage {
@@ -178,11 +172,6 @@ func peek(body []byte) rpcMessage {
 		return rpcMessage{}
 	}
 	return msg
-}
-
-// taskCall reports whether msg is a tools/call that asks to run as an MCP task.
-func (msg rpcMessage) taskCall() bool {
-	return msg.Method == "tools/call" && len(msg.Params.Task) > 0 && string(msg.Params.Task) != "null"
 }
 
 // validBearer reports whether header, an Authorization header, sends token as a bearer token. The scheme's name is

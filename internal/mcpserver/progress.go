@@ -19,8 +19,8 @@ const defaultHeartbeat = 15 * time.Second
 // client as notifications/progress, with a heartbeat carrying the elapsed time in between.
 type progress struct {
 	ctx     context.Context
-	srv     *server.MCPServer
 	token   mcp.ProgressToken // nil: the client did not ask
+	task    *taskSlot         // the call's task; nil unless it runs as one
 	tracker *activity.Tracker
 	start   time.Time
 	stopped chan struct{}
@@ -32,12 +32,12 @@ type progress struct {
 }
 
 func startProgress(ctx context.Context, req mcp.CallToolRequest, heartbeat time.Duration) *progress {
-	p := &progress{ctx: ctx, srv: server.ServerFromContext(ctx), tracker: activity.TrackerFrom(ctx),
-		start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
+	p := &progress{ctx: ctx, tracker: activity.TrackerFrom(ctx),
+		task: taskSlotOf(req), start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
 	if req.Params.Meta != nil {
 		p.token = req.Params.Meta.ProgressToken
 	}
-	if p.token != nil && p.srv != nil {
+	if p.token != nil {
 		go p.beat(heartbeat)
 	}
 	return p
@@ -69,7 +69,7 @@ func (p *progress) beat(every time.Duration) {
 }
 
 func (p *progress) notify(message string) {
-	if p.token == nil || p.srv == nil {
+	if p.token == nil {
 		return
 	}
 	p.mu.Lock()
@@ -78,9 +78,29 @@ func (p *progress) notify(message string) {
 		return
 	}
 	p.count++
-	_ = p.srv.SendNotificationToClient(p.ctx, "notifications/progress", map[string]any{
-		"progressToken": p.token, "progress": p.count, "message": message,
-	}) // best effort: a client that went away gets its result cancelled anyway
+	params := mcp.NotificationParams{AdditionalFields: map[string]any{
+		"progressToken": p.token, "progress": p.count, "message": message}}
+	if id := p.task.get(); id != "" { // the spec relates a task's messages to it
+		params.Meta = map[string]any{mcp.RelatedTaskMetaKey: mcp.RelatedTaskMeta(id)}
+	}
+	p.send(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: string(mcp.MethodNotificationProgress), Params: params}})
+}
+
+// send sends n to the call's client as mcp-go's SendNotificationToClient does, which would drop n's _meta. Best
+// effort: a client that went away gets its result cancelled anyway.
+func (p *progress) send(n mcp.JSONRPCNotification) {
+	session := server.ClientSessionFromContext(p.ctx)
+	if session == nil || !session.Initialized() {
+		return
+	}
+	if streamable, ok := session.(server.SessionWithStreamableHTTPConfig); ok {
+		streamable.UpgradeToSSEWhenReceiveNotification() // an HTTP call's answer becomes a stream that carries n
+	}
+	select {
+	case session.NotificationChannel() <- n:
+	default:
+	}
 }
 
 // stop ends the heartbeat; nothing is sent after it returns.

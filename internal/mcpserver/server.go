@@ -88,14 +88,27 @@ func New(engine Engine, o Options) *server.MCPServer {
 	if o.Status == nil {
 		o.Status = func() Status { return Status{Status: "ok", Version: o.Version} }
 	}
-	t := &tools{engine: engine, opts: o, chunks: newChunkStore(), tasks: tasks{lifetime: o.Lifetime}}
+	t := &tools{engine: engine, opts: o, chunks: newChunkStore()}
+	all := []server.ServerTool{
+		{Tool: searchTool(), Handler: t.search},
+		{Tool: deepSearchTool(), Handler: t.deepSearch},
+		{Tool: askTool(), Handler: t.ask},
+		{Tool: structuredTool(), Handler: t.structured},
+		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
+		{Tool: pingTool(), Handler: t.ping},
+	}
+	taskTools := map[string]bool{}
+	for _, st := range all {
+		taskTools[st.Tool.Name] = st.Tool.Execution != nil && st.Tool.Execution.TaskSupport != mcp.TaskSupportForbidden
+	}
+	t.tasks = newTasks(o.Lifetime, taskTools)
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		// Long deep searches can run as MCP Tasks, so a client's own request timeout does not waste the run.
 		server.WithTaskCapabilities(true, true, true),
-		server.WithTaskHooks(t.tasks.hooks()),
-		server.WithHooks(boundTaskTTL()),
+		server.WithTaskHooks(t.tasks.taskHooks()),
+		server.WithHooks(t.tasks.hooks()),
 		server.WithInstructions("Web research through Gemini (the Gemini CLI agent, or the Gemini API) with Google Search " +
 			"grounding and, on the CLI, Firecrawl scraping. " +
 			"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
@@ -106,19 +119,12 @@ func New(engine Engine, o Options) *server.MCPServer {
 			"says at once which backend serves and whether it is set up."),
 	}
 	s := server.NewMCPServer(serverName, o.Version, opts...)
-	for _, st := range []server.ServerTool{
-		{Tool: searchTool(), Handler: t.search},
-		{Tool: deepSearchTool(), Handler: t.deepSearch},
-		{Tool: askTool(), Handler: t.ask},
-		{Tool: structuredTool(), Handler: t.structured},
-		{Tool: fetchChunkTool(), Handler: t.fetchChunk},
-		{Tool: pingTool(), Handler: t.ping},
-	} {
+	for _, st := range all {
 		handler := validated(st.Tool, st.Handler)
 		if o.Activity != nil { // part of the handler, not a middleware of the server: the HTTP API calls it too
 			handler = recordActivity(o.Activity)(handler)
 		}
-		s.AddTool(st.Tool, handler)
+		s.AddTool(st.Tool, t.tasks.outcome(handler))
 	}
 	return s
 }
@@ -250,7 +256,7 @@ type tools struct {
 	engine Engine
 	opts   Options
 	chunks *chunkStore
-	tasks  tasks
+	tasks  *tasks
 }
 
 func (t *tools) search(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -336,9 +342,9 @@ func (t *tools) research(ctx context.Context, req mcp.CallToolRequest, model str
 	shape func(research.Report) *mcp.CallToolResult,
 	run func(context.Context, research.Progress) (research.Report, error)) *mcp.CallToolResult {
 	start := time.Now()
-	if req.Params.Task != nil {
+	if slot := taskSlotOf(req); slot != nil {
 		var release context.CancelFunc
-		ctx, release = t.tasks.detach(ctx)
+		ctx, release = t.tasks.detach(ctx, slot)
 		defer release()
 	}
 	p := startProgress(ctx, req, cmp.Or(t.opts.Heartbeat, defaultHeartbeat))
@@ -445,6 +451,23 @@ type errorInfo struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Details string `json:"details,omitempty"`
+}
+
+// String is the error on one line, as a task's status message gives it.
+func (e errorInfo) String() string {
+	if e.Details == "" {
+		return e.Code + ": " + e.Message
+	}
+	return e.Code + ": " + e.Message + " — " + e.Details
+}
+
+// errorInfoOf is the error of res, an error result of ours.
+func errorInfoOf(res *mcp.CallToolResult) errorInfo {
+	var body errorBody
+	if b, err := json.Marshal(res.StructuredContent); err == nil {
+		_ = json.Unmarshal(b, &body)
+	}
+	return body.Error
 }
 
 // reportResult sends rep, in parts when it is longer than the response limit, after writing the whole of it to out

@@ -2,6 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,45 +14,38 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 )
 
-// mcp-go (v1.2.1) runs a tool called as an MCP task with the context of the request that created the task, and
-// cancels that context as soon as the "task created" answer is sent: every task would be cancelled at once. So a
-// task's research runs detached from its request, and tasks/cancel reaches it through the task's id, which the
-// OnTaskCreated hook writes into a slot the HTTP layer put into the request's context.
+// Tools called as MCP tasks (protocol 2025-11-25). mcp-go (v1.2.1) creates the tasks, runs their handlers and keeps
+// their results; this file makes them behave as the spec says where mcp-go alone does not:
+//   - mcp-go cancels the context of the request that created a task as soon as the "task created" answer is sent,
+//     on every transport: every task would be cancelled at once. So a task's research runs detached from its
+//     request, and tasks/cancel reaches it through the task's id.
+//   - A handler is not told its task's id. The BeforeCallTool hook puts a slot into the request, which the
+//     OnTaskCreated hook fills, matched through the request's context (the same one for both hooks).
+//   - mcp-go ends every task whose handler returned a result completed. A tool's error result ends the task failed
+//     (the spec), with the error as its status message; a cancelled call ends it cancelled, with the reason.
+//   - tasks/result of a cancelled task has no content; the AfterTaskResult hook gives it a CANCELLED error result.
+//   - mcp-go grants any TTL, keeps a task without one for good, and keeps any number of results.
+//   - mcp-go runs a tool that does not support tasks at once when it is called as one, instead of refusing.
+//   - mcp-go does not offer the tasks extension of protocol 2026-07-28 (it answers tasks/* with "method not found"
+//     there), yet its discover result still announces the tasks capability: the AfterDiscover hook removes it.
 
-// A task's result is kept until its TTL runs out; mcp-go keeps a task without one for good, and grants any TTL.
 const (
 	defaultTaskTTL = time.Hour      // for a task that asks for none
 	maxTaskTTL     = 24 * time.Hour // the most a task may ask for
+	// maxStoredTasks bounds the tasks whose results are kept at once (a report is at most some tens of KB).
+	maxStoredTasks = 500
 )
 
-// boundTaskTTL gives every task call a TTL within maxTaskTTL, defaultTaskTTL when it asks for none, before mcp-go
-// creates the task: the TTL granted is the one the client reads in the created task. The hook sees every
-// transport's calls.
-func boundTaskTTL() *server.Hooks {
-	h := &server.Hooks{}
-	h.AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) {
-		if req.Params.Task == nil {
-			return
-		}
-		ttl := defaultTaskTTL.Milliseconds()
-		if asked := req.Params.Task.TTL; asked != nil && *asked > 0 {
-			ttl = min(*asked, maxTaskTTL.Milliseconds())
-		}
-		req.Params.Task.TTL = &ttl
-	})
-	return h
-}
+// taskSlotMeta is where the BeforeCallTool hook puts a task call's slot in its request's _meta. The request is
+// never encoded again, so the slot does not reach the client.
+const taskSlotMeta = "gemini-search-mcp/task"
 
 // taskSlot receives the id of the task a tools/call request creates.
 type taskSlot struct {
+	ttl time.Duration // granted by the BeforeCallTool hook
+
 	mu sync.Mutex
 	id string
-}
-
-type taskSlotKey struct{}
-
-func withTaskSlot(ctx context.Context) context.Context {
-	return context.WithValue(ctx, taskSlotKey{}, &taskSlot{})
 }
 
 func (s *taskSlot) get() string {
@@ -61,25 +57,162 @@ func (s *taskSlot) get() string {
 	return s.id
 }
 
-// tasks tracks the detached runs of task calls, by task id.
-type tasks struct {
-	lifetime context.Context // ends when the server shuts down; nil: never
-	mu       sync.Mutex
-	cancels  map[string]context.CancelFunc
+// taskSlotOf is the slot of req, a call running as a task; nil for any other call.
+func taskSlotOf(req mcp.CallToolRequest) *taskSlot {
+	if req.Params.Task == nil || req.Params.Meta == nil {
+		return nil
+	}
+	slot, _ := req.Params.Meta.AdditionalFields[taskSlotMeta].(*taskSlot)
+	return slot
 }
 
-func (t *tasks) hooks() *server.TaskHooks {
+// tasks tracks the task calls of a server.
+type tasks struct {
+	lifetime  context.Context // ends when the server shuts down; nil: never
+	taskTools map[string]bool // the tools that may run as tasks
+	now       func() time.Time
+
+	mu      sync.Mutex
+	pending map[context.Context]*taskSlot // task calls whose task is being created, by their request's context
+	cancels map[string]context.CancelFunc // the detached runs of task calls, by task id
+	stored  map[string]*storedTask        // the tasks mcp-go keeps, by id, until their TTL runs out
+}
+
+type storedTask struct {
+	expires   time.Time
+	cancelled *errorInfo // why the task was cancelled; nil unless it was
+}
+
+func newTasks(lifetime context.Context, taskTools map[string]bool) *tasks {
+	return &tasks{lifetime: lifetime, taskTools: taskTools, now: time.Now, pending: map[context.Context]*taskSlot{},
+		cancels: map[string]context.CancelFunc{}, stored: map[string]*storedTask{}}
+}
+
+// hooks are the server hooks of task calls.
+func (t *tasks) hooks() *server.Hooks {
+	h := &server.Hooks{}
+	h.AddOnRequestInitialization(func(_ context.Context, _ any, message any) error {
+		raw, _ := message.(json.RawMessage)
+		return t.admit(raw)
+	})
+	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
+		if req.Params.Task == nil {
+			return
+		}
+		slot := &taskSlot{ttl: grantedTTL(req.Params.Task.TTL)}
+		ttl := slot.ttl.Milliseconds()
+		req.Params.Task.TTL = &ttl // what mcp-go keeps the task for, and what the client reads in the created task
+		if req.Params.Meta == nil {
+			req.Params.Meta = &mcp.Meta{}
+		}
+		if req.Params.Meta.AdditionalFields == nil {
+			req.Params.Meta.AdditionalFields = map[string]any{}
+		}
+		req.Params.Meta.AdditionalFields[taskSlotMeta] = slot
+		t.mu.Lock()
+		t.pending[ctx] = slot
+		t.mu.Unlock()
+	})
+	forget := func(ctx context.Context) {
+		t.mu.Lock()
+		delete(t.pending, ctx)
+		t.mu.Unlock()
+	}
+	h.AddAfterCallTool(func(ctx context.Context, _ any, _ *mcp.CallToolRequest, _ any) { forget(ctx) })
+	h.AddOnError(func(ctx context.Context, _ any, method mcp.MCPMethod, _ any, _ error) {
+		if method == mcp.MethodToolsCall {
+			forget(ctx)
+		}
+	})
+	h.AddAfterTaskResult(func(_ context.Context, _ any, req *mcp.TaskResultRequest, res *mcp.TaskResultResult) {
+		if res == nil || res.Content != nil || res.StructuredContent != nil { // a result of the tool's own
+			return
+		}
+		info := errorInfo{Code: codeCancelled, Message: "the task was cancelled before it finished"}
+		t.mu.Lock()
+		if st := t.stored[req.Params.TaskId]; st != nil && st.cancelled != nil {
+			info = *st.cancelled
+		}
+		t.mu.Unlock()
+		cancelled := errorResultInfo(info)
+		res.Content, res.StructuredContent, res.IsError = cancelled.Content, cancelled.StructuredContent, true
+	})
+	h.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		res.Capabilities.Tasks = nil
+	})
+	return h
+}
+
+// grantedTTL is the TTL a task that asks for asked gets: defaultTaskTTL when it asks for none, at most maxTaskTTL.
+func grantedTTL(asked *int64) time.Duration {
+	if asked == nil || *asked <= 0 {
+		return defaultTaskTTL
+	}
+	return min(time.Duration(*asked)*time.Millisecond, maxTaskTTL)
+}
+
+// admit refuses, before mcp-go creates a task, a tools/call that asks to run as a task when its tool does not
+// support tasks, or when maxStoredTasks results are kept already. mcp-go answers the error with code -32600
+// (Invalid Request): its request hook has no other.
+func (t *tasks) admit(raw json.RawMessage) error {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string          `json:"name"`
+			Task json.RawMessage `json:"task"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &msg) != nil || msg.Method != string(mcp.MethodToolsCall) ||
+		len(msg.Params.Task) == 0 || string(msg.Params.Task) == "null" {
+		return nil
+	}
+	if _, known := t.taskTools[msg.Params.Name]; known && !t.taskTools[msg.Params.Name] {
+		return fmt.Errorf("tool %q does not support tasks (its execution.taskSupport is forbidden): call it "+
+			"without params.task; it answers in seconds", msg.Params.Name)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	oldest := time.Time{}
+	for id, st := range t.stored {
+		switch {
+		case !st.expires.After(now):
+			delete(t.stored, id)
+		case oldest.IsZero() || st.expires.Before(oldest):
+			oldest = st.expires
+		}
+	}
+	if len(t.stored) >= maxStoredTasks {
+		return fmt.Errorf("too many task results are kept: %d, the most this server keeps; the next one expires "+
+			"in %v. Read results with tasks/result and ask for shorter TTLs, or call %s without params.task",
+			maxStoredTasks, oldest.Sub(now).Round(time.Second), msg.Params.Name)
+	}
+	return nil
+}
+
+// taskHooks are the task hooks of the server.
+func (t *tasks) taskHooks() *server.TaskHooks {
 	h := &server.TaskHooks{}
 	h.AddOnTaskCreated(func(ctx context.Context, m server.TaskMetrics) {
-		if slot, ok := ctx.Value(taskSlotKey{}).(*taskSlot); ok {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		slot := t.pending[ctx]
+		ttl := defaultTaskTTL
+		if slot != nil {
 			slot.mu.Lock()
 			slot.id = m.TaskID
 			slot.mu.Unlock()
+			ttl = slot.ttl
 		}
+		t.stored[m.TaskID] = &storedTask{expires: t.now().Add(ttl)}
 	})
+	// mcp-go runs this hook holding its tasks lock: it must not call back into mcp-go.
 	h.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) {
 		t.mu.Lock()
 		cancel := t.cancels[m.TaskID]
+		if st := t.stored[m.TaskID]; st != nil && st.cancelled == nil {
+			st.cancelled = &errorInfo{Code: codeCancelled, Message: "the task was cancelled (tasks/cancel) before it finished"}
+		}
 		t.mu.Unlock()
 		if cancel != nil {
 			cancel()
@@ -88,23 +221,22 @@ func (t *tasks) hooks() *server.TaskHooks {
 	return h
 }
 
-// detach returns the context a task call's research runs with: it keeps ctx's values, ends with the server
-// (Options.Lifetime), on tasks/cancel, or when the app ends the calls of the server or of the session (the
-// activity registry), and is released by the returned func.
-func (t *tasks) detach(ctx context.Context) (context.Context, context.CancelFunc) {
+// detach returns the context the research of a task call, whose slot is slot, runs with: it keeps ctx's values,
+// ends with the server (Options.Lifetime), on tasks/cancel, or when the app ends the calls of the server or of the
+// session (the activity registry), and is released by the returned func.
+func (t *tasks) detach(ctx context.Context, slot *taskSlot) (context.Context, context.CancelFunc) {
 	runCtx, cancel := activity.TrackerFrom(ctx).Detach(ctx)
 	stop := func() bool { return false }
 	if t.lifetime != nil {
 		stop = context.AfterFunc(t.lifetime, cancel)
 	}
-	slot, _ := ctx.Value(taskSlotKey{}).(*taskSlot)
 	id := slot.get()
 	if id != "" {
 		t.mu.Lock()
-		if t.cancels == nil {
-			t.cancels = map[string]context.CancelFunc{}
-		}
 		t.cancels[id] = cancel
+		if st := t.stored[id]; st != nil && st.cancelled != nil { // tasks/cancel came before the run began
+			cancel()
+		}
 		t.mu.Unlock()
 	}
 	return runCtx, func() {
@@ -117,3 +249,33 @@ func (t *tasks) detach(ctx context.Context) (context.Context, context.CancelFunc
 		}
 	}
 }
+
+// outcome ends a task call whose tool answered with an error result as the spec says, instead of completed: a
+// cancelled call's task cancelled, with the reason kept for tasks/result, and any other failed, with the error as
+// its status message (which tasks/result returns as a JSON-RPC error: mcp-go keeps no result of a failed task).
+func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := next(ctx, req)
+		slot := taskSlotOf(req)
+		if slot == nil || err != nil || res == nil || !res.IsError {
+			return res, err
+		}
+		info := errorInfoOf(res)
+		if info.Code != codeCancelled {
+			return nil, errors.New(info.String())
+		}
+		t.mu.Lock()
+		if st := t.stored[slot.get()]; st != nil && st.cancelled == nil {
+			st.cancelled = &info
+		}
+		t.mu.Unlock()
+		return nil, cancelledTask{info}
+	}
+}
+
+// cancelledTask is the error of a task call that was cancelled: mcp-go ends a task cancelled, with the error's text
+// as its status message, when its handler fails with context.Canceled.
+type cancelledTask struct{ info errorInfo }
+
+func (e cancelledTask) Error() string        { return e.info.String() }
+func (e cancelledTask) Is(target error) bool { return target == context.Canceled }
