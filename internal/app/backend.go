@@ -37,6 +37,8 @@ func (a *App) configure(cfg config.Config) (*configured, error) {
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
 		Prompts:             cfg.Prompts,
+		SearchTimeout:       cfg.SearchTimeout,
+		DeepSearchTimeout:   cfg.DeepSearchTimeout,
 		AskTimeout:          cfg.AskTimeout,
 		JSONMaxRetries:      cfg.JSONMaxRetries,
 		MaxIterations:       cfg.MaxIterations,

@@ -44,6 +44,17 @@ type Request struct {
 	// the advice when it runs out; 0: the runner's limit (GEMINI_SEARCH_TIMEOUT).
 	Timeout    time.Duration
 	TimeoutVar string
+	// Deadline, when set, is when the run must end: the deadline of the call it is part of, which its other runs
+	// share. Timeout is then the call's whole limit, the one a timeout reports.
+	Deadline time.Time
+}
+
+// Bound is ctx limited by the run's time limit: its Deadline when set, else limit (0: none) from now.
+func (r Request) Bound(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	if !r.Deadline.IsZero() {
+		return context.WithDeadline(ctx, r.Deadline)
+	}
+	return WithTimeout(ctx, limit)
 }
 
 // Limit is the run's time limit, given the runner's own, and the variable that sets it.
@@ -144,8 +155,8 @@ const (
 	CodeCLINotFound Code = "CLI_NOT_FOUND"
 	CodeAuth        Code = "AUTH_ERROR"
 	CodeQuota       Code = "QUOTA_ERROR"
-	CodeTimeout     Code = "CLI_TIMEOUT" // a CLI run exceeded GEMINI_SEARCH_TIMEOUT
-	CodeAPITimeout  Code = "API_TIMEOUT" // an API call exceeded GEMINI_SEARCH_TIMEOUT
+	CodeTimeout     Code = "CLI_TIMEOUT" // a CLI run outlasted its time limit (its call's, or GEMINI_SEARCH_TIMEOUT)
+	CodeAPITimeout  Code = "API_TIMEOUT" // the same for an API call
 	CodeUntrusted   Code = "UNTRUSTED_WORKSPACE"
 	CodeEmpty       Code = "EMPTY_RESPONSE"
 	CodeCLI         Code = "CLI_ERROR"

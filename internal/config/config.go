@@ -24,20 +24,21 @@ import (
 // Config is the validated configuration. Durations and counts are already
 // parsed; an empty string means "not set" where the field says so.
 type Config struct {
-	Dir             string            // absolute config dir, holding .env and the Gemini CLI workspace
-	Backend         string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
-	GeminiAPIKey    Secret            // GEMINI_API_KEY
-	GoogleAPIKey    Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
-	APIBaseURL      string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
-	Aliases         map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
-	OutputDir       string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
-	Model           string            // GEMINI_MODEL; "" lets the Gemini CLI choose
-	CorrectionModel string            // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
-	FallbackModel   string            // GEMINI_FALLBACK_MODEL; "" when set to "none"
-	FirecrawlAPIKey Secret            // FIRECRAWL_API_KEY
-	FirecrawlAPIURL string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
-	SearchTimeout   time.Duration     // GEMINI_SEARCH_TIMEOUT
-	AskTimeout      time.Duration     // GEMINI_ASK_TIMEOUT
+	Dir               string            // absolute config dir, holding .env and the Gemini CLI workspace
+	Backend           string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
+	GeminiAPIKey      Secret            // GEMINI_API_KEY
+	GoogleAPIKey      Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
+	APIBaseURL        string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
+	Aliases           map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
+	OutputDir         string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
+	Model             string            // GEMINI_MODEL; "" lets the Gemini CLI choose
+	CorrectionModel   string            // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
+	FallbackModel     string            // GEMINI_FALLBACK_MODEL; "" when set to "none"
+	FirecrawlAPIKey   Secret            // FIRECRAWL_API_KEY
+	FirecrawlAPIURL   string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
+	SearchTimeout     time.Duration     // GEMINI_SEARCH_TIMEOUT
+	DeepSearchTimeout time.Duration     // GEMINI_DEEP_SEARCH_TIMEOUT
+	AskTimeout        time.Duration     // GEMINI_ASK_TIMEOUT
 	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
 	Prompts             map[string]string

@@ -42,6 +42,7 @@ func TestLoadDefaults(t *testing.T) {
 			AliasFlashLite: "gemini-3.1-flash-lite-preview"},
 		FallbackModel:       "gemini-2.5-flash",
 		SearchTimeout:       300 * time.Second,
+		DeepSearchTimeout:   900 * time.Second,
 		AskTimeout:          600 * time.Second,
 		Notify:              true,
 		NotifyAfter:         30 * time.Second,
@@ -356,8 +357,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 34 {
-		t.Errorf("got %d variables, want 34", len(seen))
+	if len(seen) != 35 {
+		t.Errorf("got %d variables, want 35", len(seen))
 	}
 }
 

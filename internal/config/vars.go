@@ -126,15 +126,24 @@ var variables = []variable{
 			return err
 		}},
 	{VarDoc{Name: "GEMINI_SEARCH_TIMEOUT", Label: "Search timeout (ms)", Input: "number",
-		Help:    "Longest time one research run may take, 1000 to 1800000.",
-		Default: "300000", Description: "Longest time one research run (a Gemini CLI run or a Gemini API call) " +
-			"may take, in milliseconds (1000 to 1800000)."},
+		Help:    "Longest time a search may take, all of it, 1000 to 1800000.",
+		Default: "300000", Description: "Longest time a search may take, all of it: its wait for a free slot, its " +
+			"Gemini CLI runs or Gemini API calls and their JSON corrections, in milliseconds (1000 to 1800000)."},
 		func(c *Config, v string) (err error) {
 			c.SearchTimeout, err = millis(v, 1000, 1_800_000, "must be a whole number of milliseconds between 1000 and 1800000")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_ASK_TIMEOUT", Default: "600000", Description: "Longest time one run of the ask tool " +
-		"may take, in milliseconds (1000 to 3600000)."},
+	{VarDoc{Name: "GEMINI_DEEP_SEARCH_TIMEOUT", Label: "Deep search timeout (ms)", Input: "number",
+		Help:    "Longest time a deep search may take, all its rounds, 1000 to 3600000.",
+		Default: "900000", Description: "Longest time a deep_search may take, all of it: its wait for a free slot " +
+			"and all its rounds, in milliseconds (1000 to 3600000). When it runs out, the last complete round's report " +
+			"comes back marked partial."},
+		func(c *Config, v string) (err error) {
+			c.DeepSearchTimeout, err = millis(v, 1000, 3_600_000, "must be a whole number of milliseconds between 1000 and 3600000")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_ASK_TIMEOUT", Default: "600000", Description: "Longest time an ask or structured call " +
+		"may take, all of it, in milliseconds (1000 to 3600000)."},
 		func(c *Config, v string) (err error) {
 			c.AskTimeout, err = millis(v, 1000, 3_600_000, "must be a whole number of milliseconds between 1000 and 3600000")
 			return err

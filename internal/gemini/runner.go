@@ -95,7 +95,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	}
 	start := time.Now()
 	limit, limitVar := req.Limit(r.cfg.Timeout)
-	runCtx, cancel := backend.WithTimeout(ctx, limit)
+	runCtx, cancel := req.Bound(ctx, limit)
 	defer cancel()
 
 	p, warm, err := r.take(req.Model, req.Dirs)

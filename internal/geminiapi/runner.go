@@ -102,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	}
 	start := time.Now()
 	limit, limitVar := req.Limit(r.cfg.Timeout)
-	runCtx, cancel := backend.WithTimeout(ctx, limit)
+	runCtx, cancel := req.Bound(ctx, limit)
 	defer cancel()
 	model := cmp.Or(req.Model, r.cfg.Model)
 	r.cfg.Logger.Debug("gemini api call start", "model", model, "prompt_bytes", len(req.Prompt))

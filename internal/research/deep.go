@@ -30,8 +30,8 @@ type DeepSearchRequest struct {
 
 // DeepSearch researches a topic, then verifies the draft in further rounds: each checks the key claims against
 // sources, looks for newer or contradicting sources and for gaps, and returns the corrected report. It stops when
-// a round reports no open gaps or after MaxRounds. When a later round fails or times out, the last complete
-// round's report comes back marked partial. An identical request already running is joined rather than started
+// a round reports no open gaps or after MaxRounds. When a later round fails or times out, or the call's time limit
+// runs out before it, the last complete round's report comes back marked partial. An identical request already running is joined rather than started
 // again.
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
 	model := e.model(req.Model)
@@ -44,6 +44,7 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 }
 
 func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, depth string) (Report, error) {
+	ctx = withDeadline(ctx, e.settings.DeepSearchTimeout, "GEMINI_DEEP_SEARCH_TIMEOUT")
 	start := e.now()
 	maxRounds := cmp.Or(e.settings.MaxRounds, defaultMaxRounds)
 	if e.settings.MaxIterations > 0 {
@@ -65,6 +66,11 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 	b.use(rr)
 
 	for round := 2; round <= maxRounds && !b.partial; round++ {
+		if d, _ := deadlineOf(ctx); !timeLeft(ctx) {
+			b.cutShort(fmt.Sprintf("[Partial response: the time limit of %s (%s) ran out before verification round %d. "+
+				"This is the report of round %d.]", d.limit, d.variable, round, round-1))
+			break
+		}
 		model = b.current.model // a fallback model, once needed, stays in use
 		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
 		prompt := prompts.Render(e.templates.verify, prompts.Values{

@@ -21,21 +21,24 @@ import (
 
 // Settings is the part of the configuration the engine needs.
 type Settings struct {
-	Model               string              // "" lets the backend choose
-	ResolveModel        func(string) string // a model alias (pro, flash, flash-lite) → the model; nil: names as given
-	CorrectionModel     string              // model for JSON corrections; "" lets the backend choose
-	FallbackModel       string              // model to retry with after a quota error; "" disables the fallback
-	Prompts             map[string]string   // replacements of the embedded templates, by name (prompts.Names)
-	AskTimeout          time.Duration       // a run of ask (GEMINI_ASK_TIMEOUT); 0: the backend's own limit
-	JSONMaxRetries      int                 // correction runs allowed when an answer holds no valid JSON report
-	MaxIterations       int                 // search/read budget given to the agent; also caps MaxRounds
-	MaxRounds           int                 // deep_search rounds: one research round plus verification rounds
-	ProgressLogInterval time.Duration       // how often a running request is logged
-	Queue               *Queue              // shared limit on concurrent research runs; nil: no limit
-	QueueTimeout        time.Duration       // longest wait for a queue slot; 0: no limit
-	Joins               *Joins              // shared by identical requests running at once; nil: no joining
-	Cache               *Cache              // finished reports of identical requests; nil: no cache
-	Backend             string              // GEMINI_BACKEND, part of a request's identity for the cache
+	Model           string              // "" lets the backend choose
+	ResolveModel    func(string) string // a model alias (pro, flash, flash-lite) → the model; nil: names as given
+	CorrectionModel string              // model for JSON corrections; "" lets the backend choose
+	FallbackModel   string              // model to retry with after a quota error; "" disables the fallback
+	Prompts         map[string]string   // replacements of the embedded templates, by name (prompts.Names)
+	// The time limits of whole calls (deadline.go); 0: the backend's own limit for each run.
+	SearchTimeout       time.Duration // search (GEMINI_SEARCH_TIMEOUT)
+	DeepSearchTimeout   time.Duration // deep_search (GEMINI_DEEP_SEARCH_TIMEOUT)
+	AskTimeout          time.Duration // ask and structured (GEMINI_ASK_TIMEOUT)
+	JSONMaxRetries      int           // correction runs allowed when an answer holds no valid JSON report
+	MaxIterations       int           // search/read budget given to the agent; also caps MaxRounds
+	MaxRounds           int           // deep_search rounds: one research round plus verification rounds
+	ProgressLogInterval time.Duration // how often a running request is logged
+	Queue               *Queue        // shared limit on concurrent research runs; nil: no limit
+	QueueTimeout        time.Duration // longest wait for a queue slot; 0: no limit
+	Joins               *Joins        // shared by identical requests running at once; nil: no joining
+	Cache               *Cache        // finished reports of identical requests; nil: no cache
+	Backend             string        // GEMINI_BACKEND, part of a request's identity for the cache
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -173,6 +176,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) 
 }
 
 func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (Report, error) {
+	ctx = withDeadline(ctx, e.settings.SearchTimeout, "GEMINI_SEARCH_TIMEOUT")
 	start := e.now()
 	stop := e.logProgress(req.Query, start)
 	defer stop()
@@ -218,20 +222,16 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (Report, error) {
 		})
 }
 
-// askRun is a run of ask or structured: the prompt on model, limited by GEMINI_ASK_TIMEOUT.
-func (e *Engine) askRun(model, prompt string) backend.Request {
-	return backend.Request{Prompt: prompt, Model: model, Timeout: e.settings.AskTimeout, TimeoutVar: "GEMINI_ASK_TIMEOUT"}
-}
-
 func (e *Engine) ask(ctx context.Context, req AskRequest, model string) (Report, error) {
+	ctx = withDeadline(ctx, e.settings.AskTimeout, "GEMINI_ASK_TIMEOUT")
 	start := e.now()
 	topic := shorten(req.Prompt)
 	stop := e.logProgress(topic, start)
 	defer stop()
 
 	req.Progress.report("asking")
-	run := e.askRun(model, prompts.Render(e.templates.ask, prompts.Values{Prompt: req.Prompt, Date: promptDate(start),
-		Model: cmp.Or(model, "auto")}))
+	run := backend.Request{Model: model, Prompt: prompts.Render(e.templates.ask, prompts.Values{Prompt: req.Prompt,
+		Date: promptDate(start), Model: cmp.Or(model, "auto")})}
 	if req.Dir != "" {
 		run.Dirs = []string{req.Dir}
 	}
@@ -272,11 +272,11 @@ func agentGaveUp(a agentReport) *Failure {
 		Details: "The agent could not research this topic. Rephrase it or make it more specific."}
 }
 
-// run runs the backend once, after waiting for a queue slot.
+// run runs the backend once, after waiting for a queue slot, within the call's deadline.
 func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress) (backend.Result, error) {
 	if q := e.settings.Queue; q != nil {
 		var waited atomic.Bool // set from the goroutines that move the queue
-		release, err := q.Acquire(ctx, e.settings.QueueTimeout, func(place int) {
+		release, err := q.Acquire(ctx, queueWait(ctx, e.settings.QueueTimeout), func(place int) {
 			waited.Store(true)
 			progress.report(fmt.Sprintf("queued: position %d", place))
 		})
@@ -288,7 +288,7 @@ func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress
 			progress.report("starting the agent")
 		}
 	}
-	return e.runner.Run(ctx, req)
+	return e.runner.Run(ctx, bound(ctx, req))
 }
 
 // failure turns a runner error into a *Failure, or returns the context's error when the caller cancelled. The

@@ -49,8 +49,8 @@ const freeText = ""
 
 // round runs one prompt (req: its text, model, folders and time limit) through the agent: the run (with the
 // fallback model when the quota runs out), then, if its answer is not valid JSON of the shape wanted, up to
-// JSONMaxRetries correction runs that only restructure that answer. A run that times out after producing some
-// text ends the round as partial instead of failing it. onText, when set, gets the answer as it is written.
+// JSONMaxRetries correction runs that only restructure that answer, while the call has time left. A run that times
+// out after producing some text ends the round as partial instead of failing it. onText, when set, gets the answer as it is written.
 func (e *Engine) round(ctx context.Context, req backend.Request, shape string, progress Progress,
 	onText func(string)) (roundResult, error) {
 	rr := roundResult{model: req.Model}
@@ -63,7 +63,8 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape string, p
 		}
 	}
 	res, err := e.run(ctx, req, progress)
-	if fallback := e.settings.FallbackModel; backend.ErrorCode(err) == backend.CodeQuota && fallback != "" && fallback != req.Model {
+	if fallback := e.settings.FallbackModel; backend.ErrorCode(err) == backend.CodeQuota && fallback != "" &&
+		fallback != req.Model && timeLeft(ctx) {
 		rr.fallbackFrom, rr.model = cmp.Or(req.Model, "auto"), fallback
 		e.log.Warn("quota exhausted; retrying with the fallback model", "model", rr.fallbackFrom, "fallback", fallback)
 		progress.report(fmt.Sprintf("quota exhausted on %s: retrying with %s", rr.fallbackFrom, fallback))
@@ -92,7 +93,7 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape string, p
 	if rr.agent, rr.parsed = extractReport(res.Text); rr.parsed {
 		return rr, nil
 	}
-	for rr.corrections < e.settings.JSONMaxRetries && !rr.parsed {
+	for rr.corrections < e.settings.JSONMaxRetries && !rr.parsed && timeLeft(ctx) {
 		rr.corrections++
 		e.log.Warn("main search answer is not valid JSON; running a JSON correction",
 			"attempt", rr.corrections, "of", e.settings.JSONMaxRetries)

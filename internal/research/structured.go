@@ -38,18 +38,24 @@ func (e *Engine) Structured(ctx context.Context, req StructuredRequest) (Report,
 }
 
 func (e *Engine) structured(ctx context.Context, req StructuredRequest, model string) (Report, error) {
+	ctx = withDeadline(ctx, e.settings.AskTimeout, "GEMINI_ASK_TIMEOUT")
 	start := e.now()
 	topic := shorten(req.Prompt)
 	stop := e.logProgress(topic, start)
 	defer stop()
 
 	req.Progress.report("asking")
-	rr, err := e.round(ctx, e.askRun(model, prompts.Render(e.templates.structured, prompts.Values{Prompt: req.Prompt,
-		Schema: req.Schema, Date: promptDate(start)})), freeText, req.Progress, nil)
+	rr, err := e.round(ctx, backend.Request{Model: model, Prompt: prompts.Render(e.templates.structured,
+		prompts.Values{Prompt: req.Prompt, Schema: req.Schema, Date: promptDate(start)})}, freeText, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, topic, err)
 	}
 	value, problem := validValue(rr.res.Text, req.Validate)
+	if problem != "" && !timeLeft(ctx) {
+		return Report{}, &Failure{Code: CodeSchemaMismatch, Backend: rr.res.Backend, Reason: rr.res.Switched,
+			Message: "The answer does not fit the schema, and GEMINI_ASK_TIMEOUT ran out before it could be corrected.",
+			Details: "What is wrong: " + problem + "\nRaise GEMINI_ASK_TIMEOUT, loosen the schema or say more in the prompt."}
+	}
 	if problem != "" {
 		rr.corrections++
 		e.log.Warn("the answer does not fit the caller's schema; running one correction", "problem", shorten(problem))
