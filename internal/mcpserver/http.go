@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,8 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	}
 	mux := http.NewServeMux()
 	live := newSessions(o.SessionEnded)
-	mcpHandler := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger), server.WithSessionIdManager(live))
+	mcpHandler := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger), server.WithSessionIdManager(live),
+		server.WithEventStore(newEventLog(maxEventBytes)))
 	live.end = deleter(mcpHandler)
 	mux.Handle("/mcp", mcpHandler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -104,6 +106,12 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 			msg := peek(body)
 			if o.Answering != nil && (msg.Method == "tools/call" || strings.HasPrefix(r.URL.Path, "/api/")) {
 				defer o.Answering()()
+			}
+			if r.URL.Path == "/mcp" && msg.Method == "tools/call" && r.Header.Get(server.HeaderKeySessionID) != "" {
+				// A broken connection does not cancel a call (the spec: only notifications/cancelled does): its
+				// answer is kept in the event log for the client to resume the stream and read it. The end of its
+				// session, the server's stop and the call's own time limit still end it.
+				r = r.WithContext(context.WithoutCancel(r.Context()))
 			}
 			if r.URL.Path == "/mcp" && msg.Method == "initialize" && !live.room() {
 				o.Logger.Warn("refused a new MCP session: too many", "max", maxSessions)
