@@ -331,6 +331,54 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	}
 }
 
+// Over stdio too, a call in progress at SIGTERM is answered CANCELLED saying why, and the server exits 0.
+func TestSIGTERMOverStdioAnswersCalls(t *testing.T) {
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake)
+	cmd := exec.Command(binPath)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"never ends"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var answer string
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if strings.HasPrefix(lines.Text(), `{"jsonrpc":"2.0","id":2,`) {
+			answer = lines.Text()
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v, want 0", err)
+	}
+	if !strings.Contains(answer, `\"code\": \"CANCELLED\"`) || !strings.Contains(answer, "the server is shutting down") {
+		t.Errorf("the call's answer is %s, want CANCELLED saying the server is shutting down", answer)
+	}
+	if pids := fake.LivePIDs(); len(pids) > 0 {
+		t.Errorf("CLI processes %v outlived the server", pids)
+	}
+}
+
 // signedIn is a HOME where the Gemini CLI has its own sign-in.
 func signedIn(t *testing.T) string {
 	t.Helper()

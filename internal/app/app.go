@@ -279,10 +279,13 @@ func (a *App) Handler(pages *web.Handler) http.Handler {
 }
 
 // ServeStdio serves MCP over in/out until in closes or ctx is cancelled, then shuts the app down.
+// The calls in progress when ctx ends are answered CANCELLED, saying the server is shutting down.
 func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer a.Shutdown()
 	a.KeepWarm(true)
-	return mcpserver.ServeStdio(ctx, a.mcp, in, out, a.log)
+	serveCtx, stop := a.serving(ctx)
+	defer stop()
+	return mcpserver.ServeStdio(serveCtx, a.mcp, in, out, a.log)
 }
 
 // ServeOn serves HTTP on ln until ctx is cancelled, then shuts the app down. The status page is there too,
@@ -294,13 +297,20 @@ func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 	pages := web.New(statusView{a, status}, web.NewToken(), a.log)
 	a.log.Info("serving MCP over HTTP", "url", status.URL(), "status", pages.URL("http://"+status.Addr, "/status"))
 	a.KeepWarm(true)
-	serveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	serveCtx, stop := a.serving(ctx)
 	defer stop()
-	defer context.AfterFunc(ctx, func() {
-		a.EndCalls("the server is shutting down", "Call again once the server runs again.")
-		stop()
-	})()
 	return httpserver.Serve(serveCtx, ln, a.Handler(pages))
+}
+
+// serving is the context a server of the app serves with until ctx ends: then the calls in progress are ended,
+// their clients told the server is shutting down, before it ends too. stop releases it.
+func (a *App) serving(ctx context.Context) (serveCtx context.Context, stop func()) {
+	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	unregister := context.AfterFunc(ctx, func() {
+		a.EndCalls("the server is shutting down", "Call again once the server runs again.")
+		cancel()
+	})
+	return serveCtx, func() { unregister(); cancel() }
 }
 
 // endCallsGrace bounds how long EndCalls waits for answers: a cancelled CLI run is killed within its runner's grace.
