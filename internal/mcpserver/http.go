@@ -84,6 +84,7 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 			refuse(w, http.StatusUnauthorized, codeUnauthorized, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>")
 			return
 		}
+		var msg rpcMessage
 		if r.Body != nil && r.Body != http.NoBody {
 			// Read the body here, not lazily downstream, so an oversized request gets a clear 413 instead of a
 			// JSON-RPC parse error from half a message.
@@ -103,7 +104,7 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				refuseBatch(w)
 				return
 			}
-			msg := peek(body)
+			msg = peek(body)
 			if o.Answering != nil && (msg.Method == "tools/call" || strings.HasPrefix(r.URL.Path, "/api/")) {
 				defer o.Answering()()
 			}
@@ -123,9 +124,12 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 		}
 		if r.URL.Path == "/mcp" {
 			id := r.Header.Get(server.HeaderKeySessionID)
-			// mcp-go checks the session of a POST only: a GET would open a stream for any id, or mint one nobody
-			// can use, and a DELETE of an unknown id would answer 200.
-			if r.Method == http.MethodGet || r.Method == http.MethodDelete {
+			// Every request but initialize names a live session, as the spec asks of servers with sessions: a
+			// missing id gets 400, an unknown one 404. mcp-go checks the session of a POST only, answering 404 for a
+			// missing one too; a GET would open a stream for any id, or mint one nobody can use, and a DELETE of an
+			// unknown id would answer 200. Requests of protocol 2026-07-28 have no sessions.
+			if r.Method == http.MethodGet || r.Method == http.MethodDelete ||
+				r.Method == http.MethodPost && msg.Method != string(mcp.MethodInitialize) && !msg.modern() {
 				switch _, err := live.Validate(id); {
 				case id == "":
 					refuse(w, http.StatusBadRequest, codeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
@@ -172,6 +176,17 @@ func refuseBatch(w http.ResponseWriter) {
 // rpcMessage is what the guard reads of a JSON-RPC message; the zero value for a body that is none.
 type rpcMessage struct {
 	Method string `json:"method"`
+	Params struct {
+		Meta struct {
+			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	} `json:"params"`
+}
+
+// modern reports whether msg is a request of protocol 2026-07-28 or later, which names its version in its _meta
+// (mcp-go's rule for a request's era) and belongs to no session.
+func (msg rpcMessage) modern() bool {
+	return mcp.IsModernProtocol(msg.Params.Meta.ProtocolVersion)
 }
 
 func peek(body []byte) rpcMessage {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,20 +125,31 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	}
 }
 
-// mcp-go checks the session of a POST only: a GET or DELETE with an id it never issued, or none, is refused here.
-func TestSessionsGetAndDelete(t *testing.T) {
+// Every request but initialize names a live session: with none it gets 400, with one never issued 404. A request of
+// protocol 2026-07-28 has no session.
+func TestRequestsNeedASession(t *testing.T) {
 	srv, ended := sessionServer(t)
+	modern := `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`
 	for _, tt := range []struct {
-		method, id string
-		want       int
+		method, id, body string
+		want             int
 	}{
-		{http.MethodGet, "", http.StatusBadRequest},
-		{http.MethodGet, "0123456789abcdef0123456789abcdef", http.StatusNotFound},
-		{http.MethodDelete, "", http.StatusBadRequest},
-		{http.MethodDelete, "0123456789abcdef0123456789abcdef", http.StatusNotFound},
+		{http.MethodGet, "", "", http.StatusBadRequest},
+		{http.MethodGet, "0123456789abcdef0123456789abcdef", "", http.StatusNotFound},
+		{http.MethodDelete, "", "", http.StatusBadRequest},
+		{http.MethodDelete, "0123456789abcdef0123456789abcdef", "", http.StatusNotFound},
+		{http.MethodPost, "", listToolsBody, http.StatusBadRequest},
+		{http.MethodPost, "", modern, http.StatusOK},
 	} {
-		req, _ := http.NewRequest(tt.method, srv.URL+"/mcp", nil)
-		req.Header.Set("Accept", "text/event-stream")
+		req, _ := http.NewRequest(tt.method, srv.URL+"/mcp", strings.NewReader(tt.body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		if tt.body == modern {
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "server/discover")
+		}
 		if tt.id != "" {
 			req.Header.Set(server.HeaderKeySessionID, tt.id)
 		}
@@ -147,7 +159,7 @@ func TestSessionsGetAndDelete(t *testing.T) {
 		}
 		res.Body.Close()
 		if res.StatusCode != tt.want {
-			t.Errorf("%s with session %q: %d, want %d", tt.method, tt.id, res.StatusCode, tt.want)
+			t.Errorf("%s %s with session %q: %d, want %d", tt.method, tt.body, tt.id, res.StatusCode, tt.want)
 		}
 	}
 	if got := ended(); len(got) != 0 {
