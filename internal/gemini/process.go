@@ -83,6 +83,7 @@ func (r *Runner) start(args []string) (*process, error) {
 		os.RemoveAll(tmpDir)
 		return nil, r.startError(err)
 	}
+	contain(cmd.Process)
 	p := &process{cmd: cmd, stdin: pipes[0][1], end: end, done: make(chan struct{}), started: time.Now()}
 	p.stdout.pending.max = maxStderr
 	p.stderr.max = maxStderr
