@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build install run test lint bench clean e2e run-tray screenshot
+.PHONY: help build install run test fuzz lint bench clean e2e run-tray screenshot
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,6 +46,19 @@ screenshot: ## Screenshot the open tray menu into .cache/screenshots/tray-{runni
 
 test: ## Run all tests with the race detector
 	$(GO) test -race -count=1 ./...
+
+# Fuzz targets for the code that reads or writes what comes from outside: the CLI's stream-json, .env files,
+# settings.json, the prompts and the agent's report. go test fuzzes one target per run, so they run one after
+# another, FUZZTIME each. What the fuzzer generates stays in the Go cache; only an input that fails is written, into
+# the package's testdata/fuzz, where it becomes a seed that make test runs.
+FUZZTIME ?= 60s
+
+fuzz: ## Fuzz the stream-json, .env, settings.json, prompt and report parsers and writers, FUZZTIME (60s) each
+	$(GO) test -run '^$$' -fuzz '^FuzzCollector$$' -fuzztime $(FUZZTIME) ./internal/gemini
+	$(GO) test -run '^$$' -fuzz '^FuzzUpdateDotenv$$' -fuzztime $(FUZZTIME) ./internal/config
+	$(GO) test -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZTIME) ./internal/workspace
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) ./prompts
+	$(GO) test -run '^$$' -fuzz '^FuzzExtractReport$$' -fuzztime $(FUZZTIME) ./internal/research
 
 # End-to-end tests: the real Gemini CLI, firecrawl-mcp and MCP clients (pinned in e2e/package.json, installed
 # into E2E_CACHE) against a mock Gemini API and a fake Firecrawl API on 127.0.0.1. go test runs without a package

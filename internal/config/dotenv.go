@@ -45,9 +45,7 @@ func parseDotenvLine(line string) (key, value string, ok bool, err error) {
 	if line == "" || line[0] == '#' {
 		return "", "", false, nil
 	}
-	if rest, found := strings.CutPrefix(line, "export"); found && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-		line = strings.TrimSpace(rest)
-	}
+	line, _ = cutExport(line)
 	key, raw, found := strings.Cut(line, "=")
 	if !found {
 		return "", "", false, errors.New("expected KEY=VALUE")
@@ -61,6 +59,16 @@ func parseDotenvLine(line string) (key, value string, ok bool, err error) {
 		return "", "", false, fmt.Errorf("%s: %w", key, err)
 	}
 	return key, value, true, nil
+}
+
+// cutExport removes the "export " prefix of a trimmed line, and reports whether it had one. A blank must follow
+// the word: "exportX=1" sets exportX.
+func cutExport(line string) (string, bool) {
+	rest, found := strings.CutPrefix(line, "export")
+	if !found || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+		return line, false
+	}
+	return strings.TrimSpace(rest), true
 }
 
 func parseDotenvValue(raw string) (string, error) {

@@ -17,13 +17,18 @@ type Assignment struct {
 // lines, unknown variables and even lines it cannot parse. A variable already set to the same value keeps its
 // line (and its quoting); a changed one is rewritten in place, keeping an "export " prefix; a new one is appended
 // in the order given. Duplicate lines of a changed variable (where the last one won) are dropped, so the file
-// keeps one. The result uses src's line ending.
+// keeps one. The result uses src's line ending, and keeps its byte order mark.
 func UpdateDotenv(src []byte, assignments []Assignment) []byte {
 	eol := "\n"
 	if bytes.Contains(src, []byte("\r\n")) {
 		eol = "\r\n"
 	}
-	lines := splitLines(string(src))
+	// A byte order mark (Windows editors write one) is not part of the first line: the parser skips it too.
+	text, bom := string(src), ""
+	if rest, found := strings.CutPrefix(text, "\uFEFF"); found {
+		text, bom = rest, "\uFEFF"
+	}
+	lines := splitLines(text)
 	where := map[string][]int{} // variable name → indexes of its lines
 	for i, line := range lines {
 		if key, _, ok, err := parseDotenvLine(line); err == nil && ok {
@@ -52,7 +57,7 @@ func UpdateDotenv(src []byte, assignments []Assignment) []byte {
 			continue
 		}
 		prefix := ""
-		if strings.HasPrefix(strings.TrimSpace(lines[last]), "export") {
+		if _, exported := cutExport(strings.TrimSpace(lines[last])); exported {
 			prefix = "export "
 		}
 		lines[last] = prefix + a.Name + "=" + quoteDotenv(a.Value) + lineEnding(lines[last])
@@ -72,7 +77,7 @@ func UpdateDotenv(src []byte, assignments []Assignment) []byte {
 			b.WriteString(line + eol)
 		}
 	}
-	return []byte(b.String())
+	return []byte(bom + b.String())
 }
 
 // splitLines splits s after each "\n", keeping the line endings.
@@ -102,9 +107,10 @@ func lineEnding(line string) string {
 }
 
 // quoteDotenv writes value so that parseDotenv reads it back unchanged: bare when that is safe, 'single quoted'
-// when it has no ' or line break, else "double quoted" with escapes.
+// when it has no ' or line break, else "double quoted" with escapes. A bare value must not start or end with a
+// blank of any kind (a form feed, a no-break space): the parser trims those.
 func quoteDotenv(value string) string {
-	if value != "" && !strings.ContainsAny(value, " \t\r\n#'\"\\=") {
+	if value != "" && strings.TrimSpace(value) == value && !strings.ContainsAny(value, " \t\r\n#'\"\\=") {
 		return value
 	}
 	if !strings.ContainsAny(value, "'\r\n") {

@@ -32,6 +32,8 @@ func TestUpdateDotenv(t *testing.T) {
 		{"value with blanks is quoted", "", []Assignment{{"P", "a b # c"}}, "P='a b # c'\n"},
 		{"value with a quote and a newline", "", []Assignment{{"P", "it's\nhere"}}, "P=\"it's\\nhere\"\n"},
 		{"removing an absent variable changes nothing", "A=1\n", []Assignment{{"B", ""}}, "A=1\n"},
+		{"byte order mark kept, its line found", "\uFEFFA=1\nB=2\n", []Assignment{{"A", ""}, {"B", "3"}}, "\uFEFFB=3\n"},
+		{"a name starting with export is no prefix", "exportA=1\n", []Assignment{{"exportA", "2"}}, "exportA=2\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +51,7 @@ func TestUpdateDotenv(t *testing.T) {
 
 func TestQuoteDotenvRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, v := range []string{"plain", "a b", "#x", "x #y", `C:\Users\me`, `"q"`, "it's", "l1\nl2", "tab\there", "a=b", `both ' and "`} {
+	for _, v := range []string{"plain", "a b", "#x", "x #y", `C:\Users\me`, `"q"`, "it's", "l1\nl2", "tab\there", "a=b", `both ' and "`, "\f", "no-break\u00a0"} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			vars, err := parseDotenv(bytes.NewReader(UpdateDotenv(nil, []Assignment{{"K", v}})))

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
@@ -91,6 +93,7 @@ type collector struct {
 	total     int64  // stdout bytes seen
 	plain     []byte // modeUndecided/modePlain: stdout as it came, up to maxOutput
 	text      strings.Builder
+	textCut   bool // text reached maxOutput: a later, shorter message must not fill the bytes a cut left
 	truncated bool
 
 	model       string
@@ -141,12 +144,30 @@ func (c *collector) Close() error {
 }
 
 func (c *collector) keepPlain(p []byte) {
-	room := c.maxOutput - len(c.plain)
-	if len(p) > room {
-		p = p[:max(room, 0)]
-		c.truncated = true
+	if c.truncated { // cut already: bytes that fit in the room a dropped partial character left would leave a gap
+		return
 	}
-	c.plain = append(c.plain, p...)
+	room := c.maxOutput - len(c.plain)
+	if len(p) <= room {
+		c.plain = append(c.plain, p...)
+		return
+	}
+	c.plain = dropPartialRune(append(c.plain, p[:room]...))
+	c.truncated = true
+}
+
+// dropPartialRune removes the first bytes of a UTF-8 character from the end of b, where a cut split the character,
+// so that a cut answer does not end in an invalid byte.
+func dropPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= max(len(b)-utf8.UTFMax, 0); i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
 }
 
 func (c *collector) appendLine(p []byte) {
@@ -260,9 +281,12 @@ func (c *collector) toolFailed(ev streamEvent) {
 }
 
 func (c *collector) appendText(s string) {
+	if c.textCut {
+		return
+	}
 	if room := c.maxOutput - c.text.Len(); len(s) > room {
 		s = truncateString(s, max(room, 0))
-		c.truncated = true
+		c.truncated, c.textCut = true, true
 	}
 	c.text.WriteString(s)
 }
@@ -270,11 +294,8 @@ func (c *collector) appendText(s string) {
 func (c *collector) toolUse(ev streamEvent) {
 	p := ev.Parameters
 	kind := toolKind(ev.ToolName)
-	var urls []string
-	if p.URL != "" {
-		urls = append(urls, p.URL)
-	}
-	urls = append(urls, p.URLs...)
+	// An empty URL (the model can send "urls": [""]) names no page: it is neither a source nor the step's URL.
+	urls := slices.DeleteFunc(append([]string{p.URL}, p.URLs...), func(u string) bool { return u == "" })
 	if kind == backend.EventFetch && p.Prompt != "" {
 		urls = append(urls, urlPattern.FindAllString(p.Prompt, -1)...)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Member is one key of an Object with its raw value.
@@ -51,7 +52,8 @@ func Parse(data []byte) (Object, error) {
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
+	// Only the end may follow: text that is not JSON there ("{}x") is an error too, not a token error to ignore.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("unexpected data after the JSON object")
 	}
 	return o, nil

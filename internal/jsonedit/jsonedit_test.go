@@ -43,7 +43,7 @@ func TestEdit(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{`[1]`, `"s"`, `{"a":}`, `{"a":1`, `{"a":1} {}`, `{"a":1,}`} {
+	for _, in := range []string{`[1]`, `"s"`, `{"a":}`, `{"a":1`, `{"a":1} {}`, `{"a":1} x`, `{"a":1,}`} {
 		if _, err := Parse([]byte(in)); err == nil {
 			t.Errorf("Parse(%s) succeeded, want an error", in)
 		}

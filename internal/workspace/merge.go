@@ -183,8 +183,8 @@ func mergeOwned(have *jsonedit.Object, rendered []byte) error {
 		tools = jsonedit.Object{}
 	}
 	var core []string
-	if v, found := tools.Get("core"); !found || json.Unmarshal(v, &core) != nil {
-		core = wantCore // no list, or not a list of names: without one the agent would get every tool
+	if v, found := tools.Get("core"); !found || json.Unmarshal(v, &core) != nil || core == nil {
+		core = wantCore // no list (null is none), or not a list of names: without one the agent would get every tool
 	} else {
 		owned, err := firecrawlTools()
 		if err != nil {

@@ -90,6 +90,12 @@ func TestRegenerate(t *testing.T) {
 					t.Errorf("core = %v", core)
 				}
 			}},
+		{name: "a null tools.core is rebuilt too", existing: `{"tools":{"core":null}}`,
+			wantWrote: true, check: func(t *testing.T, got map[string]any) {
+				if core := got["tools"].(map[string]any)["core"]; !reflect.DeepEqual(core, []any{"google_web_search", "web_fetch"}) {
+					t.Errorf("core = %v", core)
+				}
+			}},
 		{name: "key auth is added to a file without it", keyAuth: true,
 			existing:  `{"ui":{"theme":"x"},"general":{"maxAttempts":3},"tools":{"core":["google_web_search","web_fetch"]}}`,
 			wantWrote: true, check: func(t *testing.T, got map[string]any) {
