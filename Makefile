@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build install run test fuzz lint bench clean e2e run-tray screenshot
+.PHONY: help build install run test fuzz vuln lint bench clean e2e run-tray screenshot
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -70,6 +70,13 @@ e2e: build ## Run the end-to-end tests with the real Gemini CLI, firecrawl-mcp a
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
 		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT)
+
+# govulncheck (from the Go module proxy, pinned) checks the code and its dependencies against the Go vulnerability
+# database: vuln.go.dev, or GOVULNDB (a mirror, or a file:// copy for offline machines).
+GOVULNCHECK ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
+
+vuln: ## Check for known vulnerabilities in the code and its dependencies (govulncheck; needs vuln.go.dev or GOVULNDB)
+	$(GO) run $(GOVULNCHECK) $(if $(GOVULNDB),-db $(GOVULNDB)) ./...
 
 lint: ## Check formatting (gofmt), run go vet (also for Windows), and build the headless server for macOS without cgo
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
