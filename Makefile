@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build install run test fuzz vuln lint bench clean e2e run-tray screenshot
+.PHONY: help build install run test fuzz load vuln lint bench clean e2e run-tray screenshot
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -70,6 +70,12 @@ e2e: build ## Run the end-to-end tests with the real Gemini CLI, firecrawl-mcp a
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
 		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT)
+
+# The server under load, in process, over HTTP with the fake CLI: 1,000 searches from 20 MCP clients and 5,000
+# short sessions; prints the latencies and the goroutines, open files, heap and resident memory before and after,
+# which must be back near where they were (make test runs the same test with a small load).
+load: ## Load the HTTP server (1,000 searches from 20 clients, 5,000 sessions, fake CLI), print latencies and leaks
+	LOAD=full $(GO) test -count=1 -run '^TestLoadLeavesNothingBehind$$' -v -timeout 30m ./internal/app
 
 # govulncheck (from the Go module proxy, pinned) checks the code and its dependencies against the Go vulnerability
 # database: vuln.go.dev, or GOVULNDB (a mirror, or a file:// copy for offline machines).
