@@ -3,8 +3,22 @@ package backend
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"time"
 )
+
+// What a model name may be, wherever one comes from (a call's argument, GEMINI_MODEL, an alias): a name like
+// gemini-2.5-pro or models/gemini-2.5-flash, of letters and digits with single separators between them, so that the
+// CLI cannot read it as a flag of its own and the API cannot read it as a path out of its models (..).
+const (
+	ModelPattern = `^[A-Za-z0-9]+(?:[._:/-][A-Za-z0-9]+)*$`
+	MaxModelLen  = 100
+)
+
+var modelName = regexp.MustCompile(ModelPattern)
+
+// ValidModel reports whether name is a model name (ModelPattern, at most MaxModelLen characters).
+func ValidModel(name string) bool { return len(name) <= MaxModelLen && modelName.MatchString(name) }
 
 // What both backends say in the same situation: a user reads one message and one fix, whichever backend ran.
 const (

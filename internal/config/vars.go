@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
@@ -321,8 +322,9 @@ func parseBool(v string) (bool, error) {
 // modelName accepts any model name the Gemini CLI might know, but refuses
 // blanks and a leading "-", which would read as a command-line flag.
 func modelName(v string) (string, error) {
-	if strings.HasPrefix(v, "-") || strings.ContainsFunc(v, unicode.IsSpace) {
-		return "", errors.New("must be a model name like gemini-2.5-pro (no spaces, not starting with -)")
+	if !backend.ValidModel(v) {
+		return "", errors.New("must be a model name like gemini-2.5-pro: letters and digits, with single . _ : / - " +
+			"between them, at most 100 characters")
 	}
 	return v, nil
 }

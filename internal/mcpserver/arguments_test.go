@@ -45,7 +45,7 @@ func TestArgumentErrorsAreSentences(t *testing.T) {
 		{"string for boolean", searchTool(), map[string]any{"query": "q", "fresh": "yes"},
 			"fresh must be a boolean, not a string"},
 		{"pattern", searchTool(), map[string]any{"query": "q", "model": "--yolo"},
-			`model \"--yolo\" is not valid: it must match ^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$`},
+			`model \"--yolo\" is not valid: it must match ^[A-Za-z0-9]+(?:[._:/-][A-Za-z0-9]+)*$`},
 		{"enum", deepSearchTool(), map[string]any{"topic": "t", "depth": "huge"},
 			`depth must be one of \"concise\", \"detailed\" (got \"huge\")`},
 		{"fraction for integer", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": 2.5},
@@ -56,7 +56,7 @@ func TestArgumentErrorsAreSentences(t *testing.T) {
 			"index must be at least 1 (got 0)"},
 		{"several", searchTool(), map[string]any{"query": 1, "model": "--yolo", "fresh": 1},
 			`fresh must be a boolean, not a number; model \"--yolo\" is not valid: it must match ` +
-				`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$; query must be a string, not a number`},
+				`^[A-Za-z0-9]+(?:[._:/-][A-Za-z0-9]+)*$; query must be a string, not a number`},
 		{"missing and wrong", fetchChunkTool(), map[string]any{"index": -1},
 			"id is required; index must be at least 1 (got -1)"},
 	}

@@ -40,8 +40,6 @@ const (
 	maxPromptLen = 100000
 )
 
-// modelPattern keeps a model name from being read as a CLI flag.
-const modelPattern = `^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$`
 
 // Options configure the MCP server.
 type Options struct {
@@ -217,7 +215,7 @@ func pingTool() mcp.Tool {
 }
 
 func modelArgument() mcp.ToolOption {
-	return mcp.WithString("model", mcp.Pattern(modelPattern),
+	return mcp.WithString("model", mcp.Pattern(backend.ModelPattern), mcp.MaxLength(backend.MaxModelLen),
 		mcp.Description("Gemini model for this call, e.g. gemini-2.5-pro, or an alias: pro, flash, flash-lite. Default: the "+
 			"server's GEMINI_MODEL, else the backend's choice."))
 }
