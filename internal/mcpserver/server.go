@@ -40,7 +40,6 @@ const (
 	maxPromptLen = 100000
 )
 
-
 // Options configure the MCP server.
 type Options struct {
 	Version       string
