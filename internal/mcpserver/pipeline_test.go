@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -355,6 +356,7 @@ func TestTaskTTLIsBounded(t *testing.T) {
 		{map[string]any{}, float64(time.Hour.Milliseconds())},
 		{map[string]any{"ttl": 600000}, 600000},
 		{map[string]any{"ttl": 10 * 365 * 24 * time.Hour.Milliseconds()}, float64(24 * time.Hour.Milliseconds())},
+		{map[string]any{"ttl": int64(math.MaxInt64)}, float64(24 * time.Hour.Milliseconds())},
 	} {
 		created := rpc(t, url, session, 10+i, "tools/call", map[string]any{"name": "deep_search",
 			"arguments": map[string]any{"topic": "ttl"}, "task": tt.task})

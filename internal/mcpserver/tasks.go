@@ -145,10 +145,13 @@ func (t *tasks) hooks() *server.Hooks {
 
 // grantedTTL is the TTL a task that asks for asked gets: defaultTaskTTL when it asks for none, at most maxTaskTTL.
 func grantedTTL(asked *int64) time.Duration {
-	if asked == nil || *asked <= 0 {
+	switch {
+	case asked == nil || *asked <= 0:
 		return defaultTaskTTL
+	case *asked >= maxTaskTTL.Milliseconds(): // compared in milliseconds: a huge one would overflow a Duration
+		return maxTaskTTL
 	}
-	return min(time.Duration(*asked)*time.Millisecond, maxTaskTTL)
+	return time.Duration(*asked) * time.Millisecond
 }
 
 // admit refuses, before mcp-go creates a task, a tools/call that asks to run as a task when its tool does not
