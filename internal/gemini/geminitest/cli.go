@@ -48,6 +48,11 @@ func runCLI(scenario string) int {
 		return 0
 	}
 	recordStart()
+	if scenario == ScenarioHangStart { // stuck in its startup: the prompt is never read
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+		c.record(call)
+		sleepForever()
+	}
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake gemini: read stdin:", err)
@@ -60,9 +65,11 @@ func runCLI(scenario string) int {
 			return 2
 		}
 	}
-	if scenario == ScenarioHang {
-		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
-		pid, err := startSleeper()
+	if scenario == ScenarioHang || scenario == ScenarioOrphan || scenario == ScenarioOrphanDetached {
+		if scenario == ScenarioHang {
+			signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+		}
+		pid, err := startSleeper(scenario == ScenarioOrphanDetached)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "fake gemini: start grandchild:", err)
 			return 1
@@ -145,13 +152,112 @@ func (c *cli) play(scenario string) int {
 		c.result("success", "")
 	case ScenarioHugeLine:
 		c.init()
-		c.event("message", "role", "assistant", "content", hugeText(hugeSize))
+		// Written as is, not through json.Marshal: the text needs no escaping, and a test binary built with
+		// -race marshals 20 MiB slowly.
+		c.out.WriteString(`{"type":"message","timestamp":` + quote(time.Now().UTC().Format(time.RFC3339Nano)) +
+			`,"role":"assistant","content":"` + hugeText(hugeSize) + "\"}\n")
 		c.result("success", "")
+	case ScenarioHangStart: // a step of ScenarioScript: the prompt was read already
+		sleepForever()
+	case ScenarioCrashEarly:
+		c.crashTrace()
+		return 1
+	case ScenarioKilled:
+		c.init()
+		c.search()
+		c.event("message", "role", "assistant", "content", "Partial text before the kill.", "delta", true)
+		c.out.Flush()
+		kill(os.Getpid())
+		sleepForever()
+	case ScenarioStderrFlood:
+		floodStderr(StderrFloodSize)
+		c.stream(answer(), 0)
+	case ScenarioGarbage:
+		c.init()
+		c.out.Write(binaryJunk)
+		c.out.WriteString(brokenEvents)
+		// A search whose query holds invalid UTF-8, as raw bytes inside the JSON string.
+		c.out.WriteString(`{"type":"tool_use","tool_name":"google_web_search","tool_id":"search-0","parameters":{"query":"` +
+			GarbageQuery + "\"}}\n")
+		c.answerEvents(answer())
+	case ScenarioBinary:
+		c.out.Write(binaryJunk)
+	case ScenarioOrphan, ScenarioOrphanDetached:
+		c.stream(answer(), 0)
+	case ScenarioExit:
+		code, err := strconv.Atoi(os.Getenv(EnvExit))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fake gemini: %s must be an exit code: %v\n", EnvExit, err)
+			return 2
+		}
+		return c.exit(code)
 	default:
 		fmt.Fprintf(os.Stderr, "fake gemini: unknown scenario %q\n", scenario)
 		return 2
 	}
 	return 0
+}
+
+// exit fails as the CLI does on its way to exit code code, in its own words, and returns code.
+func (c *cli) exit(code int) int {
+	fatal := func(msg string) int { // the CLI's fatal errors of a run in stream-json: a result event
+		c.init()
+		c.event("message", "role", "user", "content", c.prompt)
+		c.result("error", msg)
+		return code
+	}
+	apiError := func(status int, name, msg string) int { // an API error, once the CLI's retries (if any) ran out
+		writeErrorReport()
+		c.init()
+		c.result("error", fmt.Sprintf(`[API Error: {"error":{"code":%d,"message":%s,"status":%q}}]`, status, quote(msg), name))
+		return code
+	}
+	switch code {
+	case 0: // stopped by SIGTERM under no-relaunch: exit 0, and no result event
+		c.init()
+		c.event("message", "role", "assistant", "content", "Partial text before SIGTERM.", "delta", true)
+		return 0
+	case 1: // a usage error
+		fmt.Fprintln(os.Stderr, "Cannot use both a positional prompt and the --prompt (-p) flag together")
+		return 1
+	case 41:
+		return c.play(ScenarioAuth)
+	case 42:
+		fmt.Fprintln(os.Stderr, "No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.")
+		return 42
+	case 44:
+		fmt.Fprintln(os.Stderr, "Sandbox image 'us-docker.pkg.dev/gemini-code-dev/gemini-cli/sandbox:"+Version+"' is missing or could not be pulled.")
+		return 44
+	case 52:
+		fmt.Fprintln(os.Stderr, "Error in .gemini/settings.json: Unexpected token '}', \"{\"tools\": }\" is not valid JSON")
+		return 52
+	case 53:
+		return fatal("Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json.")
+	case 54:
+		fmt.Fprintln(os.Stderr, "Error executing tool write_file: ENOSPC: no space left on device, write")
+		return 54
+	case 55:
+		return c.play(ScenarioUntrusted)
+	case 130:
+		return fatal("Operation cancelled.")
+	case 145:
+		return c.play(ScenarioAuth401)
+	case 147:
+		return apiError(403, "PERMISSION_DENIED", "Permission denied on resource project fake-project.")
+	case 148:
+		return apiError(404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta, or is not supported for generateContent.")
+	case 173:
+		return c.play(ScenarioQuota)
+	case 244:
+		return apiError(500, "INTERNAL", "Internal error encountered.")
+	case 246:
+		return apiError(502, "BAD_GATEWAY", "Bad Gateway")
+	case 247:
+		return apiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")
+	default:
+		fmt.Fprintf(os.Stderr, "fake gemini: exit %d\n", code)
+		return code
+	}
 }
 
 // scriptStep picks this run's step of ScenarioScript from the prompts recorded so far, and applies its answer.
@@ -185,6 +291,12 @@ func (c *cli) stream(text string, pause time.Duration) {
 	c.init()
 	c.out.Flush()
 	time.Sleep(pause)
+	c.answerEvents(text)
+}
+
+// answerEvents plays a successful run answering text after init: the prompt, a search and a fetch, the answer in
+// deltas, the result.
+func (c *cli) answerEvents(text string) {
 	c.event("message", "role", "user", "content", c.prompt)
 	c.search()
 	c.event("tool_use", "tool_name", "web_fetch", "tool_id", "fetch-1", "parameters", map[string]any{"url": FakeURL})
@@ -276,6 +388,34 @@ func writeErrorReport() {
 	}
 }
 
+// GarbageQuery is the query of ScenarioGarbage's search: invalid UTF-8 (raw bytes, not JSON escapes).
+const GarbageQuery = "caf\xe9 \xc3\x28 \xed\xa0\x80 query"
+
+// binaryJunk is what ScenarioBinary prints, and ScenarioGarbage among its events: NUL bytes, invalid UTF-8 and
+// every byte value, newlines among them, on four lines.
+var binaryJunk = func() []byte {
+	b := []byte("\x00\x00\x00\x00\n\xff\xfe\xfd invalid UTF-8: \xc3\x28 \xe2\x82 \xf0\x28\x8c\x28 \xed\xa0\x80\n")
+	for i := range 256 {
+		b = append(b, byte(i))
+	}
+	return append(b, '\n')
+}()
+
+// brokenEvents are ScenarioGarbage's broken events: cut off, of the wrong shape, a result cut off by NULs.
+const brokenEvents = `{"type":"message","role":"assistant","content":"cut off` + "\n" +
+	`{"type":"message","role":"assistant","content":42,"delta":true}` + "\n" +
+	`{"type":"result","status":"succ` + "\x00\x00\n"
+
+// floodStderr writes n bytes of log lines to stderr.
+func floodStderr(n int) {
+	line := "[DEBUG] [MemoryDiscovery] " + strings.Repeat("loading context from a very deep folder tree ", 22) + "\n"
+	w := bufio.NewWriterSize(os.Stderr, 64<<10)
+	for written := 0; written < n; written += len(line) {
+		w.WriteString(line)
+	}
+	w.Flush()
+}
+
 // split cuts s into n nearly equal parts without splitting a character.
 func split(s string, n int) []string {
 	var parts []string
@@ -295,10 +435,10 @@ func hugeText(n int) string {
 	return strings.Repeat(line, n/len(line)+1)[:n]
 }
 
-// startSleeper starts ScenarioHang's grandchild: the test binary again,
-// sharing stdout and stderr, ignoring SIGTERM. It returns once the
-// grandchild ignores SIGTERM.
-func startSleeper() (int, error) {
+// startSleeper starts the grandchild of ScenarioHang and the orphan scenarios: the test binary again, sharing
+// stdout and stderr, ignoring SIGTERM, and when detached in a session of its own. It returns once the grandchild
+// ignores SIGTERM.
+func startSleeper(detached bool) (int, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, err
@@ -312,6 +452,9 @@ func startSleeper() (int, error) {
 	cmd.Env = append(os.Environ(), EnvScenario+"="+scenarioSleeper)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{readyW} // fd 3
+	if detached {
+		detach(cmd)
+	}
 	err = cmd.Start()
 	readyW.Close()
 	if err != nil {

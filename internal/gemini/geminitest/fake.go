@@ -24,7 +24,8 @@
 // FAKE_GEMINI_ANSWER (EnvAnswer) replaces the answer text; FAKE_GEMINI_MODEL
 // (EnvModel) is the model the init event reports (else the -m value, else
 // "gemini-2.5-flash"); FAKE_GEMINI_DELAY (EnvDelay) is the slow scenario's
-// pause as a Go duration (default 2s).
+// pause as a Go duration (default 2s); FAKE_GEMINI_EXIT (EnvExit) is the
+// exit code ScenarioExit fails with.
 package geminitest
 
 import (
@@ -50,6 +51,7 @@ const (
 	EnvModel     = "FAKE_GEMINI_MODEL"      // the model the init event reports
 	EnvDelay     = "FAKE_GEMINI_DELAY"      // the slow scenario's pause, a Go duration
 	EnvScript    = "FAKE_GEMINI_SCRIPT"     // ScenarioScript's steps, see Step
+	EnvExit      = "FAKE_GEMINI_EXIT"       // ScenarioExit's exit code
 )
 
 // Step is one run of ScenarioScript: the scenario to play and, optionally, its answer text.
@@ -114,13 +116,51 @@ const (
 	ScenarioPlain = "plain"
 	// ScenarioSlow is ScenarioOK pausing EnvDelay (default 2s) after init.
 	ScenarioSlow = "slow"
+
+	// Faults, for the fault table (issue 13).
+
+	// ScenarioCrashEarly crashes before any output: the CLI's stderr noise and a stack trace (leaking
+	// GEMINI_API_KEY like ScenarioCrash), nothing on stdout, exit 1.
+	ScenarioCrashEarly = "crash-early"
+	// ScenarioKilled streams init, a search and a partial answer, then dies of SIGKILL (as from the OOM killer).
+	ScenarioKilled = "killed"
+	// ScenarioStderrFlood writes StderrFloodSize bytes of log lines to stderr, then plays ScenarioOK: it
+	// blocks for good unless its stderr is read while it runs.
+	ScenarioStderrFlood = "stderr-flood"
+	// ScenarioGarbage is ScenarioOK with garbage after init: NUL bytes, invalid UTF-8, every byte value,
+	// cut-off and mistyped events, and a search query holding invalid UTF-8.
+	ScenarioGarbage = "garbage"
+	// ScenarioBinary prints only binary bytes on stdout (NULs, invalid UTF-8, every byte value), no event; exit 0.
+	ScenarioBinary = "binary"
+	// ScenarioHangStart hangs before any output, before it even reads its prompt (as the CLI does when an MCP
+	// server never answers at startup), ignoring SIGTERM.
+	ScenarioHangStart = "hang-start"
+	// ScenarioOrphan starts a grandchild (recorded in Call.ChildPIDs) that shares its stdout and stderr, ignores
+	// SIGTERM and sleeps forever, then plays ScenarioOK and exits 0, leaving the grandchild holding the pipes.
+	ScenarioOrphan = "orphan"
+	// ScenarioOrphanDetached is ScenarioOrphan with the grandchild in a session of its own, out of the CLI's
+	// process group, as Node's spawn with detached: true starts it.
+	ScenarioOrphanDetached = "orphan-detached"
+	// ScenarioExit fails the way the CLI does on the way to exit code EnvExit (see ExitCodes); an undocumented
+	// code prints one stderr line.
+	ScenarioExit = "exit"
 )
+
+// ExitCodes lists the real CLI's documented exit codes (shared/notes/gemini-cli.md) that ScenarioExit plays
+// with the CLI's own words: its fatal errors, and the API errors of stream-json (the HTTP status & 0xFF). 0 is
+// the CLI stopped by SIGTERM under no-relaunch: part of an answer, no result event, exit 0.
+var ExitCodes = []int{0, 1, 41, 42, 44, 52, 53, 54, 55, 130, 145, 147, 148, 173, 244, 246, 247}
+
+// StderrFloodSize is how much ScenarioStderrFlood writes to stderr.
+const StderrFloodSize = 50 << 20
 
 // Scenarios lists every scenario name.
 var Scenarios = []string{
 	ScenarioOK, ScenarioProse, ScenarioInvalidThenValid, ScenarioInvalid, ScenarioHang,
 	ScenarioQuota, ScenarioAuth, ScenarioAuth401, ScenarioUntrusted, ScenarioEmpty,
 	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
+	ScenarioCrashEarly, ScenarioKilled, ScenarioStderrFlood, ScenarioGarbage, ScenarioBinary, ScenarioHangStart,
+	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit,
 }
 
 // Version is what `--version` prints.
@@ -160,7 +200,7 @@ type Call struct {
 	Dir       string            // working directory
 	Env       map[string]string // only GEMINI_*, FIRECRAWL_*, TMPDIR, HTTP_STREAMABLE_SERVER, PORT, SSE_LOCAL, CLOUD_SERVICE
 	PID       int
-	ChildPIDs []int // processes the fake started (ScenarioHang's grandchild)
+	ChildPIDs []int // processes the fake started (the grandchild of ScenarioHang and the orphan scenarios)
 }
 
 // Fake is a fake CLI set up for one test.

@@ -3,9 +3,11 @@ package geminitest
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +172,25 @@ func TestSplit(t *testing.T) {
 		if strings.Join(parts, "") != s || len(parts) > 3 {
 			t.Errorf("split(%q): got %q, want at most 3 parts joining to it", s, parts)
 		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	for _, code := range ExitCodes {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			t.Parallel()
+			f := NewLocal(t, ScenarioExit)
+			err := start(t, f, "prompt", []string{EnvExit + "=" + strconv.Itoa(code)}, "-o", "stream-json").Run()
+			got := 0
+			if exit := new(exec.ExitError); errors.As(err, &exit) {
+				got = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got != code {
+				t.Errorf("got exit code %d, want %d", got, code)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -36,3 +37,6 @@ func alive(pid int, recordDir string) bool {
 }
 
 func kill(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// detach starts cmd in a session of its own, out of its parent's process group.
+func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }

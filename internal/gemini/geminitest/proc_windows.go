@@ -4,6 +4,7 @@ package geminitest
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -27,4 +28,9 @@ func kill(pid int) {
 	if p, err := os.FindProcess(pid); err == nil {
 		_ = p.Kill()
 	}
+}
+
+// detach starts cmd in a process group of its own.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
