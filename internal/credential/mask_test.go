@@ -62,3 +62,14 @@ func TestEnvKey(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMaskLargeAnswer masks a 16 MiB answer without credentials, the most the CLI's output may hold: the
+// final result of every run is masked whole.
+func BenchmarkMaskLargeAnswer(b *testing.B) {
+	m := NewMasker([]string{"AIza" + strings.Repeat("k", 35), "fc-0123456789abcdef"}, nil)
+	answer := strings.Repeat("Go 1.26 was released in February 2026, see https://go.dev/doc/go1.26 for details. ", 210_000)[:16<<20]
+	b.SetBytes(int64(len(answer)))
+	for b.Loop() {
+		m.Mask(answer)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,8 +17,6 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
-var knownBugs = flag.Bool("known-bugs", false, "run the fault table's rows that show a known bug, and fail on it")
-
 // The fault table's deadlines, each run's time limit (the runner's Timeout stands for the call's deadline).
 const (
 	// faultShort ends the hangs, and bounds the rows that must end quickly. It leaves the fake time to reach its
@@ -31,6 +28,9 @@ const (
 	faultSlack = 5 * time.Second
 )
 
+// serverGrace leaves Config.KillGrace unset: the runner's default, which the server uses.
+const serverGrace = -1
+
 // faultKey is the Gemini API key every run of the fault table has; the crashing scenarios print it.
 var faultKey = "AIza" + strings.Repeat("F", 35)
 
@@ -40,10 +40,6 @@ var faultKey = "AIza" + strings.Repeat("F", 35)
 //
 // The server-level row, SIGKILL of the server and then a restart, is TestLeftoversOfAKilledServerEnd in
 // cmd/gemini-search-mcp: the killed server's CLI dies with it, and the restart ends the grandchild it left.
-//
-// A row with a bug is skipped unless the test runs with -known-bugs:
-//
-//	go test -run TestFaultTable ./internal/gemini -args -known-bugs
 //
 // Rows that older tests cover too: crash mid-stream (TestRunScenarios/crash), the 20 MiB line
 // (TestRunHugeMemory/huge-line), hang mid-stream with a grandchild (TestRunTimeoutKillsGroup), exit codes 41, 55,
@@ -55,7 +51,7 @@ func TestFaultTable(t *testing.T) {
 		scenario string
 		env      []string
 		limit    time.Duration // faultLong when 0
-		grace    time.Duration // Config.KillGrace; testGrace when 0
+		grace    time.Duration // Config.KillGrace; testGrace when 0, the runner's own with serverGrace
 		code     backend.Code  // "" for success
 		exitCode int           // the CLI's; -1 when it was killed or timed out
 		message  string        // the error's message
@@ -63,7 +59,6 @@ func TestFaultTable(t *testing.T) {
 		partial  string        // the text the run returned; for a success, the answer
 		children int           // grandchildren the fake records
 		check    func(t *testing.T, res backend.Result)
-		bug      string // the known bug the row shows: where it is, what goes wrong
 	}
 	timedOut := "Research exceeded the timeout of " + faultShort.String() + "."
 	faults := []fault{
@@ -88,25 +83,18 @@ func TestFaultTable(t *testing.T) {
 				if res.Streamed || !strings.Contains(res.Text, "invalid UTF-8") {
 					t.Errorf("got %+v, want the bytes as a plain answer", res)
 				}
-			},
-			bug: "internal/gemini/stream.go: a plain answer is stdout's bytes as they came, invalid UTF-8 and all " +
-				"(collector.result: string(c.plain)); stream-json text is valid UTF-8, decoded by encoding/json"},
+			}},
 		{name: "hang at start", scenario: geminitest.ScenarioHangStart, limit: faultShort, code: backend.CodeTimeout,
 			exitCode: -1, message: timedOut},
 		{name: "hang mid-stream", scenario: geminitest.ScenarioHang, limit: faultShort, code: backend.CodeTimeout,
 			exitCode: -1, message: timedOut, partial: "Partial answer before the hang.", children: 1},
 		{name: "hang mid-stream, the server's kill grace", scenario: geminitest.ScenarioHang, limit: faultShort,
-			grace: 5 * time.Second, code: backend.CodeTimeout, exitCode: -1, message: timedOut,
-			partial: "Partial answer before the hang.", children: 1,
-			bug: "internal/gemini/runner.go: defaultKillGrace (5 s), the server's, is the whole slack: a CLI that " +
-				"ignores SIGTERM gets SIGKILL 5 s after the deadline, so the run ends just past deadline + 5 s"},
+			grace: serverGrace, code: backend.CodeTimeout, exitCode: -1, message: timedOut,
+			partial: "Partial answer before the hang.", children: 1},
 		{name: "grandchild holds the pipes after the CLI exits", scenario: geminitest.ScenarioOrphan, limit: faultShort,
 			partial: geminitest.DefaultAnswer, children: 1}, // within faultShort: not after waiting for the pipes
 		{name: "grandchild in a session of its own holds the pipes", scenario: geminitest.ScenarioOrphanDetached,
-			limit: faultShort, partial: geminitest.DefaultAnswer, children: 1,
-			bug: "internal/gemini/process.go, runner.go: the grandchild is out of the group killGroup ends, so it " +
-				"lives on; reap waits drainGrace (5 s) for the pipes it holds, and Run then reports CLI_TIMEOUT " +
-				"for a CLI that had answered in full, the deadline having passed meanwhile"},
+			limit: faultShort, partial: geminitest.DefaultAnswer, children: 1},
 	}
 	const otherRows = 12
 
@@ -149,15 +137,14 @@ func TestFaultTable(t *testing.T) {
 
 	for _, tt := range faults {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.bug != "" && !*knownBugs {
-				t.Skip("known bug, run with -known-bugs to see it fail: " + tt.bug)
-			}
 			t.Parallel()
 			limit := cmp.Or(tt.limit, faultLong)
 			fake := geminitest.NewLocal(t, tt.scenario)
 			r := newRunner(t, fake, func(c *gemini.Config) {
 				c.Timeout = limit
-				c.KillGrace = cmp.Or(tt.grace, testGrace)
+				if tt.grace != serverGrace {
+					c.KillGrace = cmp.Or(tt.grace, testGrace)
+				}
 				c.ExtraEnv = append(c.ExtraEnv, tt.env...)
 				c.ExtraEnv = append(c.ExtraEnv, "GEMINI_API_KEY="+faultKey)
 			})

@@ -1,6 +1,13 @@
 package gemini
 
-import "syscall"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
 
 // setParentDeathSignal has the kernel kill the CLI when the server dies without ending it (SIGKILL, a crash): a
 // warm CLI whose stdin closes before its prompt would otherwise send the API a blank one. The kernel sends it
@@ -8,4 +15,28 @@ import "syscall"
 // no goroutine that starts a CLI is locked to its thread.
 func setParentDeathSignal(attr *syscall.SysProcAttr) {
 	attr.Pdeathsig = syscall.SIGKILL
+}
+
+// killPipeHolders kills the processes that hold the other end of pipes, the CLI's stdout and stderr, after the CLI
+// and its group are gone: only the run's processes had those pipes, so a holder is one of its own that left the
+// group (a grandchild started in a session of its own, as node's detached spawn does).
+func killPipeHolders(pipes ...*os.File) {
+	ours := map[string]bool{}
+	for _, f := range pipes {
+		if info, err := f.Stat(); err == nil { // Stat, not Fd: that would turn the pipe blocking under its reader
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				ours[fmt.Sprintf("pipe:[%d]", st.Ino)] = true
+			}
+		}
+	}
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range fds {
+		pid, err := strconv.Atoi(strings.Split(fd, "/")[2])
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if link, err := os.Readlink(fd); err == nil && ours[link] {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }

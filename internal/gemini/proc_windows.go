@@ -71,6 +71,9 @@ func terminate(p *os.Process) error {
 	return nil
 }
 
+// killPipeHolders does nothing: the run's job object holds every process it started.
+func killPipeHolders(...*os.File) {}
+
 // killGroup kills whatever is left of the run once the CLI has exited, and
 // lets its job go.
 func killGroup(p *os.Process) {

@@ -17,14 +17,15 @@ import (
 // arrives and its end awaited on a goroutine of its own from the start. A cold run and a warm worker are started
 // alike (Runner.launch); a warm one only waits longer for its prompt.
 type process struct {
-	cmd     *exec.Cmd
-	stdin   *os.File   // the write end of the CLI's stdin
-	stdout  relay      // what the CLI prints, kept until the run that takes the process reads it
-	stderr  tailBuffer // read only once done is closed
-	end     context.CancelFunc
-	done    chan struct{} // closed once the CLI has exited, its group is killed and its output read
-	exit    exitStatus    // set before done is closed
-	started time.Time
+	cmd      *exec.Cmd
+	stdin    *os.File   // the write end of the CLI's stdin
+	stdout   relay      // what the CLI prints, kept until the run that takes the process reads it
+	stderr   tailBuffer // read only once done is closed
+	end      context.CancelFunc
+	done     chan struct{} // closed once the CLI has exited, its group is killed and its output read
+	exit     exitStatus    // set before done is closed
+	exitedAt time.Time     // when the CLI exited; set before done is closed
+	started  time.Time
 }
 
 // exitStatus is how the CLI's process ended.
@@ -113,6 +114,7 @@ func (p *process) reap(stdout, stderr *os.File) {
 	defer stderr.Close()
 
 	waitErr := p.cmd.Wait()
+	p.exitedAt = time.Now()
 	killGroup(p.cmd.Process)
 	p.end()
 	p.stdin.Close() // unblocks a prompt still being written
@@ -121,7 +123,8 @@ func (p *process) reap(stdout, stderr *os.File) {
 	go func() { copies.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(drainGrace): // a process that left the group still holds the pipes: stop reading
+	case <-time.After(drainGrace): // a process that left the group still holds the pipes: end it, stop reading
+		killPipeHolders(stdout, stderr)
 		stdout.Close()
 		stderr.Close()
 		<-drained
@@ -150,6 +153,17 @@ func (p *process) wait(ctx context.Context) exitStatus {
 	defer stop()
 	<-p.done
 	return p.exit
+}
+
+// endedBy reports whether ctx ended the CLI: it was done before the CLI exited of itself. A CLI that answered in
+// time did not time out, even when the rest of its output came later (a process that left its group held the
+// pipes). Only after wait.
+func (p *process) endedBy(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	deadline, ok := ctx.Deadline()
+	return !ok || !p.exitedAt.Before(deadline)
 }
 
 // exited reports whether the CLI has exited.

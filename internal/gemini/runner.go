@@ -18,7 +18,9 @@ import (
 )
 
 const (
-	defaultKillGrace = 5 * time.Second
+	// defaultKillGrace is how long a CLI asked to stop has before it is killed: the real one, relaunching itself,
+	// ignores SIGTERM for 8 s. With the rest of its output read, a run then ends within its deadline + 5 s.
+	defaultKillGrace = 3 * time.Second
 	defaultMaxOutput = 16 << 20
 	maxStderr        = 64 << 10
 	versionTimeout   = 15 * time.Second
@@ -128,7 +130,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	switch {
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini run: %w", ctx.Err())
-	case runCtx.Err() != nil:
+	case p.endedBy(runCtx):
 		e := backend.Timeout(backend.CodeTimeout, limit, limitVar, runCtx.Err())
 		e.Detail, e.Partial = r.detail(stderr.String(), stdout), res
 		return res, e

@@ -626,7 +626,7 @@ func TestVersion(t *testing.T) {
 func TestConfigDefaults(t *testing.T) {
 	t.Parallel()
 	cfg := gemini.NewRunner(gemini.Config{}).Config()
-	if cfg.KillGrace != 5*time.Second || cfg.MaxOutput != 16<<20 || cfg.Logger == nil {
-		t.Errorf("got KillGrace %s MaxOutput %d Logger %v, want 5s, 16 MiB and a logger", cfg.KillGrace, cfg.MaxOutput, cfg.Logger)
+	if cfg.KillGrace != 3*time.Second || cfg.MaxOutput != 16<<20 || cfg.Logger == nil {
+		t.Errorf("got KillGrace %s MaxOutput %d Logger %v, want 3s, 16 MiB and a logger", cfg.KillGrace, cfg.MaxOutput, cfg.Logger)
 	}
 }

@@ -330,7 +330,7 @@ func (c *collector) streamed() bool { return c.mode == modeStream }
 func (c *collector) result() backend.Result {
 	text := c.text.String()
 	if !c.streamed() {
-		text = string(c.plain)
+		text = strings.ToValidUTF8(string(c.plain), "\uFFFD") // as stream-json text is: a CLI that wrote bytes
 	}
 	return backend.Result{
 		Text:       strings.TrimSpace(text),

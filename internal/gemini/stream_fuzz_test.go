@@ -86,8 +86,9 @@ func FuzzCollector(f *testing.F) {
 			}
 		}
 
-		// The answer: the assistant's text when the CLI streamed, else stdout itself. Either is cut at the limit,
-		// never inside a character, and marked truncated when that lost something.
+		// The answer: the assistant's text when the CLI streamed, else stdout itself, with U+FFFD for bytes that are
+		// not UTF-8. Either is cut at the limit, never inside a character, and marked truncated when that lost
+		// something.
 		written := stdout
 		if r.Streamed {
 			written = answer.String()
@@ -96,8 +97,9 @@ func FuzzCollector(f *testing.F) {
 			if r.Text != want {
 				t.Errorf("text %q, want %q", r.Text, want)
 			}
-		} else if !strings.HasPrefix(strings.TrimLeftFunc(stdout, unicode.IsSpace), r.Text) || len(r.Text) > maxOutput {
-			t.Errorf("text %q, want a prefix of stdout of at most %d bytes", r.Text, maxOutput)
+		} else if plain := strings.ToValidUTF8(strings.TrimLeftFunc(stdout, unicode.IsSpace), "\uFFFD"); !utf8.ValidString(r.Text) ||
+			!strings.HasPrefix(plain, r.Text) || len(r.Text) > 3*maxOutput { // U+FFFD is 3 bytes, for 1 bad one or more
+			t.Errorf("text %q, want a prefix of stdout, bad bytes as U+FFFD, from at most %d bytes", r.Text, maxOutput)
 		}
 		// A line longer than 64 KiB is dropped and marks the result truncated too; shorter output has none.
 		if cut := len(written) > maxOutput; len(stdout) <= 64<<10 && r.Truncated != cut {
