@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the npm packages pinned in e2e/package.json and e2e/package-lock.json (the real Gemini CLI,
-# firecrawl-mcp, the MCP TypeScript SDK and the MCP Inspector) into the project cache, by default
-# .cache/e2e. A cache whose node_modules was installed from the same package.json and lock is reused
-# without running npm.
+# firecrawl-mcp, the MCP TypeScript SDK, the MCP Inspector, the MCP conformance suite and, on Linux, the
+# Node.js 24 that runs the suite) into the project cache, by default .cache/e2e. A cache whose node_modules
+# was installed from the same package.json and lock is reused without running npm.
 set -euo pipefail
 
 cache=${1:-.cache/e2e}
@@ -31,5 +31,9 @@ start=$SECONDS
 # npm ci installs exactly the lock; install scripts are not needed (the CLI's optional native modules,
 # keytar and node-pty, are for interactive use).
 (cd "$cache" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+# node-linux-<arch> links its node into node_modules/.bin, which the scenarios put first on the server's PATH:
+# the Gemini CLI and npx would then run on it instead of the system's Node. Only the conformance suite runs
+# it, by its path (e2e/conformance_test.go).
+rm -f "$cache/node_modules/.bin/node"
 echo "$want" > "$stamp"
 echo "e2e: installed the pinned npm packages into $cache in $((SECONDS - start))s"
