@@ -184,7 +184,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"GEMINI_MODEL", "--yolo", `invalid GEMINI_MODEL="--yolo": must be a model name`},
 		{"GEMINI_CORRECTION_MODEL", "gemini 2.5", `invalid GEMINI_CORRECTION_MODEL="gemini 2.5"`},
 		{"GEMINI_FALLBACK_MODEL", "-m", `invalid GEMINI_FALLBACK_MODEL="-m"`},
-		{"GEMINI_MODEL", "gemini;$(id)", `invalid GEMINI_MODEL="gemini;$(id)": must be a model name like gemini-2.5-pro: letters, digits`},
+		{"GEMINI_MODEL", "gemini;$(id)", `invalid GEMINI_MODEL="gemini;$(id)": must be a model name like gemini-2.5-pro: letters and digits`},
 		{"GEMINI_ALIAS_PRO", "models/../../files", `invalid GEMINI_ALIAS_PRO="models/../../files"`},
 		{"FIRECRAWL_API_KEY", "fc-abc def", `invalid FIRECRAWL_API_KEY="[redacted]": must not contain spaces`},
 		{"MCP_AUTH_TOKEN", "tok\x00en", `invalid MCP_AUTH_TOKEN="[redacted]"`},
