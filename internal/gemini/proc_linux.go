@@ -17,9 +17,11 @@ func setParentDeathSignal(attr *syscall.SysProcAttr) {
 	attr.Pdeathsig = syscall.SIGKILL
 }
 
-// killPipeHolders kills the processes that hold the other end of pipes, the CLI's stdout and stderr, after the CLI
-// and its group are gone: only the run's processes had those pipes, so a holder is one of its own that left the
-// group (a grandchild started in a session of its own, as node's detached spawn does).
+// killPipeHolders kills the processes that hold the write end of pipes, the CLI's stdout and stderr, after the
+// CLI and its group are gone: only the run's processes had it (the server closed its copy once the CLI started), so
+// a holder is one of the run's that left the group (a grandchild started in a session of its own, as node's
+// detached spawn does). The server's read ends, which a process it is starting may hold for a moment, are not
+// looked at.
 func killPipeHolders(pipes ...*os.File) {
 	ours := map[string]bool{}
 	for _, f := range pipes {
@@ -35,8 +37,23 @@ func killPipeHolders(pipes ...*os.File) {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if link, err := os.Readlink(fd); err == nil && ours[link] {
+		if link, err := os.Readlink(fd); err == nil && ours[link] && writes(strings.Replace(fd, "/fd/", "/fdinfo/", 1)) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// writes reports whether the fdinfo file at path describes a descriptor open for writing.
+func writes(path string) bool {
+	info, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(info)) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&syscall.O_ACCMODE != syscall.O_RDONLY
+		}
+	}
+	return false
 }

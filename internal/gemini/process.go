@@ -103,6 +103,10 @@ func (r *Runner) start(args []string) (*process, error) {
 // the group keeps a pipe open for longer.
 const drainGrace = 5 * time.Second
 
+// holderCheck is how long the rest of the output may take before the processes that hold the pipes are looked for:
+// once the CLI's group is gone, a holder is one of the run's that left the group.
+const holderCheck = 250 * time.Millisecond
+
 // reap waits for the CLI to exit, kills what is left of its group and reads the rest of its output, giving up on
 // output still held open by a process that left the group after drainGrace.
 func (p *process) reap(stdout, stderr *os.File) {
@@ -123,11 +127,15 @@ func (p *process) reap(stdout, stderr *os.File) {
 	go func() { copies.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(drainGrace): // a process that left the group still holds the pipes: end it, stop reading
+	case <-time.After(holderCheck): // a process that left the group may hold the pipes (or the reading is slow)
 		killPipeHolders(stdout, stderr)
-		stdout.Close()
-		stderr.Close()
-		<-drained
+		select {
+		case <-drained:
+		case <-time.After(drainGrace): // still held: stop reading
+			stdout.Close()
+			stderr.Close()
+			<-drained
+		}
 	}
 
 	p.exit = exitStatus{code: -1, desc: "unknown"}

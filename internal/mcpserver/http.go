@@ -109,9 +109,11 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				defer o.Answering()()
 			}
 			if r.URL.Path == "/mcp" && msg.Method == "tools/call" && r.Header.Get(server.HeaderKeySessionID) != "" {
-				// A broken connection does not cancel a call (the spec: only notifications/cancelled does): its
-				// answer is kept in the event log for the client to resume the stream and read it. The end of its
-				// session, the server's stop and the call's own time limit still end it.
+				// A broken connection does not cancel a call (the spec: only notifications/cancelled does). A call
+				// that streams (it sends progress) keeps its answer in the event log, for the client to resume the
+				// stream and read it; any call's report reaches the client that calls again, which joins the run
+				// or finds it in the cache. The end of its session, the server's stop and the call's own time
+				// limit still end it.
 				r = r.WithContext(context.WithoutCancel(r.Context()))
 			}
 			if r.URL.Path == "/mcp" && msg.Method == "initialize" && !live.room() {

@@ -341,8 +341,8 @@ func TestAppEndsTaskCalls(t *testing.T) {
 	}
 }
 
-// Every task gets a TTL within a day, an hour when it asks for none, so that no result is kept for good: the client
-// reads the TTL granted in the created task.
+// Every task gets a TTL within half an hour and a day, an hour when it asks for none, so that no result is kept
+// for good and no run is forgotten before it could end: the client reads the TTL granted in the created task.
 func TestTaskTTLIsBounded(t *testing.T) {
 	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
 	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
@@ -354,7 +354,8 @@ func TestTaskTTLIsBounded(t *testing.T) {
 		want float64
 	}{
 		{map[string]any{}, float64(time.Hour.Milliseconds())},
-		{map[string]any{"ttl": 600000}, 600000},
+		{map[string]any{"ttl": 600000}, float64(minTaskTTL.Milliseconds())}, // shorter than a run may take
+		{map[string]any{"ttl": 7200000}, 7200000},
 		{map[string]any{"ttl": 10 * 365 * 24 * time.Hour.Milliseconds()}, float64(24 * time.Hour.Milliseconds())},
 		{map[string]any{"ttl": int64(math.MaxInt64)}, float64(24 * time.Hour.Milliseconds())},
 	} {

@@ -87,15 +87,14 @@ func (p *progress) notify(message string) {
 		Notification: mcp.Notification{Method: string(mcp.MethodNotificationProgress), Params: params}})
 }
 
-// send sends n to the call's client as mcp-go's SendNotificationToClient does, which would drop n's _meta. Best
-// effort: a client that went away gets its result cancelled anyway.
+// send sends n to the call's client as mcp-go's SendNotificationToClient does, which would drop n's _meta. It does
+// not mark an HTTP session for streams, as that does: with the event log, mcp-go streams the call that sends n
+// anyway, and a session so marked would stream, and keep a stream record of, every later request until it ends.
+// Best effort: a client that went away reads the call's answer from the event log, or calls again.
 func (p *progress) send(n mcp.JSONRPCNotification) {
 	session := server.ClientSessionFromContext(p.ctx)
 	if session == nil || !session.Initialized() {
 		return
-	}
-	if streamable, ok := session.(server.SessionWithStreamableHTTPConfig); ok {
-		streamable.UpgradeToSSEWhenReceiveNotification() // an HTTP call's answer becomes a stream that carries n
 	}
 	select {
 	case session.NotificationChannel() <- n:

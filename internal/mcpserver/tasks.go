@@ -30,8 +30,9 @@ import (
 //     there), yet its discover result still announces the tasks capability: the AfterDiscover hook removes it.
 
 const (
-	defaultTaskTTL = time.Hour      // for a task that asks for none
-	maxTaskTTL     = 24 * time.Hour // the most a task may ask for
+	defaultTaskTTL = time.Hour        // for a task that asks for none
+	minTaskTTL     = 30 * time.Minute // the least granted: longer than a call may run by default (deadline.go)
+	maxTaskTTL     = 24 * time.Hour   // the most a task may ask for
 	// maxStoredTasks bounds the tasks whose results are kept at once (a report is at most some tens of KB).
 	maxStoredTasks = 500
 )
@@ -128,13 +129,13 @@ func (t *tasks) hooks() *server.Hooks {
 		if res == nil || res.Content != nil || res.StructuredContent != nil { // a result of the tool's own
 			return
 		}
-		info := errorInfo{Code: codeCancelled, Message: "the task was cancelled before it finished"}
 		t.mu.Lock()
-		if st := t.stored[req.Params.TaskId]; st != nil && st.cancelled != nil {
-			info = *st.cancelled
-		}
+		st := t.stored[req.Params.TaskId]
 		t.mu.Unlock()
-		cancelled := errorResultInfo(info)
+		if st == nil || st.cancelled == nil {
+			return
+		}
+		cancelled := errorResultInfo(*st.cancelled)
 		res.Content, res.StructuredContent, res.IsError = cancelled.Content, cancelled.StructuredContent, true
 	})
 	h.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
@@ -143,7 +144,9 @@ func (t *tasks) hooks() *server.Hooks {
 	return h
 }
 
-// grantedTTL is the TTL a task that asks for asked gets: defaultTaskTTL when it asks for none, at most maxTaskTTL.
+// grantedTTL is the TTL a task that asks for asked gets: defaultTaskTTL when it asks for none, else what it asks
+// within minTaskTTL and maxTaskTTL. A task is gone when its TTL runs out, and its run ends then: a shorter TTL would
+// end a deep search before it could finish, and let a client start runs faster than maxStoredTasks counts them.
 func grantedTTL(asked *int64) time.Duration {
 	switch {
 	case asked == nil || *asked <= 0:
@@ -151,7 +154,7 @@ func grantedTTL(asked *int64) time.Duration {
 	case *asked >= maxTaskTTL.Milliseconds(): // compared in milliseconds: a huge one would overflow a Duration
 		return maxTaskTTL
 	}
-	return time.Duration(*asked) * time.Millisecond
+	return max(time.Duration(*asked)*time.Millisecond, minTaskTTL)
 }
 
 // admit refuses, before mcp-go creates a task, a tools/call that asks to run as a task when its tool does not
@@ -186,9 +189,9 @@ func (t *tasks) admit(raw json.RawMessage) error {
 		}
 	}
 	if len(t.stored) >= maxStoredTasks {
-		return fmt.Errorf("too many task results are kept: %d, the most this server keeps; the next one expires "+
-			"in %v. Read results with tasks/result and ask for shorter TTLs, or call %s without params.task",
-			maxStoredTasks, oldest.Sub(now).Round(time.Second), msg.Params.Name)
+		return fmt.Errorf("too many task results are kept: %d, the most this server keeps until their TTLs run "+
+			"out; the next one expires in %v. Call %s without params.task, or ask for shorter TTLs (at least %v)",
+			maxStoredTasks, oldest.Sub(now).Round(time.Second), msg.Params.Name, minTaskTTL)
 	}
 	return nil
 }
@@ -208,20 +211,30 @@ func (t *tasks) taskHooks() *server.TaskHooks {
 			ttl = slot.ttl
 		}
 		t.stored[m.TaskID] = &storedTask{expires: t.now().Add(ttl)}
+		// mcp-go forgets the task when its TTL runs out, and cancels its request's context, which the detached run
+		// does not see: end the run too, since nobody could read its result.
+		time.AfterFunc(ttl, func() { t.cancel(m.TaskID) })
 	})
 	// mcp-go runs this hook holding its tasks lock: it must not call back into mcp-go.
 	h.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) {
 		t.mu.Lock()
-		cancel := t.cancels[m.TaskID]
 		if st := t.stored[m.TaskID]; st != nil && st.cancelled == nil {
 			st.cancelled = &errorInfo{Code: codeCancelled, Message: "the task was cancelled (tasks/cancel) before it finished"}
 		}
 		t.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
+		t.cancel(m.TaskID)
 	})
 	return h
+}
+
+// cancel ends the run of task id, if it runs.
+func (t *tasks) cancel(id string) {
+	t.mu.Lock()
+	cancel := t.cancels[id]
+	t.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // detach returns the context the research of a task call, whose slot is slot, runs with: it keeps ctx's values,

@@ -237,3 +237,19 @@ func TestModernDiscoverAnnouncesNoTasks(t *testing.T) {
 		t.Errorf("capabilities %v, want tools and no tasks", res["capabilities"])
 	}
 }
+
+// When a task's TTL runs out mcp-go forgets it, and its run ends too: nobody could read its result.
+func TestExpiredTaskEndsItsRun(t *testing.T) {
+	tasks := newTasks(nil, map[string]bool{"ask": true})
+	ctx := context.Background()
+	slot := &taskSlot{ttl: 10 * time.Millisecond}
+	tasks.pending[ctx] = slot
+	tasks.taskHooks().OnTaskCreated[0](ctx, server.TaskMetrics{TaskID: "t1"})
+	run, release := tasks.detach(ctx, slot)
+	defer release()
+	select {
+	case <-run.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run outlived its task's TTL")
+	}
+}

@@ -41,22 +41,26 @@ func bound(ctx context.Context, req backend.Request) backend.Request {
 	return req
 }
 
+// minRunLeft is the least time left to a call for another run (a fallback, a correction, a round) to start: one
+// given less would start a CLI only to stop it.
+const minRunLeft = 2 * time.Second
+
 // queueWait is how long the call of ctx may wait for a queue slot: at most wait (0: no limit), and never past the
-// call's deadline.
-func queueWait(ctx context.Context, wait time.Duration) time.Duration {
-	d, ok := deadlineOf(ctx)
+// call's deadline, in which case byDeadline says so.
+func queueWait(ctx context.Context, wait time.Duration) (d time.Duration, byDeadline bool) {
+	dl, ok := deadlineOf(ctx)
 	if !ok {
-		return wait
+		return wait, false
 	}
-	left := max(time.Until(d.at), time.Millisecond) // 0 would mean no limit
-	if wait == 0 {
-		return left
+	left := max(time.Until(dl.at), time.Millisecond) // 0 would mean no limit
+	if wait == 0 || left < wait {
+		return left, true
 	}
-	return min(wait, left)
+	return wait, false
 }
 
-// timeLeft reports whether the call of ctx may start another run (a correction, a round).
+// timeLeft reports whether the call of ctx has time for another run (a fallback, a correction, a round).
 func timeLeft(ctx context.Context) bool {
 	d, ok := deadlineOf(ctx)
-	return !ok || time.Now().Before(d.at)
+	return !ok || time.Until(d.at) >= minRunLeft
 }

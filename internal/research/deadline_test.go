@@ -11,7 +11,7 @@ import (
 )
 
 // slowCorrections makes the research run answer at once without valid JSON, and every JSON correction take
-// 300 ms and fail too: twenty corrections would take six seconds.
+// 300 ms and fail too: twenty corrections would take six seconds. (None starts with less than minRunLeft to go.)
 func slowCorrections(t *testing.T) {
 	t.Setenv(geminitest.EnvDelay, "300ms")
 	geminitest.Script(t, geminitest.Step{Scenario: geminitest.ScenarioInvalid},
@@ -23,7 +23,7 @@ func slowCorrections(t *testing.T) {
 func TestCorrectionsShareTheSearchDeadline(t *testing.T) {
 	slowCorrections(t)
 	e, fake, _ := newEngineWithTimeout(t, geminitest.ScenarioScript,
-		Settings{SearchTimeout: time.Second, JSONMaxRetries: 20}, time.Hour)
+		Settings{SearchTimeout: 3 * time.Second, JSONMaxRetries: 20}, time.Hour)
 	rep, err := e.Search(context.Background(), SearchRequest{Query: "q"})
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +65,9 @@ func TestQueueWaitSharesTheDeadline(t *testing.T) {
 		time.Hour)
 	_, err = e.Search(context.Background(), SearchRequest{Query: "q"})
 	var f *Failure
-	if !errors.As(err, &f) || f.Code != CodeQueueTimeout {
-		t.Errorf("err = %v, want QUEUE_TIMEOUT once the search's time ran out", err)
+	if !errors.As(err, &f) || f.Code != CodeQueueTimeout || !strings.Contains(f.Message, "time limit of 200ms (GEMINI_SEARCH_TIMEOUT)") ||
+		!strings.Contains(f.Details, "GEMINI_SEARCH_TIMEOUT") {
+		t.Errorf("err = %+v, want QUEUE_TIMEOUT naming the search's time limit", err)
 	}
 	if len(fake.Calls()) != 0 {
 		t.Error("the CLI ran after the search's time ran out")

@@ -276,10 +276,15 @@ func agentGaveUp(a agentReport) *Failure {
 func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress) (backend.Result, error) {
 	if q := e.settings.Queue; q != nil {
 		var waited atomic.Bool // set from the goroutines that move the queue
-		release, err := q.Acquire(ctx, queueWait(ctx, e.settings.QueueTimeout), func(place int) {
+		wait, byDeadline := queueWait(ctx, e.settings.QueueTimeout)
+		release, err := q.Acquire(ctx, wait, func(place int) {
 			waited.Store(true)
 			progress.report(fmt.Sprintf("queued: position %d", place))
 		})
+		if qt := (*QueueTimeoutError)(nil); errors.As(err, &qt) && byDeadline {
+			d, _ := deadlineOf(ctx)
+			qt.Limit, qt.Variable = d.limit, d.variable
+		}
 		if err != nil {
 			return backend.Result{}, err
 		}
@@ -308,7 +313,7 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 	case errors.As(err, &qt):
 		e.log.Warn("research request gave up waiting for a slot", "topic", shorten(topic), "waited", qt.Waited)
 		return &Failure{Code: CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",
-			Details: "Try again shortly, or raise GEMINI_MAX_CONCURRENT or GEMINI_QUEUE_TIMEOUT."}
+			Details: "Try again shortly, or raise GEMINI_MAX_CONCURRENT or " + cmp.Or(qt.Variable, "GEMINI_QUEUE_TIMEOUT") + "."}
 	case errors.As(err, &ge):
 		details := ge.Hint
 		if ge.Detail != "" {

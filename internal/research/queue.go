@@ -69,9 +69,18 @@ func (q *Queue) Active() (running, waiting int) {
 }
 
 // QueueTimeoutError is returned by Acquire when no slot freed up in time.
-type QueueTimeoutError struct{ Waited time.Duration }
+type QueueTimeoutError struct {
+	Waited time.Duration
+	// Limit and Variable, when set, are the call's time limit and the variable that sets it, which ran out while
+	// the call waited (before GEMINI_QUEUE_TIMEOUT could).
+	Limit    time.Duration
+	Variable string
+}
 
 func (e *QueueTimeoutError) Error() string {
+	if e.Variable != "" {
+		return fmt.Sprintf("no research slot freed up before the call's time limit of %s (%s) ran out", e.Limit, e.Variable)
+	}
 	return fmt.Sprintf("no research slot freed up within %s", e.Waited)
 }
 
