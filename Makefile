@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build install run test fuzz load vuln lint bench clean e2e run-tray screenshot
+.PHONY: help build install run test fuzz load vuln lint bench clean e2e run-tray screenshot dist release
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -85,11 +85,12 @@ GOVULNCHECK ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 vuln: ## Check for known vulnerabilities in the code and its dependencies (govulncheck; needs vuln.go.dev or GOVULNDB)
 	$(GO) run $(GOVULNCHECK) $(if $(GOVULNDB),-db $(GOVULNDB)) ./...
 
-lint: ## Check formatting (gofmt), run go vet (also for Windows), and build the headless server for macOS without cgo
+lint: ## Check formatting (gofmt), run go vet (also for Windows and make dist's checks), build the server for macOS without cgo
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=windows $(GO) vet ./...
 	GOOS=darwin CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gemini-search-mcp # it must link no tray code
+	$(GO) vet -tags dist ./packaging/
 
 # Then searches on the Gemini API backend and on the Gemini CLI backend (the real CLI, from the e2e cache), cold
 # and warm, through the built server over HTTP against the same mock: time to the first API request, to the first
@@ -103,5 +104,26 @@ bench: build ## Run the benchmarks, then time searches on the Gemini API and the
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
 		$(GO) test -tags e2e -count=1 -run '^$$' -bench '^BenchmarkBackends$$' -benchtime $(BENCH_RUNS)x -timeout 10m
 
+# Releases: GoReleaser, run as a Go module at a pinned version (its npm wrapper downloads a binary), builds what
+# .goreleaser.yaml lists: the headless server for Linux, Windows and macOS, the tray for Linux and Windows (macOS's
+# needs a Mac), archives, .deb and .rpm packages, a Claude Desktop bundle per platform (packaging/cmd/mcpb, with the
+# mcpb CLI pinned in packaging/package.json) and checksums; packaging/cmd/serverjson then writes the MCP Registry
+# entry. make dist builds a snapshot, offline, and checks all of it (packaging/dist_test.go).
+GORELEASER ?= github.com/goreleaser/goreleaser/v2@v2.15.1
+DIST_TIMEOUT ?= 10m
+# GoReleaser reads the commit from git only in a clone with a remote. A clone without one names the repository to
+# it through git's GIT_CONFIG_* variables, which change no file; else a snapshot's version would say "none".
+NO_REMOTE_ENV = $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
+	GIT_CONFIG_VALUE_0=https://github.com/gemini-search-mcp/gemini-search-mcp.git)
+
+dist: ## Build a snapshot release into dist/ (archives, .deb, .rpm, .mcpb, server.json) and check it, offline
+	$(NO_REMOTE_ENV) $(GO) run $(GORELEASER) release --snapshot --clean
+	$(GO) run ./packaging/cmd/serverjson -dist dist
+	$(GO) test -tags dist -count=1 -timeout $(DIST_TIMEOUT) -v ./packaging/
+
+release: ## Publish the release of the tag at HEAD to GitHub (GITHUB_TOKEN), then write dist/server.json
+	$(GO) run $(GORELEASER) release --clean
+	$(GO) run ./packaging/cmd/serverjson -dist dist
+
 clean: ## Remove build outputs
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

@@ -1,5 +1,7 @@
 // Command gen draws the tray icons in assets/: one per state, as a 64×64 PNG (Linux, macOS) and as an ICO with
-// 16, 24, 32, 48 and 64 pixel images (Windows). Run it from the repository root after changing the drawing:
+// 16, 24, 32, 48 and 64 pixel images (Windows); and the app icon, the idle one at 128, 256 and 512 pixels, into
+// packaging/icons/ (the Linux packages' desktop entry, the Claude Desktop bundle). Run it from the repository root
+// after changing the drawing:
 //
 //	go run ./assets/gen
 //
@@ -58,9 +60,18 @@ var (
 )
 
 func main() {
-	dir := "assets"
+	dir, appDir := "assets", filepath.Join("packaging", "icons")
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
+	}
+	if len(os.Args) > 2 {
+		appDir = os.Args[2]
+	}
+	for _, size := range []int{128, 256, 512} {
+		name := filepath.Join(appDir, fmt.Sprintf("%d.png", size))
+		if err := os.WriteFile(name, encode(draw(states[0], size)), 0o644); err != nil {
+			fail(err)
+		}
 	}
 	for _, s := range states {
 		pngData := encode(draw(s, 64))
