@@ -6,11 +6,12 @@ import (
 	"os"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/buildinfo"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; go install records the module's instead.
 var version = "dev"
 
 func main() {
-	os.Exit(app.Main(os.Args[1:], version, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(app.Main(os.Args[1:], buildinfo.Version(version), os.Stdin, os.Stdout, os.Stderr))
 }

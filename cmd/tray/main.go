@@ -5,12 +5,13 @@ package main
 import (
 	"os"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/buildinfo"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/trayapp"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; go install records the module's instead.
 var version = "dev"
 
 func main() {
-	os.Exit(trayapp.Main(os.Args[1:], version, os.Stdout, os.Stderr))
+	os.Exit(trayapp.Main(os.Args[1:], buildinfo.Version(version), os.Stdout, os.Stderr))
 }
