@@ -78,7 +78,17 @@ type Result struct {
 	Backend    string     // CLI or API
 	Switched   string     // why auto ran this on a backend other than its first choice; "" when it did not
 	Grounding  *Grounding // the API's grounding data; nil on the CLI
+	// Unfinished says why the answer stopped before its end, when the backend knows it did: the Gemini API's finish
+	// reason when it is not STOP (FinishMaxTokens, SAFETY, RECITATION, …), or NoFinishReason when its stream ended
+	// without one. "" for an answer that ended whole. Such an answer is kept, but what is built on it is partial.
+	Unfinished string
 }
+
+// Why an answer is Unfinished, besides the API's other finish reasons.
+const (
+	FinishMaxTokens = "MAX_TOKENS"                           // the model reached its limit of output tokens
+	NoFinishReason  = "stream ended without a finish reason" // the API's stream ended before the model said it was done
+)
 
 // EventKind sorts the backend's steps for progress reports.
 type EventKind string

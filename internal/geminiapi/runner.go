@@ -6,7 +6,9 @@
 //
 // Errors are classified from the SDK's APIError (seed 001): a rejected key is AUTH_ERROR, a daily quota
 // QUOTA_ERROR at once, a per-minute limit is waited out as the server asks and retried, a server error retried
-// with backoff, the time limit API_TIMEOUT with the text streamed so far.
+// with backoff, the time limit API_TIMEOUT with the text streamed so far. An answer that ends for any reason but
+// STOP (MAX_TOKENS, SAFETY, …, or a stream that just ends) is no failure, but it is not whole either: the Result
+// says why in Unfinished.
 package geminiapi
 
 import (
@@ -158,13 +160,18 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		r.cfg.Logger.Debug("gemini api call failed", "code", e.Code, "message", e.Message)
 		return res, e
 	}
+	if res.Unfinished = s.unfinished(); res.Unfinished != "" {
+		r.cfg.Logger.Warn("the Gemini API's answer stopped before its end; it is kept as a partial answer",
+			"finish_reason", res.Unfinished, "answer_bytes", len(res.Text))
+	}
 	return res, nil
 }
 
 // call makes one streamed request, feeding s as the chunks arrive.
 func (r *Runner) call(ctx context.Context, model string, req backend.Request, s *stream) error {
 	cfg := &genai.GenerateContentConfig{
-		// We declare no functions, and an answer cut by CONTINUATION is used as it is rather than sent again.
+		// We declare no functions, and an answer cut by CONTINUATION is kept as it is, unfinished, rather than
+		// sent again.
 		AutomaticContinuation: genai.Ptr(false),
 		SystemInstruction:     r.system,
 	}

@@ -227,3 +227,34 @@ func TestAnswerPastTheOutputLimit(t *testing.T) {
 		t.Errorf("partial: truncated=%v, %d bytes, valid UTF-8 %v", e.Partial.Truncated, len(e.Partial.Text), utf8.ValidString(res.Text))
 	}
 }
+
+// An answer that ends for any reason but STOP comes back, with the reason in Unfinished: no failure, but not whole.
+func TestUnfinishedAnswers(t *testing.T) {
+	t.Parallel()
+	const text = "Go 1.26 shipped in February 2026 with"
+	tests := []struct {
+		name  string
+		reply mockgemini.Reply
+		want  string
+	}{
+		{"whole", mockgemini.Text(text), ""},
+		{"max tokens", mockgemini.MaxTokens(text), backend.FinishMaxTokens},
+		{"safety", mockgemini.Reply{Text: text, Finish: "SAFETY"}, "SAFETY"},
+		{"stream cut off", mockgemini.CutOff(text), backend.NoFinishReason},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mock := mockgemini.New()
+			mock.Handle(mockgemini.KindSearch, mockgemini.Always(tt.reply))
+			r := newRunner(t, mock, time.Minute)
+			res, err := r.Run(t.Context(), backend.Request{Prompt: "q"})
+			if err != nil || res.Text != text || res.Unfinished != tt.want {
+				t.Errorf("got %q, unfinished %q, %v; want the text, unfinished %q", res.Text, res.Unfinished, err, tt.want)
+			}
+			if n := len(mock.Requests()); n != 1 {
+				t.Errorf("%d requests, want 1: an unfinished answer is not sent again", n)
+			}
+		})
+	}
+}

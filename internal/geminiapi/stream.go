@@ -97,6 +97,18 @@ func (s *stream) appendText(i int, text string) {
 // text is the answer without markers.
 func (s *stream) text() string { return strings.Join(s.parts, "") }
 
+// unfinished is why the answer stopped before its end (backend.Result.Unfinished): the finish reason the model
+// gave when it is not STOP, or backend.NoFinishReason when the stream ended without one; "" for a whole answer.
+func (s *stream) unfinished() string {
+	switch s.finish {
+	case genai.FinishReasonStop:
+		return ""
+	case "":
+		return backend.NoFinishReason
+	}
+	return string(s.finish)
+}
+
 // result is the answer with its grounding.
 func (s *stream) result(model string) backend.Result {
 	res := backend.Result{Model: cmp.Or(s.model, model), Backend: backend.API, Truncated: s.truncated,

@@ -30,6 +30,9 @@ type Reply struct {
 	Queries  []string      // groundingMetadata.webSearchQueries: the searches the model ran
 	URLs     []URLMetadata // urlContextMetadata.urlMetadata: the pages URL context retrieved
 	Finish   string        // the candidate's finishReason; "" means STOP
+	// NoFinish ends the answer without a finishReason: a stream then stops after its text, with neither the
+	// finish reason nor the usage and metadata of a last chunk, as a stream cut short does.
+	NoFinish bool
 	Empty    bool          // 200 with a candidate that has no parts
 	Hang     bool          // never answer: hold the request until the client leaves or the server closes
 	Delay    time.Duration // wait this long before answering
@@ -198,6 +201,12 @@ func Fetched(text string, urls ...string) Reply {
 	}
 	return r
 }
+
+// MaxTokens answers text cut off where the model reached its limit of output tokens: finishReason MAX_TOKENS.
+func MaxTokens(text string) Reply { return Reply{Text: text, Finish: "MAX_TOKENS"} }
+
+// CutOff answers text in a stream that then just ends (NoFinish): no chunk says the model finished.
+func CutOff(text string) Reply { return Reply{Text: text, NoFinish: true} }
 
 // Empty answers 200 with a candidate that holds nothing.
 func Empty() Reply { return Reply{Empty: true} }

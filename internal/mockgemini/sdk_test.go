@@ -298,6 +298,50 @@ func TestSDKStreamEarlyMetadata(t *testing.T) {
 	}
 }
 
+// An answer that ends for a reason other than STOP: cut off by the output token limit, or a stream that just ends
+// after its text with no chunk saying the model finished.
+func TestSDKUnfinishedAnswers(t *testing.T) {
+	t.Parallel()
+	const text = "Der Föhn ist ein warmer Fallwind, der in den Alpen"
+	for _, tt := range []struct {
+		name   string
+		reply  Reply
+		finish genai.FinishReason
+	}{
+		{"max tokens", MaxTokens(text), genai.FinishReasonMaxTokens},
+		{"cut off", CutOff(text), ""},
+	} {
+		for _, stream := range modes() {
+			t.Run(tt.name+"/"+mode(stream), func(t *testing.T) {
+				t.Parallel()
+				m, c := sdkStart(t)
+				r := tt.reply
+				r.Grounding, r.Chunks = DefaultSources, 3
+				m.Handle(KindSearch, Always(r))
+				resps, err := generate(context.Background(), c, stream, "föhn")
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts, last := answer(t, stream, resps)
+				if strings.Join(parts, "") != text {
+					t.Errorf("text %q, want %q", parts, text)
+				}
+				for i, resp := range resps {
+					if got := resp.Candidates[0].FinishReason; got != "" && (got != tt.finish || i < len(resps)-1) {
+						t.Errorf("chunk %d of %d: finish reason %q, want %q on the last one only", i+1, len(resps), got, tt.finish)
+					}
+				}
+				if last.FinishReason != tt.finish {
+					t.Errorf("finish reason %q, want %q", last.FinishReason, tt.finish)
+				}
+				if cut := tt.finish == ""; stream && cut && (last.GroundingMetadata != nil || resps[len(resps)-1].UsageMetadata != nil) {
+					t.Errorf("a stream cut short sent the last chunk's metadata: %+v", last.GroundingMetadata)
+				}
+			})
+		}
+	}
+}
+
 func TestSDKURLContext(t *testing.T) {
 	t.Parallel()
 	r := Fetched("Die Seite beschreibt Go 1.26.", "https://go.dev/doc/go1.26")

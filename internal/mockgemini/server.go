@@ -12,8 +12,9 @@
 // kind picks the [Reply]: text, a JSON document, function calls, a grounded
 // answer ([Grounded], or [GroundedAnswer] with supports for given segments,
 // webSearchQueries and URL context metadata), an API error (400 invalid key,
-// 401, 403, 429 per minute or per day, 500, 503), an empty answer, a hang, a
-// delay or a slow stream; [ByPrompt] gives the different prompts of one kind
+// 401, 403, 429 per minute or per day, 500, 503), an empty answer, an answer
+// cut off by the output token limit ([MaxTokens]) or a stream that just ends
+// without a finish reason ([CutOff]), a hang, a delay or a slow stream; [ByPrompt] gives the different prompts of one kind
 // their own scripts. Every request is recorded ([Server.Requests]) with the
 // model, the tools it offered, the system instruction, the prompt text and
 // its headers; the API key only as [Request.APIKey], never its value.
@@ -398,6 +399,12 @@ func (r Reply) summary() string {
 	if r.Delay > 0 {
 		parts = append(parts, "after "+r.Delay.String())
 	}
+	switch {
+	case r.NoFinish:
+		parts = append(parts, "no finish reason")
+	case r.Finish != "" && r.Finish != "STOP":
+		parts = append(parts, "finish "+r.Finish)
+	}
 	if text := r.text(); text != "" {
 		parts = append(parts, fmt.Sprintf("text %q", shorten(text, 60)))
 	}
@@ -453,8 +460,12 @@ func (r Reply) text() string { return strings.Join(r.textParts(), "") }
 // response builds one GenerateContentResponse whose content holds texts,
 // one part each: a chunk of a stream, or the whole answer. first adds the
 // early metadata (EarlyMetadata); last adds the function calls, grounding,
-// URL context metadata, finish reason and usage.
+// URL context metadata, finish reason and usage, unless NoFinish cuts the
+// stream off before them (a non-streamed answer then lacks the finish reason).
 func (r Reply) response(texts []string, stream, first, last bool, model string, promptBytes int) map[string]any {
+	if r.NoFinish && stream {
+		last = false
+	}
 	parts := []any{}
 	for _, t := range texts {
 		if t != "" {
@@ -471,7 +482,9 @@ func (r Reply) response(texts []string, stream, first, last bool, model string, 
 			}
 			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": args}})
 		}
-		cand["finishReason"] = cmpOr(r.Finish, "STOP")
+		if !r.NoFinish {
+			cand["finishReason"] = cmpOr(r.Finish, "STOP")
+		}
 		if g := r.grounding(stream); g != nil {
 			cand["groundingMetadata"] = g
 		}

@@ -191,3 +191,126 @@ func TestAFailureSaysWhichBackendFailed(t *testing.T) {
 		t.Errorf("got %+v", err)
 	}
 }
+
+// An API answer that ends for any reason but STOP makes a partial report that says why, and is never cached: an
+// identical second call runs again. A deep_search whose first round is cut off stops there; one whose verification
+// round is cut off keeps the round before, as a timed-out round does.
+func TestUnfinishedAnswersMakePartialReportsThatAreNotCached(t *testing.T) {
+	t.Parallel()
+	const text = "```json\n{\"success\": true, \"report\": \"Der Föhn ist ein warmer Fallwind, der in den Alpen oft im"
+	cut := []struct {
+		name, reason, notice string
+		reply                mg.Reply
+	}{
+		{"max tokens", "MAX_TOKENS", "the model reached its output limit (MAX_TOKENS)", mg.MaxTokens(text)},
+		{"stream cut off", "stream ended without a finish reason", "the Gemini API's stream ended", mg.CutOff(text)},
+	}
+	calls := []struct {
+		name string
+		call func(e *research.Engine) (research.Report, error)
+	}{
+		{"search", func(e *research.Engine) (research.Report, error) {
+			return e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
+		}},
+		{"ask", func(e *research.Engine) (research.Report, error) {
+			return e.Ask(t.Context(), research.AskRequest{Prompt: "Was ist der Föhn?"})
+		}},
+		{"deep_search", func(e *research.Engine) (research.Report, error) {
+			return e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "Föhn"})
+		}},
+	}
+	for _, c := range cut {
+		for _, call := range calls {
+			t.Run(c.name+"/"+call.name, func(t *testing.T) {
+				t.Parallel()
+				mock := mg.New()
+				mock.Handle(mg.KindSearch, mg.Always(c.reply))
+				e := apiEngine(t, mock, time.Minute, research.Settings{Cache: research.NewCache(time.Hour),
+					JSONMaxRetries: 1, MaxRounds: 3})
+				for i := range 2 {
+					rep, err := call.call(e)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !rep.Partial || rep.Metadata.Cached || rep.Metadata.FinishReason != c.reason ||
+						!strings.HasPrefix(rep.Report, "[Partial response: the answer was cut off") ||
+						!strings.Contains(rep.Report, c.notice) || !strings.Contains(rep.Report, "Fallwind") {
+						t.Errorf("call %d: partial %v, cached %v, finish reason %q, report %q", i+1, rep.Partial,
+							rep.Metadata.Cached, rep.Metadata.FinishReason, rep.Report)
+					}
+					if n := len(mock.Requests()); n != i+1 {
+						t.Errorf("call %d: %d API requests, want %d: one run per call, no correction, no further round",
+							i+1, n, i+1)
+					}
+				}
+			})
+		}
+	}
+
+	t.Run("a cut verification round keeps the round before", func(t *testing.T) {
+		t.Parallel()
+		mock := mg.New()
+		first := "Runde 1: Der Föhn ist ein warmer Fallwind."
+		mock.Handle(mg.KindSearch, mg.ByPrompt(mg.Always(mg.Text("unexpected")),
+			mg.Route{Contains: verifyPrompt, Respond: mg.Always(mg.MaxTokens(`{"success": true, "report": "Runde 2: Der`))},
+			mg.Route{Contains: researchPrompt, Respond: mg.Always(mg.Text(jsonAnswer(first)))},
+		))
+		e := apiEngine(t, mock, time.Minute, research.Settings{Cache: research.NewCache(time.Hour), MaxRounds: 3})
+		for i := range 2 {
+			rep, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "Föhn"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "[Partial response: verification round 2 was cut off because the model reached its output limit " +
+				"(MAX_TOKENS). This is the report of round 1.]\n\n" + first
+			if !rep.Partial || rep.Metadata.Cached || rep.Metadata.FinishReason != "MAX_TOKENS" || rep.Report != want {
+				t.Errorf("call %d: partial %v, cached %v, finish reason %q, report %q", i+1, rep.Partial, rep.Metadata.Cached,
+					rep.Metadata.FinishReason, rep.Report)
+			}
+			if n := len(mock.Requests()); n != 2*(i+1) {
+				t.Errorf("call %d: %d API requests, want %d", i+1, n, 2*(i+1))
+			}
+		}
+	})
+}
+
+// structured: a value read from an unfinished answer, or from an unfinished correction, comes back partial.
+func TestStructuredFromUnfinishedAnswersIsPartial(t *testing.T) {
+	t.Parallel()
+	validName := func(v any) error {
+		if m, ok := v.(map[string]any); !ok || m["name"] == nil {
+			return errors.New("at '/name': missing")
+		} else if _, ok := m["name"].(string); !ok {
+			return errors.New("at '/name': got number, want string")
+		}
+		return nil
+	}
+	tests := []struct {
+		name            string
+		answer, correct mg.Reply
+		runs            int
+	}{
+		{"the answer", mg.MaxTokens(`{"name": "Föhn"}`), mg.Text("unexpected"), 1},
+		{"the correction", mg.Text(`{"name": 42}`), mg.MaxTokens(`{"name": "Föhn"}`), 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mock := mg.New()
+			mock.Handle(mg.KindSearch, mg.Always(tt.answer))
+			mock.Handle(mg.KindChat, mg.Always(tt.correct))
+			e := apiEngine(t, mock, time.Minute, research.Settings{Cache: research.NewCache(time.Hour)})
+			for i := range 2 {
+				rep, err := e.Structured(t.Context(), research.StructuredRequest{Prompt: "Name it", Schema: `{"type": "object"}`,
+					Validate: validName})
+				if err != nil || !rep.Partial || rep.Metadata.Cached || rep.Metadata.FinishReason != "MAX_TOKENS" ||
+					rep.Report != `{"name":"Föhn"}` {
+					t.Errorf("call %d: got %+v, %v", i+1, rep, err)
+				}
+			}
+			if n := len(mock.Requests()); n != 2*tt.runs {
+				t.Errorf("%d API requests, want %d: nothing cached", n, 2*tt.runs)
+			}
+		})
+	}
+}

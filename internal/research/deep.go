@@ -30,8 +30,9 @@ type DeepSearchRequest struct {
 
 // DeepSearch researches a topic, then verifies the draft in further rounds: each checks the key claims against
 // sources, looks for newer or contradicting sources and for gaps, and returns the corrected report. It stops when
-// a round reports no open gaps or after MaxRounds. When a later round fails or times out, or the call's time limit
-// runs out before it, the last complete round's report comes back marked partial. An identical request already running is joined rather than started
+// a round reports no open gaps or after MaxRounds. When a later round fails, times out or its answer stops before
+// its end, or the call's time limit runs out before it, the last complete round's report comes back marked partial;
+// a first round cut off so is the report, marked partial. An identical request already running is joined rather than started
 // again.
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
 	model := e.model(req.Model)
@@ -86,10 +87,15 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 		case err != nil && errors.As(e.failure(ctx, req.Topic, err), &f):
 			b.cutShort(fmt.Sprintf("[Partial response: verification round %d failed (%s: %s). This is the report of round %d.]",
 				round, f.Code, f.Message, round-1))
-		case vr.partial():
+		case vr.timedOut > 0:
 			b.add(vr)
 			b.cutShort(fmt.Sprintf("[Partial response, timed out after %ds in verification round %d. This is the report of round %d.]",
 				int(vr.timedOut.Seconds()), round, round-1))
+		case vr.res.Unfinished != "":
+			b.add(vr)
+			b.cutShort(fmt.Sprintf("[Partial response: %s. This is the report of round %d.]",
+				cutOff(fmt.Sprintf("verification round %d", round), vr.res.Unfinished), round-1))
+			b.meta.FinishReason = vr.res.Unfinished
 		case !vr.parsed || !*vr.agent.Success:
 			e.log.Warn("verification round gave no usable report; keeping the previous one", "round", round)
 			b.add(vr)

@@ -111,7 +111,7 @@ type Report struct {
 	Report       string   `json:"report"`
 	Summary      string   `json:"-"`                       // Report without the notices and footers around it, nor the sources list
 	ParseWarning bool     `json:"parse_warning,omitempty"` // the agent's answer was not valid JSON: Report is its raw text
-	Partial      bool     `json:"partial,omitempty"`       // cut off by the timeout: Report is what was produced in time
+	Partial      bool     `json:"partial,omitempty"`       // cut off (timeout, an unfinished answer, a failed round): Report is what was produced
 	Metadata     Metadata `json:"metadata"`
 }
 
@@ -133,8 +133,11 @@ type Metadata struct {
 	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
 	JSONCorrections   int      `json:"json_corrections,omitempty"`
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
-	Cached            bool     `json:"cached,omitempty"`       // answered from the cache (GEMINI_CACHE_TTL)
-	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"` // how old the cached report is
+	// FinishReason is why the answer that made the report partial stopped before its end: the Gemini API's finish
+	// reason (MAX_TOKENS, SAFETY, …) or backend.NoFinishReason.
+	FinishReason string `json:"finish_reason,omitempty"`
+	Cached       bool   `json:"cached,omitempty"`       // answered from the cache (GEMINI_CACHE_TTL)
+	CacheAgeMS   *int64 `json:"cache_age_ms,omitempty"` // how old the cached report is
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.

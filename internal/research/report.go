@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // builder assembles a Report from the rounds of one request: the report text of the round that stands, and
@@ -38,14 +40,22 @@ func (b *builder) add(rr roundResult) {
 	b.meta.BackendReason = cmp.Or(b.meta.BackendReason, rr.res.Switched)
 }
 
-// use adds rr and makes its report the one returned; a round cut off by the timeout makes the whole request
-// partial.
+// use adds rr and makes its report the one returned; a round cut off (by the timeout, or by its answer stopping
+// before its end) makes the whole request partial.
 func (b *builder) use(rr roundResult) {
 	b.add(rr)
 	b.current = rr
 	b.rounds++
-	if rr.partial() {
+	switch {
+	case rr.timedOut > 0:
 		b.cutShort(fmt.Sprintf("[Partial response, timed out after %ds]", int(rr.timedOut.Seconds())))
+	case rr.res.Unfinished != "":
+		notice := "[Partial response: " + cutOff("the answer", rr.res.Unfinished) + "."
+		if rr.res.Unfinished == backend.FinishMaxTokens {
+			notice += " " + backend.HintTooLong
+		}
+		b.cutShort(notice + "]")
+		b.meta.FinishReason = rr.res.Unfinished
 	}
 }
 

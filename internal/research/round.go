@@ -41,8 +41,17 @@ type roundResult struct {
 	timedOut     time.Duration
 }
 
-// partial reports whether the round was cut off by the timeout.
-func (r roundResult) partial() bool { return r.timedOut > 0 }
+// cutOff says in words why an answer stopped before its end, from the reason the backend gave
+// (backend.Result.Unfinished): "the answer was cut off because the model reached its output limit (MAX_TOKENS)".
+func cutOff(answer, reason string) string {
+	switch reason {
+	case backend.FinishMaxTokens:
+		return answer + " was cut off because the model reached its output limit (MAX_TOKENS)"
+	case backend.NoFinishReason:
+		return answer + " was cut off: the Gemini API's stream ended before the model had finished"
+	}
+	return answer + " was cut off because the model stopped early (finish reason " + reason + ")"
+}
 
 // freeText is the shape of a round whose answer is the text itself (ask), not JSON to extract.
 const freeText = ""
@@ -50,7 +59,8 @@ const freeText = ""
 // round runs one prompt (req: its text, model, folders and time limit) through the agent: the run (with the
 // fallback model when the quota runs out), then, if its answer is not valid JSON of the shape wanted, up to
 // JSONMaxRetries correction runs that only restructure that answer, while the call has time left. A run that times
-// out after producing some text ends the round as partial instead of failing it. onText, when set, gets the answer as it is written.
+// out after producing some text, or whose answer stopped before its end (backend.Result.Unfinished), ends the round
+// as partial instead of failing it. onText, when set, gets the answer as it is written.
 func (e *Engine) round(ctx context.Context, req backend.Request, shape string, progress Progress,
 	onText func(string)) (roundResult, error) {
 	rr := roundResult{model: req.Model}
@@ -87,10 +97,15 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape string, p
 		return rr, err
 	}
 	rr.res = res
+	if res.Unfinished != "" {
+		e.log.Warn("research answer stopped before its end; keeping it as a partial answer", "finish_reason", res.Unfinished,
+			"chars", len(res.Text))
+	}
 	if shape == freeText {
 		return rr, nil
 	}
-	if rr.agent, rr.parsed = extractReport(res.Text); rr.parsed {
+	// An unfinished answer is corrected no more than a timed-out one: a correction would pass off what is missing.
+	if rr.agent, rr.parsed = extractReport(res.Text); rr.parsed || res.Unfinished != "" {
 		return rr, nil
 	}
 	for rr.corrections < e.settings.JSONMaxRetries && !rr.parsed && timeLeft(ctx) {
@@ -130,6 +145,9 @@ func (e *Engine) correct(ctx context.Context, answer, shape, model string) (agen
 	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model, Plain: true}, nil)
 	if err != nil {
 		return agentReport{}, false, err
+	}
+	if res.Unfinished != "" {
+		return agentReport{}, false, errors.New(cutOff("the correction's answer", res.Unfinished))
 	}
 	r, ok := extractReport(res.Text)
 	return r, ok, nil

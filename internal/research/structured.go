@@ -56,6 +56,7 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 			Message: "The answer does not fit the schema, and GEMINI_ASK_TIMEOUT ran out before it could be corrected.",
 			Details: "What is wrong: " + problem + "\nRaise GEMINI_ASK_TIMEOUT, loosen the schema or say more in the prompt."}
 	}
+	var fixCut string // why the correction's answer stopped before its end, if it did
 	if problem != "" {
 		rr.corrections++
 		e.log.Warn("the answer does not fit the caller's schema; running one correction", "problem", shorten(problem))
@@ -71,10 +72,15 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 				Message: "The answer does not fit the schema, even after a correction.",
 				Details: "What is wrong: " + problem + "\nLoosen the schema or say more in the prompt."}
 		}
+		fixCut = res.Unfinished
 	}
 	b := newBuilder(topic, "", start)
 	b.freeText = true
 	b.use(rr)
+	if fixCut != "" && !b.partial {
+		b.cutShort("[Partial response: " + cutOff("the correction's answer", fixCut) + ".]")
+		b.meta.FinishReason = fixCut
+	}
 	rep := b.report(e.now())
 	text, err := json.Marshal(value)
 	if err != nil {
