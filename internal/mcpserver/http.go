@@ -29,8 +29,8 @@ type HTTPOptions struct {
 	AuthToken func() string
 	Health    func() any // the body of GET /healthz, encoded as JSON
 	Logger    *slog.Logger
-	// SessionEnded is told the id of each session that ended: its client deleted it, or it was idle for
-	// sessionIdle. Its calls in progress have nobody to answer any more. nil: nobody is told.
+	// SessionEnded is told the id of each session that ended: its client deleted it, it was idle for sessionIdle,
+	// or it made room for a new one. Its calls in progress have nobody to answer any more. nil: nobody is told.
 	SessionEnded func(id string)
 	// Answering is told of each request that calls a tool (tools/call, or the HTTP API) as it begins, and the func
 	// it returns once it has answered, so that a server about to stop can wait for the answers. nil: nobody is.
@@ -116,12 +116,15 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				// limit still end it.
 				r = r.WithContext(context.WithoutCancel(r.Context()))
 			}
-			if r.URL.Path == "/mcp" && msg.Method == "initialize" && !live.room() {
-				o.Logger.Warn("refused a new MCP session: too many", "max", maxSessions)
-				refuse(w, http.StatusServiceUnavailable, codeUnavailable, fmt.Sprintf("Service unavailable: %d MCP "+
-					"sessions are open, the most this server keeps; close clients you no longer use (an idle session "+
-					"ends after %v)", maxSessions, sessionIdle))
-				return
+			if r.URL.Path == "/mcp" && msg.Method == string(mcp.MethodInitialize) {
+				if !live.room() {
+					o.Logger.Warn("refused a new MCP session: every session has a request in progress", "max", maxSessions)
+					refuse(w, http.StatusServiceUnavailable, codeUnavailable, fmt.Sprintf("Service unavailable: all "+
+						"%d MCP sessions, the most this server keeps, have a request in progress (a call or a "+
+						"listening stream); try again when one ends", maxSessions))
+					return
+				}
+				defer func() { live.initialized(w.Header().Get(server.HeaderKeySessionID)) }()
 			}
 		}
 		if r.URL.Path == "/mcp" {
@@ -155,7 +158,7 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 const (
 	codeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
 	codeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
-	codeUnavailable  = "UNAVAILABLE"  // too many sessions
+	codeUnavailable  = "UNAVAILABLE"  // every session busy
 )
 
 // refusal is how r is refused: in JSON as the tools' errors for the API, in plain text elsewhere.

@@ -14,7 +14,9 @@ import (
 
 // Session limits. A session lives until its client ends it (DELETE) or goes quiet: sessionIdle after its last
 // request ended, the server forgets it, as it does one that was deleted. A request in progress (a call, however
-// long, or a listening stream) keeps its session alive.
+// long, or a listening stream) keeps its session alive. Most clients never end their sessions (the TypeScript
+// SDK's close() sends no DELETE), so when maxSessions are live, a new one takes the place of the least recently
+// used one with no request in progress.
 const (
 	sessionIdle = 30 * time.Minute
 	maxSessions = 1000 // live at once; more clients than anyone runs on one machine
@@ -96,26 +98,49 @@ func (s *sessions) begin(id string) (done func()) {
 	}
 }
 
-// room forgets the sessions idle for longer than sessionIdle, and reports whether a new one may begin. An idle
-// session is gone at once: a request of it that arrives meanwhile finds it unknown, and its client starts anew.
+// room makes room for a new session and reports whether there is: it forgets the sessions idle for longer than
+// sessionIdle and, when maxSessions are still live, the least recently used one with no request in progress. There
+// is none only when every session has a request in progress. A forgotten session is gone at once: a request of it
+// that arrives meanwhile finds it unknown, and its client starts anew.
 func (s *sessions) room() bool {
 	s.mu.Lock()
-	var idle []string
+	now := s.now()
+	var gone []string
+	var lru string // the least recently used session that is neither busy nor idle for too long
 	for id, st := range s.live {
-		if st.busy == 0 && s.now().Sub(st.last) > sessionIdle {
-			idle = append(idle, id)
+		switch {
+		case st.busy > 0:
+		case now.Sub(st.last) > sessionIdle:
+			gone = append(gone, id)
 			delete(s.live, id)
+		case lru == "" || st.last.Before(s.live[lru].last):
+			lru = id
 		}
+	}
+	if len(s.live) >= maxSessions && lru != "" {
+		gone = append(gone, lru)
+		delete(s.live, lru)
 	}
 	room := len(s.live) < maxSessions
 	s.mu.Unlock()
-	for _, id := range idle {
+	for _, id := range gone {
 		s.end(id) // mcp-go drops its state; its Terminate finds the session gone
 		if s.ended != nil {
-			s.ended(id) // its detached tasks, if any, stop
+			s.ended(id) // its calls and detached tasks, if any, stop
 		}
 	}
 	return room
+}
+
+// initialized ends in mcp-go session id, just initialized, if it is no longer live: room ended it to make room for
+// another while its initialize was answered, before mcp-go registered it.
+func (s *sessions) initialized(id string) {
+	s.mu.Lock()
+	_, live := s.live[id]
+	s.mu.Unlock()
+	if id != "" && !live {
+		s.end(id)
+	}
 }
 
 // deleter returns a func that ends a session in h, mcp-go's handler, the way a client's DELETE does, so that all

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -9,7 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 const listToolsBody = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
@@ -69,22 +75,78 @@ func TestSessionsAreIssuedAndEnd(t *testing.T) {
 	}
 }
 
-// At most maxSessions live at once: one more initialize is refused with a reason, and the others keep working.
-func TestSessionCap(t *testing.T) {
-	srv, _ := sessionServer(t)
+// At most maxSessions live at once: at the cap, a new session takes the place of the least recently used one with
+// no request in progress, and only when every session has one is there no room.
+func TestSessionCapEndsTheLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	var ended []string
+	s := newSessions(func(id string) { ended = append(ended, id) })
+	s.now = func() time.Time { return clock }
+	s.end = func(id string) { _, _ = s.Terminate(id) } // as mcp-go does on a DELETE
+	ids := make([]string, maxSessions)
+	for i := range ids {
+		ids[i] = s.Generate()
+		clock = clock.Add(time.Second)
+	}
+	oldest := s.begin(ids[0]) // the least recently used, but busy
+	if !s.room() || !slices.Equal(ended, []string{ids[1]}) {
+		t.Fatalf("ended %q at the cap, want the least recently used idle one, %s", ended, ids[1])
+	}
+	if _, err := s.Validate(ids[1]); err == nil {
+		t.Error("the session ended to make room is still valid")
+	}
+	for _, id := range append(ids[2:], s.Generate()) {
+		s.begin(id)
+	}
+	if s.room() {
+		t.Errorf("room with every session busy; ended %d", len(ended))
+	}
+	clock = clock.Add(time.Second)
+	oldest()
+	if !s.room() || len(ended) != 2 || ended[1] != ids[0] {
+		t.Errorf("ended %q, want the session whose request ended, %s, next", ended, ids[0])
+	}
+}
+
+// Clients that connect and close without DELETE, as the TypeScript SDK's close() does, never lock a new client
+// out: past maxSessions, each new session takes the place of the least recently used.
+func TestAbandonedSessionsDoNotLockOutClients(t *testing.T) {
+	srv, ended := sessionServer(t)
+	const cycles = 2 * maxSessions
 	var first string
-	for i := range maxSessions {
+	for i := range cycles {
 		id := initialize(t, srv)
+		if res := post(t, srv.URL+"/mcp", []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+			map[string]string{server.HeaderKeySessionID: id}); res.StatusCode != http.StatusAccepted {
+			t.Fatalf("cycle %d: notifications/initialized: %d", i, res.StatusCode)
+		}
 		if i == 0 {
 			first = id
 		}
 	}
-	res := post(t, srv.URL+"/mcp", []byte(initializeBody), nil)
-	if res.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("initialize past the cap: %d, want 503", res.StatusCode)
+	tr, err := transport.NewStreamableHTTP(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if res := post(t, srv.URL+"/mcp", []byte(listToolsBody), map[string]string{server.HeaderKeySessionID: first}); res.StatusCode != http.StatusOK {
-		t.Errorf("a live session past the cap: %d, want 200", res.StatusCode)
+	c := client.NewClient(tr, client.WithLegacyProtocolOnly()) // a client with a session
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Initialize(t, ctx, c)
+	if tr.GetSessionId() == "" {
+		t.Fatal("the new client has no session")
+	}
+	if list, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil || len(list.Tools) == 0 {
+		t.Fatalf("a new client after %d abandoned sessions: tools/list = %v, %v", cycles, list, err)
+	}
+	if got, want := len(ended()), cycles+1-maxSessions; got != want {
+		t.Errorf("%d sessions ended, want %d", got, want)
+	}
+	if res := post(t, srv.URL+"/mcp", []byte(listToolsBody), map[string]string{server.HeaderKeySessionID: first}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the first abandoned session: %d, want 404", res.StatusCode)
 	}
 }
 
