@@ -24,21 +24,27 @@ import (
 // Config is the validated configuration. Durations and counts are already
 // parsed; an empty string means "not set" where the field says so.
 type Config struct {
-	Dir               string            // absolute config dir, holding .env and the Gemini CLI workspace
-	Backend           string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
-	GeminiAPIKey      Secret            // GEMINI_API_KEY
-	GoogleAPIKey      Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
-	APIBaseURL        string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
-	Aliases           map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
-	OutputDir         string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
-	Model             string            // GEMINI_MODEL; "" lets the Gemini CLI choose
-	CorrectionModel   string            // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
-	FallbackModel     string            // GEMINI_FALLBACK_MODEL; "" when set to "none"
-	FirecrawlAPIKey   Secret            // FIRECRAWL_API_KEY
-	FirecrawlAPIURL   string            // FIRECRAWL_API_URL, an absolute http(s) URL or ""
-	SearchTimeout     time.Duration     // GEMINI_SEARCH_TIMEOUT
-	DeepSearchTimeout time.Duration     // GEMINI_DEEP_SEARCH_TIMEOUT
-	AskTimeout        time.Duration     // GEMINI_ASK_TIMEOUT
+	Dir          string            // absolute config dir, holding .env and the Gemini CLI workspace
+	Backend      string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
+	GeminiAPIKey Secret            // GEMINI_API_KEY
+	GoogleAPIKey Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
+	APIBaseURL   string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
+	Aliases      map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
+	OutputDir    string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
+	// WorkspaceRoots are GEMINI_WORKSPACE_ROOTS, absolute and clean: the folders under which a client other than
+	// stdio may hand the agent a folder (ask's workingDirectory); none means no such client may.
+	WorkspaceRoots []string
+	// PrivateDirs are folders never handed to the agent, nor any folder inside or holding one: the config dir
+	// (the .env file with the keys) and the user's config, data, state and cache dirs. Absolute and clean.
+	PrivateDirs       []string
+	Model             string        // GEMINI_MODEL; "" lets the Gemini CLI choose
+	CorrectionModel   string        // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose
+	FallbackModel     string        // GEMINI_FALLBACK_MODEL; "" when set to "none"
+	FirecrawlAPIKey   Secret        // FIRECRAWL_API_KEY
+	FirecrawlAPIURL   string        // FIRECRAWL_API_URL, an absolute http(s) URL or ""
+	SearchTimeout     time.Duration // GEMINI_SEARCH_TIMEOUT
+	DeepSearchTimeout time.Duration // GEMINI_DEEP_SEARCH_TIMEOUT
+	AskTimeout        time.Duration // GEMINI_ASK_TIMEOUT
 	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
 	Prompts             map[string]string
@@ -262,7 +268,8 @@ func configDir(e Env) (string, error) {
 // load builds the Config from the process environment, then file (the .env variables), then the defaults. With
 // strict, a value of file that the environment overrides must be valid too.
 func load(e Env, dir string, file map[string]string, strict bool) (Config, error) {
-	c := Config{Dir: dir, HistoryDir: historyDir(e), RunsDir: runsDir(e), Overridden: make(map[string]bool), shown: make(map[string]string), inDotenv: make(map[string]bool)}
+	c := Config{Dir: dir, HistoryDir: historyDir(e), RunsDir: runsDir(e), PrivateDirs: privateDirs(e, dir),
+		Overridden: make(map[string]bool), shown: make(map[string]string), inDotenv: make(map[string]bool)}
 	if _, ok := e.lookup(DirVar); ok {
 		c.Overridden[DirVar] = true
 	}

@@ -60,6 +60,7 @@ func TestLoadDefaults(t *testing.T) {
 		CacheTTL:            15 * time.Minute,
 		HistoryMax:          200,
 		Prompts:             map[string]string{},
+		PrivateDirs:         []string{dir},
 		Overridden:          map[string]bool{DirVar: true},
 	}
 	got.shown, got.inDotenv = nil, nil // TestShown, TestInDotenv
@@ -359,8 +360,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 35 {
-		t.Errorf("got %d variables, want 35", len(seen))
+	if len(seen) != 36 {
+		t.Errorf("got %d variables, want 36", len(seen))
 	}
 }
 
@@ -490,6 +491,75 @@ func TestBackendAndAPIKey(t *testing.T) {
 	e, _ = testEnv(t, map[string]string{"GEMINI_OUTPUT_DIR": "reports"}, "")
 	if _, err := Load(e); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("relative GEMINI_OUTPUT_DIR: got %v", err)
+	}
+}
+
+// TestWorkspaceRoots: GEMINI_WORKSPACE_ROOTS is a list of existing folders by absolute paths, separated as PATH
+// is; each wrong entry is named with what is wrong with it.
+func TestWorkspaceRoots(t *testing.T) {
+	t.Parallel()
+	a, b := t.TempDir(), t.TempDir()
+	file := filepath.Join(a, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list := func(dirs ...string) string { return strings.Join(dirs, string(os.PathListSeparator)) }
+	tests := []struct {
+		name, value string
+		want        []string
+		wantErr     []string
+	}{
+		{"unset", "", nil, nil},
+		{"one", a, []string{a}, nil},
+		{"two, blanks and repeats dropped, cleaned", list(a, " ", b+string(filepath.Separator), a), []string{a, b}, nil},
+		{"relative", list(a, "src"), nil, []string{`"src" is not an absolute path`}},
+		{"missing", filepath.Join(a, "gone"), nil, []string{filepath.Join(a, "gone") + `" does not exist`}},
+		{"a file", file, nil, []string{file + `" is not a folder`}},
+		{"every problem", list("src", file), nil, []string{`"src" is not an absolute path`, "is not a folder",
+			"give absolute paths of existing folders, separated by"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := testEnv(t, map[string]string{"GEMINI_WORKSPACE_ROOTS": tt.value}, "")
+			c, err := Load(e)
+			var invalid *InvalidError
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("got %v, want no error", err)
+			case tt.wantErr != nil && !errors.As(err, &invalid):
+				t.Fatalf("got %v, want an *InvalidError", err)
+			case tt.wantErr != nil:
+				for _, want := range tt.wantErr {
+					if invalid.Var != "GEMINI_WORKSPACE_ROOTS" || !strings.Contains(invalid.Reason, want) {
+						t.Errorf("got %v, want it to say %q", err, want)
+					}
+				}
+			case !slices.Equal(c.WorkspaceRoots, tt.want):
+				t.Errorf("got %q, want %q", c.WorkspaceRoots, tt.want)
+			}
+		})
+	}
+}
+
+// TestPrivateDirs: the config dir and the user's config, data, state and cache dirs (and %APPDATA%) are private;
+// unknown and relative ones are left out, and none is listed twice.
+func TestPrivateDirs(t *testing.T) {
+	t.Parallel()
+	got := privateDirs(Env{XDGConfigHome: "/h/.config", XDGDataHome: "/h/.local/share", XDGStateHome: "/h/.local/state/",
+		XDGCacheHome: "cache", AppData: ""}, "/h/.config/gemini-search-mcp")
+	want := []string{"/h/.config/gemini-search-mcp", "/h/.config", "/h/.local/share", "/h/.local/state"}
+	for i := range want {
+		want[i] = filepath.FromSlash(want[i])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	mac := "/Users/u/Library/Application Support"
+	got = privateDirs(Env{XDGConfigHome: mac, XDGDataHome: mac, XDGStateHome: mac, XDGCacheHome: "/Users/u/Library/Caches"},
+		filepath.Join(mac, "gemini-search-mcp"))
+	if want := []string{filepath.Join(mac, "gemini-search-mcp"), filepath.Clean(mac), filepath.Clean("/Users/u/Library/Caches")}; !slices.Equal(got, want) {
+		t.Errorf("macOS: got %q, want %q", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -27,6 +28,7 @@ type Env struct {
 	XDGConfigHome string                      // adrg/xdg's ConfigHome (honours XDG_CONFIG_HOME)
 	XDGCacheHome  string                      // adrg/xdg's CacheHome (honours XDG_CACHE_HOME); "": no history
 	XDGStateHome  string                      // adrg/xdg's StateHome (honours XDG_STATE_HOME); "": no run records
+	XDGDataHome   string                      // adrg/xdg's DataHome (honours XDG_DATA_HOME)
 	AppData       string                      // %APPDATA% on Windows
 }
 
@@ -40,6 +42,7 @@ func OSEnv() Env {
 		XDGConfigHome: xdg.ConfigHome,
 		XDGCacheHome:  xdg.CacheHome,
 		XDGStateHome:  xdg.StateHome,
+		XDGDataHome:   xdg.DataHome,
 		AppData:       os.Getenv("APPDATA"),
 	}
 }
@@ -134,4 +137,17 @@ func runsDir(e Env) string {
 		return ""
 	}
 	return filepath.Join(e.XDGStateHome, appName, "runs")
+}
+
+// privateDirs are the folders whose files must never reach the agent: the config dir (dir, which holds the .env
+// file with the keys), the user's config, data, state and cache dirs (where this program and others keep theirs)
+// and, on Windows, %APPDATA%. Unknown or relative ones are left out.
+func privateDirs(e Env, dir string) []string {
+	var dirs []string
+	for _, d := range []string{dir, e.XDGConfigHome, e.XDGDataHome, e.XDGStateHome, e.XDGCacheHome, e.AppData} {
+		if filepath.IsAbs(d) && !slices.Contains(dirs, filepath.Clean(d)) {
+			dirs = append(dirs, filepath.Clean(d))
+		}
+	}
+	return dirs
 }

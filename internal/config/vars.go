@@ -3,8 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -270,6 +272,11 @@ var variables = []variable{
 			c.OutputDir = filepath.Clean(v)
 			return nil
 		}},
+	{VarDoc{Name: "GEMINI_WORKSPACE_ROOTS", Description: "Folders under which an ask over HTTP may name a " +
+		"workingDirectory, a folder whose files the agent reads: absolute paths of existing folders, separated by : " +
+		"(; on Windows). Empty: only stdio clients may name one. Even under a root, a hidden folder, and one inside " +
+		"or holding the config, data, state or cache dirs, are refused."},
+		func(c *Config, v string) (err error) { c.WorkspaceRoots, err = folderList(v); return err }},
 	{VarDoc{Name: "GEMINI_CLI_PATH", Description: "Path to the gemini executable. Empty: look up gemini on " +
 		"PATH, then fall back to npx."},
 		func(c *Config, v string) error { c.CLIPath = v; return nil }},
@@ -290,6 +297,40 @@ func aliasVariable(alias, model, what string) variable {
 			c.Aliases[alias], err = modelName(v)
 			return err
 		}}
+}
+
+// folderList parses a list of folders separated by os.PathListSeparator: each must be an absolute path to an
+// existing folder. Blank entries are skipped; the folders come back clean, without repeats.
+func folderList(v string) ([]string, error) {
+	var dirs []string
+	var problems []string
+	for _, d := range filepath.SplitList(v) {
+		d = strings.TrimSpace(d)
+		if d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) {
+			problems = append(problems, fmt.Sprintf("%q is not an absolute path", d))
+			continue
+		}
+		d = filepath.Clean(d)
+		info, err := os.Stat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			problems = append(problems, fmt.Sprintf("%q does not exist", d))
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%q cannot be read: %v", d, errors.Unwrap(err)))
+		case !info.IsDir():
+			problems = append(problems, fmt.Sprintf("%q is not a folder", d))
+		case !slices.Contains(dirs, d):
+			dirs = append(dirs, d)
+		}
+	}
+	if problems != nil {
+		return nil, fmt.Errorf("%s: give absolute paths of existing folders, separated by %q",
+			strings.Join(problems, ", "), os.PathListSeparator)
+	}
+	return dirs, nil
 }
 
 func intBetween(v string, lo, hi int, reason string) (int, error) {
