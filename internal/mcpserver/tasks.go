@@ -24,7 +24,10 @@ import (
 //   - mcp-go ends every task whose handler returned a result completed. A tool's error result ends the task failed
 //     (the spec), with the error as its status message; a cancelled call ends it cancelled, with the reason.
 //   - tasks/result of a cancelled task has no content; the AfterTaskResult hook gives it a CANCELLED error result.
-//   - mcp-go grants any TTL, keeps a task without one for good, and keeps any number of results.
+//   - mcp-go grants any TTL, keeps a task without one for good, and keeps any number of results, each until its TTL
+//     runs out: it has no way to drop one sooner. So a task's result is kept here, where it can be dropped (the
+//     oldest first, when there are too many, or when its session ends), and mcp-go keeps an empty placeholder,
+//     which the AfterTaskResult hook replaces.
 //   - mcp-go runs a tool that does not support tasks at once when it is called as one, instead of refusing.
 //   - mcp-go does not offer the tasks extension of protocol 2026-07-28 (it answers tasks/* with "method not found"
 //     there), yet its discover result still announces the tasks capability: the AfterDiscover hook removes it.
@@ -33,9 +36,26 @@ const (
 	defaultTaskTTL = time.Hour        // for a task that asks for none
 	minTaskTTL     = 30 * time.Minute // the least granted: longer than a call may run by default (deadline.go)
 	maxTaskTTL     = 24 * time.Hour   // the most a task may ask for
-	// maxStoredTasks bounds the tasks whose results are kept at once (a report is at most some tens of KB).
-	maxStoredTasks = 500
 )
+
+// Bounds on what tasks hold. A session is refused a task when it holds maxSessionTasks already; the results of all
+// sessions together are bounded by dropping the oldest, so that what other sessions hold never refuses it, short of
+// maxTasks.
+const (
+	// maxSessionTasks bounds the tasks one session holds until their TTLs run out, running or finished: far more
+	// than a client runs in an hour, since a task is research that takes minutes.
+	maxSessionTasks = 100
+	// maxKeptResults bounds the results kept, all sessions together (a report is at most some tens of KB): one
+	// more drops the one kept longest.
+	maxKeptResults = 500
+	// maxTasks bounds the tasks held, all sessions together, ended sessions' too, for memory: mcp-go keeps a record
+	// and a goroutine of each until its TTL runs out (a few KB). Only a client that opens session after session to
+	// get round its own cap reaches it.
+	maxTasks = 10000
+)
+
+// codeResultDropped is the error code of tasks/result for a task whose result is no longer kept.
+const codeResultDropped = "RESULT_DROPPED"
 
 // taskSlotMeta is where the BeforeCallTool hook puts a task call's slot in its request's _meta. The request is
 // never encoded again, so the slot does not reach the client.
@@ -80,8 +100,12 @@ type tasks struct {
 }
 
 type storedTask struct {
+	session   string
 	expires   time.Time
-	cancelled *errorInfo // why the task was cancelled; nil unless it was
+	result    *mcp.CallToolResult // the tool's result, for tasks/result; nil until it answers, or once dropped
+	kept      time.Time           // when result was kept
+	ended     bool                // its session ended: nobody can read its result
+	cancelled *errorInfo          // why the task was cancelled; nil unless it was
 }
 
 func newTasks(lifetime context.Context, taskTools map[string]bool) *tasks {
@@ -92,9 +116,9 @@ func newTasks(lifetime context.Context, taskTools map[string]bool) *tasks {
 // hooks are the server hooks of task calls.
 func (t *tasks) hooks() *server.Hooks {
 	h := &server.Hooks{}
-	h.AddOnRequestInitialization(func(_ context.Context, _ any, message any) error {
+	h.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
 		raw, _ := message.(json.RawMessage)
-		return t.admit(raw)
+		return t.admit(sessionOf(ctx), raw)
 	})
 	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
 		if req.Params.Task == nil {
@@ -126,18 +150,11 @@ func (t *tasks) hooks() *server.Hooks {
 		}
 	})
 	h.AddAfterTaskResult(func(_ context.Context, _ any, req *mcp.TaskResultRequest, res *mcp.TaskResultResult) {
-		if res == nil || res.Content != nil || res.StructuredContent != nil { // a result of the tool's own
-			return
+		if res != nil {
+			t.fill(req.Params.TaskId, res)
 		}
-		t.mu.Lock()
-		st := t.stored[req.Params.TaskId]
-		t.mu.Unlock()
-		if st == nil || st.cancelled == nil {
-			return
-		}
-		cancelled := errorResultInfo(*st.cancelled)
-		res.Content, res.StructuredContent, res.IsError = cancelled.Content, cancelled.StructuredContent, true
 	})
+	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { t.sessionEnded(s.SessionID()) })
 	h.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Capabilities.Tasks = nil
 	})
@@ -146,7 +163,7 @@ func (t *tasks) hooks() *server.Hooks {
 
 // grantedTTL is the TTL a task that asks for asked gets: defaultTaskTTL when it asks for none, else what it asks
 // within minTaskTTL and maxTaskTTL. A task is gone when its TTL runs out, and its run ends then: a shorter TTL would
-// end a deep search before it could finish, and let a client start runs faster than maxStoredTasks counts them.
+// end a deep search before it could finish, and let a client start runs faster than maxSessionTasks counts them.
 func grantedTTL(asked *int64) time.Duration {
 	switch {
 	case asked == nil || *asked <= 0:
@@ -157,10 +174,11 @@ func grantedTTL(asked *int64) time.Duration {
 	return max(time.Duration(*asked)*time.Millisecond, minTaskTTL)
 }
 
-// admit refuses, before mcp-go creates a task, a tools/call that asks to run as a task when its tool does not
-// support tasks, or when maxStoredTasks results are kept already. mcp-go answers the error with code -32600
-// (Invalid Request): its request hook has no other.
-func (t *tasks) admit(raw json.RawMessage) error {
+// admit refuses, before mcp-go creates a task, a tools/call of session that asks to run as a task when its tool
+// does not support tasks, when the session holds maxSessionTasks, or when the server holds maxTasks. mcp-go answers
+// the error with code -32600 (Invalid Request): its request hook has no other. Calls of one session that arrive
+// together may pass the count together: the caps are bounds, not exact.
+func (t *tasks) admit(session string, raw json.RawMessage) error {
 	var msg struct {
 		Method string `json:"method"`
 		Params struct {
@@ -178,20 +196,28 @@ func (t *tasks) admit(raw json.RawMessage) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.now()
-	oldest := time.Time{}
-	for id, st := range t.stored {
-		switch {
-		case !st.expires.After(now):
-			delete(t.stored, id)
-		case oldest.IsZero() || st.expires.Before(oldest):
-			oldest = st.expires
+	mine := 0
+	var next, nextOfMine time.Time // when the first task held, and the first of session's, expires
+	for _, st := range t.stored {
+		if next.IsZero() || st.expires.Before(next) {
+			next = st.expires
+		}
+		if st.session == session {
+			mine++
+			if nextOfMine.IsZero() || st.expires.Before(nextOfMine) {
+				nextOfMine = st.expires
+			}
 		}
 	}
-	if len(t.stored) >= maxStoredTasks {
-		return fmt.Errorf("too many task results are kept: %d, the most this server keeps until their TTLs run "+
-			"out; the next one expires in %v. Call %s without params.task, or ask for shorter TTLs (at least %v)",
-			maxStoredTasks, oldest.Sub(now).Round(time.Second), msg.Params.Name, minTaskTTL)
+	switch {
+	case mine >= maxSessionTasks:
+		return fmt.Errorf("this session holds %d tasks, the most one session may, until their TTLs run out; the "+
+			"next one's runs out in %v. Call %s without params.task meanwhile", maxSessionTasks,
+			nextOfMine.Sub(t.now()).Round(time.Second), msg.Params.Name)
+	case len(t.stored) >= maxTasks:
+		return fmt.Errorf("the server holds %d tasks, the most it keeps, until their TTLs run out; the next one's "+
+			"runs out in %v. Call %s without params.task meanwhile", maxTasks, next.Sub(t.now()).Round(time.Second),
+			msg.Params.Name)
 	}
 	return nil
 }
@@ -210,10 +236,10 @@ func (t *tasks) taskHooks() *server.TaskHooks {
 			slot.mu.Unlock()
 			ttl = slot.ttl
 		}
-		t.stored[m.TaskID] = &storedTask{expires: t.now().Add(ttl)}
+		t.stored[m.TaskID] = &storedTask{session: m.SessionID, expires: t.now().Add(ttl)}
 		// mcp-go forgets the task when its TTL runs out, and cancels its request's context, which the detached run
 		// does not see: end the run too, since nobody could read its result.
-		time.AfterFunc(ttl, func() { t.cancel(m.TaskID) })
+		time.AfterFunc(ttl, func() { t.expire(m.TaskID) })
 	})
 	// mcp-go runs this hook holding its tasks lock: it must not call back into mcp-go.
 	h.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) {
@@ -225,6 +251,85 @@ func (t *tasks) taskHooks() *server.TaskHooks {
 		t.cancel(m.TaskID)
 	})
 	return h
+}
+
+// expire forgets task id, whose TTL ran out, and ends its run.
+func (t *tasks) expire(id string) {
+	t.mu.Lock()
+	delete(t.stored, id)
+	t.mu.Unlock()
+	t.cancel(id)
+}
+
+// keep keeps res, the result of task id, for tasks/result; past maxKeptResults, the result kept longest is dropped.
+func (t *tasks) keep(id string, res *mcp.CallToolResult) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.stored[id]
+	if st == nil || st.ended { // expired, or nobody can read it
+		return
+	}
+	st.result, st.kept = res, t.now()
+	kept, oldest := 0, st
+	for _, o := range t.stored {
+		if o.result != nil {
+			kept++
+			if o.kept.Before(oldest.kept) {
+				oldest = o
+			}
+		}
+	}
+	if kept > maxKeptResults { // by one at most: each result kept is checked
+		oldest.result = nil
+	}
+}
+
+// sessionEnded drops the results of the tasks of session, which has ended: no other session may read them.
+func (t *tasks) sessionEnded(session string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, st := range t.stored {
+		if st.session == session {
+			st.ended, st.result = true, nil
+		}
+	}
+}
+
+// fill puts into res, mcp-go's answer to tasks/result of task id, what the task ended with: the tool's result, why
+// it was cancelled, or why its result is no longer kept.
+func (t *tasks) fill(id string, res *mcp.TaskResultResult) {
+	t.mu.Lock()
+	var out *mcp.CallToolResult
+	switch st := t.stored[id]; {
+	case st == nil: // its TTL ran out as mcp-go answered
+		out = errorResultInfo(errorInfo{Code: codeResultDropped, Message: "the task's TTL ran out: its result is " +
+			"no longer kept", Details: "Call the tool again."})
+	case st.result != nil:
+		out = st.result
+	case st.cancelled != nil:
+		out = errorResultInfo(*st.cancelled)
+	default: // its result was dropped
+		out = errorResultInfo(errorInfo{Code: codeResultDropped, Message: fmt.Sprintf("the task's result was "+
+			"dropped to make room for newer ones: the server keeps at most %d task results, all sessions together, "+
+			"and drops the oldest first", maxKeptResults), Details: "Call the tool again (its report may come from " +
+			"the cache), and read a task's result soon after it ends."})
+	}
+	t.mu.Unlock()
+	res.Content, res.StructuredContent, res.IsError = out.Content, out.StructuredContent, out.IsError
+	if out.Meta == nil {
+		return
+	}
+	if res.Meta == nil {
+		res.Meta = &mcp.Meta{}
+	}
+	if res.Meta.AdditionalFields == nil {
+		res.Meta.AdditionalFields = map[string]any{}
+	}
+	for k, v := range out.Meta.AdditionalFields { // as mcp-go merges a result's _meta into tasks/result's
+		if k != mcp.RelatedTaskMetaKey {
+			res.Meta.AdditionalFields[k] = v
+		}
+	}
 }
 
 // cancel ends the run of task id, if it runs.
@@ -266,15 +371,22 @@ func (t *tasks) detach(ctx context.Context, slot *taskSlot) (context.Context, co
 	}
 }
 
-// outcome ends a task call whose tool answered with an error result as the spec says, instead of completed: a
-// cancelled call's task cancelled, with the reason kept for tasks/result, and any other failed, with the error as
-// its status message (which tasks/result returns as a JSON-RPC error: mcp-go keeps no result of a failed task).
+// outcome keeps the result of a task call here, giving mcp-go an empty placeholder, and ends a task call whose tool
+// answered with an error result as the spec says, instead of completed: a cancelled call's task cancelled, with the
+// reason kept for tasks/result, and any other failed, with the error as its status message (which tasks/result
+// returns as a JSON-RPC error: mcp-go keeps no result of a failed task).
 func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
 		slot := taskSlotOf(req)
-		if slot == nil || err != nil || res == nil || !res.IsError {
+		if slot == nil || err != nil || res == nil {
 			return res, err
+		}
+		if !res.IsError {
+			t.keep(slot.get(), res)
+			// Not nil, which mcp-go fails; it has no content to validate either, since the server does not
+			// validate results against output schemas.
+			return &mcp.CallToolResult{}, nil
 		}
 		info := errorInfoOf(res)
 		if info.Code != codeCancelled {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -182,31 +183,137 @@ func TestToolsWithoutTaskSupportRefuseTasks(t *testing.T) {
 	}
 }
 
-// At most maxStoredTasks task results are kept at once: one more task call is refused with the reason until the
-// oldest expires.
-func TestStoredTaskResultsAreBounded(t *testing.T) {
+// createTask makes tasks record task id of session as mcp-go does when it creates one.
+func createTask(tasks *tasks, id, session string) {
+	tasks.taskHooks().OnTaskCreated[0](context.Background(), server.TaskMetrics{TaskID: id, SessionID: session})
+}
+
+// clientSession is a session as mcp-go's hooks are told of it.
+type clientSession string
+
+func (clientSession) Initialize()                                         {}
+func (clientSession) Initialized() bool                                   { return true }
+func (clientSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+func (s clientSession) SessionID() string                                 { return string(s) }
+
+// A session holding maxSessionTasks tasks is refused one more, with what to do, until one expires; another session
+// is not.
+func TestTasksAreBoundedPerSession(t *testing.T) {
+	t.Parallel()
+	tasks := newTasks(nil, map[string]bool{"ask": true})
+	call := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","task":{}}}`)
+	for i := range maxSessionTasks {
+		if err := tasks.admit("greedy", call); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+		createTask(tasks, fmt.Sprint(i), "greedy")
+	}
+	err := tasks.admit("greedy", call)
+	if err == nil || !strings.Contains(err.Error(), "this session holds 100 tasks") ||
+		!strings.Contains(err.Error(), "without params.task") {
+		t.Fatalf("task %d of one session: %v, want a refusal that says what to do", maxSessionTasks+1, err)
+	}
+	if plain := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}`); tasks.admit("greedy", plain) != nil {
+		t.Error("a call that is no task was refused")
+	}
+	if err := tasks.admit("other", call); err != nil {
+		t.Errorf("another session: %v", err)
+	}
+	tasks.expire("0")
+	if err := tasks.admit("greedy", call); err != nil {
+		t.Errorf("after a task of the session expired: %v", err)
+	}
+}
+
+// Past maxKeptResults, all sessions together, the result kept longest is dropped and tasks/result says so; the
+// results of a session that ends are dropped too.
+func TestOldestTaskResultsAreDropped(t *testing.T) {
+	t.Parallel()
 	tasks := newTasks(nil, map[string]bool{"ask": true})
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	tasks.now = func() time.Time { return now }
-	call := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","task":{}}}`)
-	created := tasks.taskHooks()
-	for i := range maxStoredTasks {
-		if err := tasks.admit(call); err != nil {
-			t.Fatalf("task %d: %v", i, err)
-		}
-		created.OnTaskCreated[0](context.Background(), server.TaskMetrics{TaskID: fmt.Sprint(i)})
+	for i := range maxKeptResults + 1 {
+		id := fmt.Sprint(i)
+		createTask(tasks, id, fmt.Sprint("session ", i%7))
+		tasks.keep(id, mcp.NewToolResultText("report "+id))
 		now = now.Add(time.Second)
 	}
-	err := tasks.admit(call)
-	if err == nil || !strings.Contains(err.Error(), "too many task results") {
-		t.Fatalf("task %d: %v, want a refusal", maxStoredTasks+1, err)
+	read := func(id string) string {
+		res := &mcp.TaskResultResult{}
+		tasks.fill(id, res)
+		return fmt.Sprint(res.IsError, res.Content, res.StructuredContent)
 	}
-	if plain := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}`); tasks.admit(plain) != nil {
-		t.Error("a call that is no task was refused")
+	if got := read("0"); !strings.Contains(got, "true") || !strings.Contains(got, codeResultDropped) {
+		t.Errorf("tasks/result of the oldest: %s, want a %s error", got, codeResultDropped)
 	}
-	now = now.Add(defaultTaskTTL - maxStoredTasks*time.Second + time.Second) // the first expired
-	if err := tasks.admit(call); err != nil {
-		t.Errorf("after the oldest expired: %v", err)
+	for _, id := range []string{"1", fmt.Sprint(maxKeptResults)} {
+		if got := read(id); !strings.Contains(got, "report "+id) {
+			t.Errorf("tasks/result of task %s: %s, want its report", id, got)
+		}
+	}
+	sessionEnded := tasks.hooks().OnUnregisterSession[0]
+	sessionEnded(context.Background(), clientSession("session 1"))
+	if got := read("1"); !strings.Contains(got, codeResultDropped) {
+		t.Errorf("tasks/result of a task whose session ended: %s, want a %s error", got, codeResultDropped)
+	}
+	createTask(tasks, "late", "session 1")
+	sessionEnded(context.Background(), clientSession("session 1"))
+	tasks.keep("late", mcp.NewToolResultText("report late")) // its run ended after its session
+	if got := read("late"); strings.Contains(got, "report late") {
+		t.Errorf("a result that came after its session ended was kept: %s", got)
+	}
+}
+
+// rpcError sends one JSON-RPC request of session over HTTP and returns the error it answers; nil for a result.
+func rpcError(t *testing.T, url, session string, id int, method string, params any) map[string]any {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	res := post(t, url, body, map[string]string{server.HeaderKeySessionID: session})
+	lines := bufio.NewScanner(res.Body) // a JSON body, or an SSE stream
+	lines.Buffer(nil, 1<<24)
+	for lines.Scan() {
+		var msg struct {
+			ID    any            `json:"id"`
+			Error map[string]any `json:"error"`
+		}
+		if json.Unmarshal([]byte(strings.TrimPrefix(lines.Text(), "data: ")), &msg) == nil && msg.ID == float64(id) {
+			return msg.Error
+		}
+	}
+	t.Fatalf("%s: no response (HTTP %d)", method, res.StatusCode)
+	return nil
+}
+
+// One client making task after task cannot keep another from starting one: past its own cap it is refused, and
+// only it.
+func TestOneSessionsTasksDoNotLockOutAnother(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	close(release) // every research call answers at once
+	e := blockedEngine{started: make(chan struct{}, 1000), release: release}
+	srv := httptest.NewServer(HTTPHandler(New(e, Options{Version: "test"}), HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/mcp"
+	greedy, other := rpcSession(t, url), rpcSession(t, url)
+	askTask := map[string]any{"name": "ask", "arguments": map[string]any{"prompt": "p"}, "task": map[string]any{}}
+	refused := 0
+	for i := range 600 {
+		rpcErr := rpcError(t, url, greedy, 2+i, "tools/call", askTask)
+		if rpcErr == nil {
+			continue
+		}
+		refused++
+		if !strings.Contains(fmt.Sprint(rpcErr["message"]), "this session holds") {
+			t.Fatalf("task call %d: %v, want the session's own cap as the reason", i, rpcErr)
+		}
+	}
+	if want := 600 - maxSessionTasks; refused != want {
+		t.Errorf("%d of 600 task calls refused, want %d", refused, want)
+	}
+	id := taskID(t, rpc(t, url, other, 2, "tools/call", askTask))
+	res := rpc(t, url, other, 3, "tasks/result", map[string]any{"taskId": id})
+	if body, _ := res["structuredContent"].(map[string]any); body["success"] != true {
+		t.Errorf("tasks/result of the other session's task: %v, want its report", res)
 	}
 }
 
