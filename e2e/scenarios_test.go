@@ -366,8 +366,9 @@ func TestFirecrawlDown(t *testing.T) {
 
 var firecrawlWarning = regexp.MustCompile(`(?im)^.*\[WARN\].*firecrawl.*$`)
 
-// 6. API errors: a daily quota 429 gives QUOTA_ERROR within 15 s; a 401 (and a 403) gives AUTH_ERROR; an empty
-// answer gives EMPTY_RESPONSE.
+// 6. API errors: a daily quota 429 gives QUOTA_ERROR; a 401 (and a 403) gives AUTH_ERROR; an empty answer gives
+// EMPTY_RESPONSE. None of them is retried past general.maxAttempts (3) per model: the CLI's default of 10 would
+// keep a user waiting about 4 minutes for an answer that cannot come.
 func TestQuotaAndAuth(t *testing.T) {
 	s := newScenario(t, "6 quota and auth")
 	srv := s.startHTTP()
@@ -377,12 +378,11 @@ func TestQuotaAndAuth(t *testing.T) {
 		reply mg.Reply
 		code  string
 		msg   string
-		limit time.Duration
 	}{
-		{"daily quota", mg.QuotaDaily(), "QUOTA_ERROR", "daily", 15 * time.Second},
-		{"401", mg.Unauthenticated(), "AUTH_ERROR", "401", 15 * time.Second},
-		{"403", mg.PermissionDenied(), "AUTH_ERROR", "403", 15 * time.Second},
-		{"empty answer", mg.Empty(), "EMPTY_RESPONSE", "empty", 30 * time.Second},
+		{"daily quota", mg.QuotaDaily(), "QUOTA_ERROR", "daily"},
+		{"401", mg.Unauthenticated(), "AUTH_ERROR", "401"},
+		{"403", mg.PermissionDenied(), "AUTH_ERROR", "403"},
+		{"empty answer", mg.Empty(), "EMPTY_RESPONSE", "empty"},
 	} {
 		s.mock.Handle(mg.KindChat, mg.Always(tt.reply))
 		router := tt.reply
@@ -399,10 +399,18 @@ func TestQuotaAndAuth(t *testing.T) {
 		if !res.IsError || b.Error.Code != tt.code || !strings.Contains(b.Error.Message, tt.msg) {
 			t.Errorf("%s: got isError=%v %+v, want %s mentioning %q", tt.name, res.IsError, b.Error, tt.code, tt.msg)
 		}
-		if took > tt.limit {
-			t.Errorf("%s: the error took %v, want it within %v", tt.name, took.Round(time.Millisecond), tt.limit)
+		attempts := map[string]int{} // chat requests of this call, by model
+		for _, r := range s.mock.Requests()[seen:] {
+			if r.Kind == mg.KindChat {
+				attempts[r.Model]++
+			}
 		}
-		s.note("%s %s in %.1fs", tt.name, b.Error.Code, took.Seconds())
+		for model, n := range attempts {
+			if n > 3 {
+				t.Errorf("%s: %d requests to %s, want at most general.maxAttempts (3) of the workspace settings", tt.name, n, model)
+			}
+		}
+		s.note("%s %s in %.1fs (%v)", tt.name, b.Error.Code, took.Seconds(), attempts)
 		if tt.code == "QUOTA_ERROR" {
 			// With GEMINI_MODEL unset the CLI picks the model; after the quota error the server runs the CLI again
 			// with GEMINI_FALLBACK_MODEL (default gemini-2.5-flash), which runs out of quota too.
@@ -454,14 +462,14 @@ func TestTimeout(t *testing.T) {
 
 	began := time.Now()
 	client := s.startSDK(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
-	if !waitFor(30*time.Second, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > 0 }) {
+	if !waitFor(hangLimit, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > 0 }) {
 		t.Fatal("the CLI never reached the mock")
 	}
 	during := s.others(serverPID)
 	if !slices.ContainsFunc(during, isCLI) || !anyCmd(during, "firecrawl-mcp") {
 		t.Errorf("while the API hangs, want the CLI and firecrawl-mcp running; the run's processes:\n%s", list(during))
 	}
-	out := client.wait(t, timeout+60*time.Second)
+	out := client.wait(t, timeout+hangLimit)
 	took := time.Since(began)
 	if out.Result == nil {
 		t.Fatalf("no result: %s", out.Error)
@@ -470,18 +478,19 @@ func TestTimeout(t *testing.T) {
 	if !out.Result.IsError || b.Error.Code != "CLI_TIMEOUT" {
 		t.Errorf("got %+v, want CLI_TIMEOUT", b)
 	}
-	if took < timeout || took > timeout+8*time.Second {
-		t.Errorf("CLI_TIMEOUT after %v, want it at the configured %v (plus the 5s kill grace at most)", took.Round(time.Millisecond), timeout)
+	if took < timeout || !strings.Contains(b.Error.Message, "GEMINI_SEARCH_TIMEOUT") {
+		t.Errorf("CLI_TIMEOUT after %v saying %q, want it after the configured %v, naming GEMINI_SEARCH_TIMEOUT",
+			took.Round(time.Millisecond), b.Error.Message, timeout)
 	}
 	s.note("CLI_TIMEOUT after %.1fs", took.Seconds())
 	var left []proc
-	waitFor(2*time.Second, func() bool { left = s.others(serverPID); return len(left) == 0 })
+	waitFor(hangLimit, func() bool { left = s.others(serverPID); return len(left) == 0 })
 	if len(left) > 0 {
 		t.Errorf("processes of the run outlived the timeout:\n%s", list(left))
 	}
 }
 
-// 8. The client cancels mid-search, over HTTP and over stdio: the CLI's process group is gone within 6 s.
+// 8. The client cancels mid-search, over HTTP and over stdio: the CLI's process group goes.
 func TestCancel(t *testing.T) {
 	s := newScenario(t, "8 client cancels")
 	s.withFirecrawl("") // so that the CLI's group also holds firecrawl-mcp (npx → sh → node)
@@ -497,14 +506,14 @@ func TestCancel(t *testing.T) {
 }
 
 // cancelMidSearch starts a search that hangs in the API, cancels it from the client once the CLI runs, and
-// checks that the CLI's process group is gone within 6 s, while the client's session is still open.
+// checks that the CLI's process group goes, while the client's session is still open.
 func (s *scenario) cancelMidSearch(req sdkRequest, env []string, keep ...int) {
 	t := s.t
 	t.Helper()
 	chats := len(s.mock.RequestsOf(mg.KindChat))
 	client := s.startSDK(req, env)
 	keep = append(keep, client.cmd.Process.Pid)
-	if !waitFor(30*time.Second, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > chats }) {
+	if !waitFor(hangLimit, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > chats }) {
 		t.Fatalf("%s: the CLI never reached the mock", req.Transport)
 	}
 	var cli *proc
@@ -523,16 +532,16 @@ func (s *scenario) cancelMidSearch(req sdkRequest, env []string, keep ...int) {
 	if _, err := client.stdin.Write([]byte("cancel\n")); err != nil {
 		t.Fatal(err)
 	}
-	gone := waitFor(6*time.Second, func() bool { return len(groupMembers(cli.pgid)) == 0 })
+	gone := waitFor(hangLimit, func() bool { return len(groupMembers(cli.pgid)) == 0 })
 	took := time.Since(began)
 	if !gone {
-		t.Errorf("%s: the CLI's process group %d still has members 6s after the client cancelled:\n%s\n(it had:\n%s)",
-			req.Transport, cli.pgid, list(groupMembers(cli.pgid)), list(group))
+		t.Errorf("%s: the CLI's process group %d still has members %v after the client cancelled:\n%s\n(it had:\n%s)",
+			req.Transport, cli.pgid, hangLimit, list(groupMembers(cli.pgid)), list(group))
 	} else {
 		s.note("%s: group of %d gone in %.2fs", req.Transport, len(group), took.Seconds())
 	}
 	client.stdin.Close() // only now does the client end its session
-	out := client.wait(t, 30*time.Second)
+	out := client.wait(t, hangLimit)
 	if !out.Cancelled {
 		t.Errorf("%s: the client's call was not cancelled: %+v", req.Transport, out)
 	}
@@ -1001,7 +1010,7 @@ func TestWarmCLI(t *testing.T) {
 	groundedScript(s)
 	warm := s.startHTTP("GEMINI_WARM_WORKERS=1")
 	cold := s.startHTTP()
-	if !waitFor(30*time.Second, func() bool { return warmWorkers(t, warm.url) == 1 }) {
+	if !waitFor(hangLimit, func() bool { return warmWorkers(t, warm.url) == 1 }) {
 		t.Fatalf("no warm CLI 30s after the start:\n%s", warm.stderr)
 	}
 	time.Sleep(3 * time.Second) // past the moment an idle CLI given no newline exits
@@ -1030,7 +1039,7 @@ func TestWarmCLI(t *testing.T) {
 	if warmReq.Prompt != coldReq.Prompt || !strings.Contains(warmReq.Prompt, "\nYou are an autonomous research agent") {
 		t.Errorf("the model got another prompt from the warm CLI:\nwarm:\n%q\ncold:\n%q", warmReq.Prompt, coldReq.Prompt)
 	}
-	if !waitFor(30*time.Second, func() bool { return warmWorkers(t, warm.url) == 1 }) {
+	if !waitFor(hangLimit, func() bool { return warmWorkers(t, warm.url) == 1 }) {
 		t.Fatal("the warm CLI taken was not replaced")
 	}
 	search(warm)

@@ -434,10 +434,10 @@ func checkTrayPages(t *testing.T, tray, version string, env []string) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(15 * time.Second):
+		case <-time.After(testkit.WaitLimit):
 			cmd.Process.Kill()
 			<-done
-			t.Error("the tray did not stop within 15s of SIGINT")
+			t.Errorf("the tray did not stop within %v of SIGINT", testkit.WaitLimit)
 		}
 	}()
 	status := make(chan string, 1)
@@ -455,8 +455,8 @@ func checkTrayPages(t *testing.T, tray, version string, env []string) {
 	var page string
 	select {
 	case page = <-status:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the tray logged no status page within 30s:\n%s", log.String())
+	case <-time.After(testkit.WaitLimit):
+		t.Fatalf("the tray logged no status page within %v:\n%s", testkit.WaitLimit, log.String())
 	}
 	jar, err := cookiejar.New(nil) // the page trades the link's token for a cookie
 	if err != nil {
@@ -547,17 +547,23 @@ func TestRPM(t *testing.T) {
 			t.Parallel()
 			pkg := filepath.Join(b.root, a.Path)
 			arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[a.GOARCH]
-			out, err := command(t, nil, "rpm", "-qp", "--queryformat", "%{NAME} %{ARCH}", pkg)
+			// rpm creates its database (~/.rpmdb on Debian) at the first query: each subtest has its own, or the
+			// parallel ones race to create the same one.
+			db := t.TempDir()
+			rpm := func(args ...string) (string, error) {
+				return command(t, nil, "rpm", slices.Concat([]string{"--dbpath", db}, args)...)
+			}
+			out, err := rpm("-qp", "--queryformat", "%{NAME} %{ARCH}", pkg)
 			if want := "gemini-search-mcp " + arch; err != nil || out != want {
 				t.Errorf("rpm -qp: %q (%v), want %q", out, err, want)
 			}
 			// Nothing runs as root at install: no scriptlet, no trigger.
 			for _, query := range []string{"--scripts", "--triggers", "--filetriggers"} {
-				if out, err := command(t, nil, "rpm", "-qp", query, pkg); err != nil || strings.TrimSpace(out) != "" {
+				if out, err := rpm("-qp", query, pkg); err != nil || strings.TrimSpace(out) != "" {
 					t.Errorf("rpm -qp %s: %v\n%s\nwant nothing: nothing may run as root at install", query, err, out)
 				}
 			}
-			out, err = command(t, nil, "rpm", "-qp", "--queryformat", "[%{FILEMODES:perms} %{FILENAMES}\n]", pkg)
+			out, err = rpm("-qp", "--queryformat", "[%{FILEMODES:perms} %{FILENAMES}\n]", pkg)
 			if err != nil {
 				t.Fatalf("rpm -qp: %v\n%s", err, out)
 			}

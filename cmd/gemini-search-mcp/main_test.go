@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	debugbuildinfo "debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -197,7 +198,7 @@ func startHTTP(t testing.TB, env []string, args ...string) (*exec.Cmd, string, *
 	select {
 	case u := <-urls:
 		return cmd, u, stderr
-	case <-time.After(15 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatalf("server did not announce its URL:\n%s", stderr)
 		return nil, "", nil
 	}
@@ -317,7 +318,7 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 		if err != nil {
 			t.Errorf("exit: %v, want 0\n%s", err, stderr)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatalf("still running 10s after SIGTERM\n%s", stderr)
 	}
 	t.Logf("exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
@@ -508,13 +509,51 @@ func TestMissingCLIWarnsAndStillServes(t *testing.T) {
 	testkit.WaitFor(t, "the missing-CLI warning", func() bool { return strings.Contains(stderr.String(), "[WARN] Gemini CLI: not found") })
 }
 
+// TestVersion builds the server the ways users get it and asks each binary its version: stamped by make or
+// GoReleaser, built by go build in a git clone (Go stamps a pseudo-version naming the commit, or the commit's tag),
+// and built with no version control information (-buildvcs=false, or a tarball). go install …@v1.2.3 records the
+// module version as a clone build does, which buildinfo's own test covers.
 func TestVersion(t *testing.T) {
-	env, _ := serverEnv(t, nil)
-	cmd := exec.Command(binPath, "--version")
-	cmd.Env = env
-	out, err := cmd.Output()
-	if err != nil || !strings.HasPrefix(string(out), "gemini-search-mcp ") {
-		t.Errorf("--version: %q, %v", out, err)
+	t.Parallel()
+	builds := []struct {
+		name  string
+		flags []string
+		want  func(t *testing.T, bin, version string) bool
+	}{
+		{"stamped by make", []string{"-ldflags", "-X main.version=9.8.7"}, func(_ *testing.T, _, v string) bool { return v == "9.8.7" }},
+		{"no version control information", []string{"-buildvcs=false"}, func(_ *testing.T, _, v string) bool { return v == "dev" }},
+		{"go build in a git clone", []string{"-buildvcs=true"}, func(t *testing.T, bin, v string) bool {
+			info, err := debugbuildinfo.ReadFile(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var commit string
+			for _, s := range info.Settings {
+				if s.Key == "vcs.revision" {
+					commit = s.Value
+				}
+			}
+			if len(commit) < 12 {
+				// Not a git clone (a tarball, or a worktree, which go build does not stamp): nothing to name.
+				return v == "dev"
+			}
+			// 0.0.0-20261124050802-b04be11c3686 (+dirty with changes), or the tag of a tagged commit.
+			return strings.Contains(v, "-"+commit[:12]) || "v"+v == info.Main.Version
+		}},
+	}
+	for _, b := range builds {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			bin := filepath.Join(t.TempDir(), "gemini-search-mcp")
+			if out, err := exec.Command("go", slices.Concat([]string{"build", "-o", bin}, b.flags, []string{"."})...).CombinedOutput(); err != nil {
+				t.Fatalf("go build %v: %v\n%s", b.flags, err, out)
+			}
+			out, err := exec.Command(bin, "--version").Output()
+			version, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "gemini-search-mcp ")
+			if err != nil || !ok || !b.want(t, bin, version) {
+				t.Errorf("--version of a build with %v: %q, %v", b.flags, out, err)
+			}
+		})
 	}
 }
 
@@ -837,7 +876,7 @@ func quitDuringCall(t *testing.T, call string, extraEnv ...string) {
 		if err != nil {
 			t.Errorf("exit: %v, want 0", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		cmd.Process.Kill()
 		t.Fatal("server still running 10s after its client closed stdin")
 	}

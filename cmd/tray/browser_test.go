@@ -65,7 +65,7 @@ func startBrowser(t *testing.T) *webDriver {
 		cmd.Wait()
 	})
 	wd := &webDriver{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for {
 		var st struct {
 			Ready bool `json:"ready"`
@@ -183,7 +183,7 @@ func (wd *webDriver) click(css string) {
 // waitSource waits until the page source contains want.
 func (wd *webDriver) waitSource(want string) string {
 	wd.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for {
 		s := wd.source()
 		if strings.Contains(s, want) {

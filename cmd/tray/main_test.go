@@ -58,6 +58,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// binaryVersion is the version the tray binary says it is (--version): "dev", or the pseudo-version Go stamps
+// into a build made in a git clone, which the menu shows the same way.
+func binaryVersion(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(binPath, "--version").Output()
+	version, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "gemini-search-tray ")
+	if err != nil || !ok || version == "" {
+		t.Fatalf("gemini-search-tray --version: %q, %v", out, err)
+	}
+	return version
+}
+
 func needBus(t *testing.T) {
 	t.Helper()
 	if bus == nil {
@@ -164,10 +176,10 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 				if err != nil { // a crash skips the shutdown that waits for the CLI runs
 					t.Errorf("the tray exited with %v after SIGINT, want 0", err)
 				}
-			case <-time.After(15 * time.Second):
+			case <-time.After(testkit.WaitLimit):
 				p.cmd.Process.Kill()
 				<-p.exited
-				t.Errorf("the tray did not stop within 15s of SIGINT")
+				t.Errorf("the tray did not stop within %v of SIGINT", testkit.WaitLimit)
 			}
 		}
 		if t.Failed() {
@@ -188,7 +200,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 // waitMenu polls the menu until cond holds, and returns that menu.
 func (p *trayProc) waitMenu(t *testing.T, what string, cond func(root traytest.Item) bool) traytest.Item {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	var last traytest.Item
 	var lastErr error
 	for time.Now().Before(deadline) {
@@ -252,7 +264,7 @@ func (p *trayProc) waitIcon(t *testing.T, state string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for {
 		got, err := p.menu.Icon()
 		if err == nil && got.W == want.W && got.H == want.H && bytes.Equal(got.Pix, want.Pix) {
@@ -328,8 +340,8 @@ func (p *trayProc) quit(t *testing.T, label ...string) {
 		if err != nil {
 			t.Fatalf("the tray exited with %v, want 0", err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the tray did not quit within 20s")
+	case <-time.After(testkit.WaitLimit):
+		t.Fatalf("the tray did not quit within %v", testkit.WaitLimit)
 	}
 }
 
@@ -411,7 +423,7 @@ func TestMenuStartStop(t *testing.T) {
 	wantLabels := []string{"Running searches (0)", "Last errors (0)", "Recent research", "---", "Start server", "Stop server", "Restart", "---",
 		"Clients", "---",
 		"Getting started…", "Settings…", "Check setup…", "Open status page", "Open config folder", "Open log file", "Start at login", "---",
-		"Gemini Search MCP dev", "Quit"}
+		"Gemini Search MCP " + binaryVersion(t), "Quit"}
 	if got := root.VisibleLabels()[1:]; !slices.Equal(got, wantLabels) { // [0] is the status line
 		t.Errorf("the menu's items below the status line:\n got %q\nwant %q", got, wantLabels)
 	}
@@ -503,7 +515,7 @@ func TestMenuShowsRunningSearch(t *testing.T) {
 		if res == nil || res.IsError {
 			t.Fatalf("search failed: %+v", res)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("the search did not finish")
 	}
 	root = p.waitMenu(t, "no running search", func(root traytest.Item) bool {
@@ -595,7 +607,7 @@ func TestQuitEndsEverything(t *testing.T) {
 	base, _ := p.waitRunning(t)
 	done := searchAsync(t, base, "hangs forever")
 	p.waitMenu(t, "the hanging search", func(root traytest.Item) bool { _, ok := root.Find("Running searches (1)"); return ok })
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for len(fake.LivePIDs()) < 2 && time.Now().Before(deadline) { // the fake CLI and its grandchild
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -612,7 +624,7 @@ func TestQuitEndsEverything(t *testing.T) {
 	select {
 	case res := <-done:
 		wantCancelled(t, res, "the tray app was quit")
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Error("the client's search call did not end when the tray quit")
 	}
 }
@@ -656,7 +668,7 @@ func TestStopAsksFirstAndTellsTheClientWhy(t *testing.T) {
 	select {
 	case res := <-done:
 		wantCancelled(t, res, "the server was stopped from the tray menu")
-	case <-time.After(15 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("the client's search call did not end when the server stopped")
 	}
 	p.waitMenu(t, "Stopped", func(root traytest.Item) bool {

@@ -27,7 +27,7 @@ var pageURLRE = regexp.MustCompile(`settings="(http://[^"]+)/settings\?token=([0
 // pages waits for the headless tray to log its pages and returns their base URL and the token.
 func (p *trayProc) pages(t *testing.T) (base, token string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for time.Now().Before(deadline) {
 		if m := pageURLRE.FindStringSubmatch(p.stderr.String()); m != nil {
 			return m[1], m[2]
@@ -213,8 +213,8 @@ func TestNoDesktopSession(t *testing.T) {
 		if err != nil {
 			t.Errorf("exit: %v, want 0", err)
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no exit within 15s of SIGINT")
+	case <-time.After(testkit.WaitLimit):
+		t.Fatalf("no exit within %v of SIGINT", testkit.WaitLimit)
 	}
 	if strings.Contains(p.stderr.String(), "panic") {
 		t.Errorf("panic in the log:\n%s", p.stderr.String())

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 func TestNotifyWakesEveryWaiterOnce(t *testing.T) {
@@ -66,7 +68,7 @@ func TestFollowLosesNoChange(t *testing.T) {
 	src.Notify()
 
 	// The view: on each notification it takes the next channel, then looks at the source.
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(testkit.WaitLimit)
 	shown := int32(0)
 	for shown != 2 {
 		select {
@@ -92,7 +94,7 @@ func TestFollowTakesTheFirstChangeAtOnce(t *testing.T) {
 	src.Notify()
 	select {
 	case <-view:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("a change right after Follow returned was not passed on")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // controllerOptions describe the process a test controller runs in.
@@ -338,7 +339,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 	if err := c.StartServer(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for answers() {
 		if time.Now().After(deadline) {
 			t.Fatalf("the fallback pages at %s still answer while the server runs on %s", u.Host, c.server.Status().Addr)

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // start watches dir/name and returns a channel of its changes.
@@ -38,8 +40,8 @@ func next(t *testing.T, changes <-chan Change) Change {
 	select {
 	case c := <-changes:
 		return c
-	case <-time.After(5 * time.Second):
-		t.Fatal("no change reported within 5s")
+	case <-time.After(testkit.WaitLimit):
+		t.Fatal("no change reported")
 		return Change{}
 	}
 }

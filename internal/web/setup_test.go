@@ -13,6 +13,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // postSetup submits the setup page's form ("Run the real queries").
@@ -150,7 +151,7 @@ func TestSetupPageBounded(t *testing.T) {
 		select { // a query that hangs, until the request goes away
 		case <-ctx.Done():
 			ended <- ctx.Err()
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.WaitLimit):
 			ended <- nil
 		}
 		return nil
@@ -174,7 +175,7 @@ func TestSetupPageBounded(t *testing.T) {
 		if err == nil {
 			t.Error("the checks went on after the browser left")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Error("the checks went on after the browser left")
 	}
 	if got := b.checklistRuns(); !slices.Equal(got, []bool{false}) {

@@ -1,4 +1,6 @@
-package main
+//go:build dist
+
+package packaging
 
 import (
 	"debug/pe"
@@ -10,14 +12,15 @@ import (
 )
 
 // The tray that make build builds for Windows is a GUI program: no console window opens with it, at login either.
-// The test reads the build command from the Makefile itself (make -n), so that it checks what users run.
+// The test reads the build command from the Makefile itself (make -n), so that it checks what users run. It
+// cross-compiles the tray, so it runs with make dist's checks rather than in make test.
 func TestWindowsBuildIsAGUIProgram(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make")
 	}
 	plan := exec.Command("make", "--no-print-directory", "-n", "build", "VERSION=test")
-	plan.Dir = filepath.Join("..", "..")
+	plan.Dir = ".."
 	plan.Env = append(os.Environ(), "GOOS=windows")
 	out, err := plan.Output()
 	if err != nil {
@@ -39,7 +42,7 @@ func TestWindowsBuildIsAGUIProgram(t *testing.T) {
 		t.Fatalf("the tray's build for Windows has ldflags %q, without -H=windowsgui:\n%s", flags, out)
 	}
 	exe := filepath.Join(t.TempDir(), "gemini-search-tray.exe")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", flags, "-o", exe, ".")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", flags, "-o", exe, "../cmd/tray")
 	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build for Windows: %v\n%s", err, out)
