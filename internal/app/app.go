@@ -121,7 +121,11 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.changes.Follow(a.lifetime, a.history.Changed)
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
-		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status})
+		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status,
+		Workspace: func() mcpserver.Workspace {
+			cfg := a.Config()
+			return mcpserver.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
+		}})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    func() any { return a.status() },

@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -50,6 +47,9 @@ type Options struct {
 	// OutputDir returns GEMINI_OUTPUT_DIR (absolute and clean, "" when unset), read per call: the folder inside which
 	// a client other than stdio may have its report written (output_file). nil: "", no file over HTTP.
 	OutputDir func() string
+	// Workspace returns which folders a client other than stdio may hand to the agent (ask's workingDirectory):
+	// GEMINI_WORKSPACE_ROOTS and the private folders; read per call. nil: none, no folder over HTTP.
+	Workspace func() Workspace
 	// Lifetime ends when the server shuts down. Work that outlives its request (an MCP task's research) is
 	// cancelled then; nil: only tasks/cancel ends it.
 	Lifetime context.Context
@@ -81,6 +81,9 @@ func New(engine Engine, o Options) *server.MCPServer {
 	}
 	if o.OutputDir == nil {
 		o.OutputDir = func() string { return "" }
+	}
+	if o.Workspace == nil {
+		o.Workspace = func() Workspace { return Workspace{} }
 	}
 	if o.Status == nil {
 		o.Status = func() Status { return Status{Status: "ok", Version: o.Version} }
@@ -178,11 +181,14 @@ func askTool() mcp.Tool {
 			"review, draft. The agent cannot run commands or change files. Takes seconds to minutes; supports MCP tasks."),
 		mcp.WithString("prompt", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPromptLen),
 			mcp.Description("The request, with the context the agent needs. On the Gemini CLI backend, @path names a file "+
-				"under workingDirectory whose contents the agent gets.")),
+				"or folder under workingDirectory (relative to it, or absolute) whose contents the agent gets; any other "+
+				"@ reaches the agent as plain text.")),
 		modelArgument(),
 		mcp.WithString("workingDirectory", mcp.MinLength(1), mcp.MaxLength(maxPathLen),
 			mcp.Description("An absolute path to an existing folder the agent may look into: its file tree and the files "+
-				"the prompt names with @path (Gemini CLI backend; the API backend reads no files). Default: none.")),
+				"the prompt names with @path (Gemini CLI backend; the API backend reads no files). Over stdio: any folder. "+
+				"Over HTTP: only a folder under the server's GEMINI_WORKSPACE_ROOTS, and never a hidden one or one "+
+				"holding the server's settings; refused when GEMINI_WORKSPACE_ROOTS is not set. Default: none.")),
 		freshArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
@@ -304,33 +310,16 @@ func (t *tools) ask(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 		return blankArgument("ask", "prompt"), nil
 	}
 	if dir != "" {
-		if err := checkFolder(dir); err != nil {
+		var err error
+		if dir, err = agentFolder(dir, overStdio(ctx), t.opts.Workspace()); err != nil {
 			return errorResultInfo(errorInfo{Code: codeInvalidArgument,
 				Message: "invalid arguments for ask: workingDirectory " + err.Error()}), nil
 		}
-		dir = filepath.Clean(dir)
 	}
 	return t.research(ctx, req, model, t.reports(outputFile{}), func(ctx context.Context, p research.Progress) (research.Report, error) {
 		return t.engine.Ask(ctx, research.AskRequest{Prompt: prompt, Model: model, Dir: dir, Fresh: fresh, Progress: p,
 			OnText: textSink(ctx)})
 	}), nil
-}
-
-// checkFolder says why dir cannot be a folder the agent looks into, or nil.
-func checkFolder(dir string) error {
-	if !filepath.IsAbs(dir) {
-		return fmt.Errorf("%q is not an absolute path", dir)
-	}
-	info, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%q does not exist", dir)
-	case err != nil:
-		return fmt.Errorf("%q cannot be read: %v", dir, errors.Unwrap(err))
-	case !info.IsDir():
-		return fmt.Errorf("%q is not a folder", dir)
-	}
-	return nil
 }
 
 // research runs one research call, as an MCP task when the client asked for one, with progress reporting, and

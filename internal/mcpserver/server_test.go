@@ -152,8 +152,11 @@ func TestAskWorkingDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, New(engine, Options{Version: "test"}))
-	dir := t.TempDir()
+	dir, err := filepath.EvalSymlinks(t.TempDir()) // over HTTP the CLI gets the folder with its links resolved
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, New(engine, Options{Version: "test", Workspace: func() Workspace { return Workspace{Roots: []string{dir}} }}))
 	file := filepath.Join(dir, "f.txt")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
