@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -66,4 +67,131 @@ func buildEnv(base, extra []string, tmpDir string) []string {
 		env = append(env, kv)
 	}
 	return env
+}
+
+// guardPrompt returns the prompt the CLI is given in place of prompt, whose @ references can only name files in
+// dirs (the run's --include-directories). The CLI replaces each @path of its prompt with the contents of that file
+// or folder, looked up in its whole workspace: its working folder (the config dir, with the .env file), every
+// included folder, and its own temp folder, which keeps the transcripts of earlier runs. A reference that names an
+// existing file or folder inside one of dirs, its links resolved, is kept, rewritten as that absolute path; every
+// other @ gets a backslash, after which the CLI passes it on as plain text. windows selects the CLI's Windows
+// reading of a path (quotes around it, backslashes kept).
+//
+// The scan follows the CLI's own (0.61.0, parseAllAtCommands): an @ not preceded by a backslash starts a
+// reference, which runs to the first space, tab, line break or one of ,;!?()[]{}, or to a dot that ends the text
+// or comes before white space; a backslash takes the next character into the reference, and "…" the text up to
+// the next quote.
+func guardPrompt(prompt string, dirs []string, windows bool) string {
+	if !strings.Contains(prompt, "@") {
+		return prompt
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(prompt); i++ {
+		if prompt[i] != '@' || (i > 0 && prompt[i-1] == '\\') {
+			continue
+		}
+		end := refEnd(prompt, i+1)
+		if end == i+1 { // a lone @ is no reference
+			continue
+		}
+		b.WriteString(prompt[last:i])
+		if path, ok := refInside(unescapeRef(prompt[i+1:end], windows), dirs); ok {
+			if ref, ok := quoteRef(path, windows); ok {
+				b.WriteString("@" + ref)
+				last, i = end, end-1
+				continue
+			}
+		}
+		// Escaped, the @ reaches the model as text; the scan goes on inside the reference, as the CLI's does.
+		b.WriteString(`\@`)
+		last = i + 1
+	}
+	b.WriteString(prompt[last:])
+	return b.String()
+}
+
+// refEnd is where the @ reference that starts at prompt[start] ends.
+func refEnd(prompt string, start int) int {
+	k := start
+	for k < len(prompt) {
+		c := prompt[k]
+		switch {
+		case c == '"' && strings.IndexByte(prompt[k+1:], '"') >= 0:
+			k += strings.IndexByte(prompt[k+1:], '"') + 2
+		case c == '\\' && k+1 < len(prompt) && prompt[k+1] != '\n' && prompt[k+1] != '\r':
+			k += 2
+		case c == '.' && (k+1 == len(prompt) || strings.IndexByte(" \t\n\r", prompt[k+1]) >= 0):
+			return k
+		case strings.IndexByte(" \t\n\r,;!?()[]{}", c) >= 0:
+			return k
+		default:
+			k++
+		}
+	}
+	return k
+}
+
+// unescapeRef is the path an @ reference names, read as the CLI reads it: on Windows without the quotes around
+// it, elsewhere with each backslash-escaped character as itself.
+func unescapeRef(ref string, windows bool) string {
+	if windows {
+		if len(ref) >= 2 && ref[0] == '"' && ref[len(ref)-1] == '"' {
+			return ref[1 : len(ref)-1]
+		}
+		return ref
+	}
+	var b strings.Builder
+	for k := 0; k < len(ref); k++ {
+		if ref[k] == '\\' && k+1 < len(ref) && ref[k+1] != '\n' && ref[k+1] != '\r' {
+			k++
+		}
+		b.WriteByte(ref[k])
+	}
+	return b.String()
+}
+
+// refInside resolves path, absolute or relative to one of dirs, to an existing file or folder inside one of dirs,
+// links resolved.
+func refInside(path string, dirs []string) (string, bool) {
+	for _, dir := range dirs {
+		candidate := path
+		if !filepath.IsAbs(path) {
+			candidate = filepath.Join(dir, path)
+		}
+		real, err := filepath.EvalSymlinks(candidate)
+		if err != nil {
+			continue
+		}
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(realDir, real); err == nil && rel != ".." &&
+			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return real, true
+		}
+	}
+	return "", false
+}
+
+// quoteRef writes path as an @ reference the CLI reads back as path: on Windows in quotes, elsewhere with a
+// backslash before each character that would end the reference or change its reading. A path with a line break
+// cannot be written.
+func quoteRef(path string, windows bool) (string, bool) {
+	if strings.ContainsAny(path, "\n\r") || (windows && strings.Contains(path, `"`)) {
+		return "", false
+	}
+	if windows {
+		return `"` + path + `"`, true
+	}
+	var b strings.Builder
+	for k := 0; k < len(path); k++ {
+		c := path[k]
+		if strings.IndexByte(" \t,;!?()[]{}\"\\", c) >= 0 || (c == '.' && k == len(path)-1) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), true
 }

@@ -1,7 +1,11 @@
 package gemini
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +107,106 @@ func TestBuildEnv(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestGuardPrompt: an @ reference reaches the CLI only when it names an existing file or folder inside the run's
+// folders, and then as its absolute path; every other @ is escaped, so that the CLI reads no file for it.
+func TestGuardPrompt(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir()) // macOS: /var is a link to /private/var
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(ws, "dir"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(ws, "notes.txt"), filepath.Join(ws, "my file (1).txt"), filepath.Join(outside, "secret")} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{ws}
+	windows := runtime.GOOS == "windows"
+	ref := func(name string) string { // how guardPrompt writes the reference to ws/name
+		q, ok := quoteRef(filepath.Join(ws, filepath.FromSlash(name)), windows)
+		if !ok {
+			t.Fatalf("cannot write %s", name)
+		}
+		return "@" + q
+	}
+	tests := []struct {
+		name, prompt, want string
+		dirs               []string
+	}{
+		{"no @", "plain text", "plain text", dirs},
+		{"a file", "Summarize @notes.txt please", "Summarize " + ref("notes.txt") + " please", dirs},
+		{"a file at the end of a sentence", "Read @notes.txt.", "Read " + ref("notes.txt") + ".", dirs},
+		{"a file in parentheses", "(see @notes.txt)", "(see " + ref("notes.txt") + ")", dirs},
+		{"a folder", "@dir, then", ref("dir") + ", then", dirs},
+		{"the folder itself, absolute", "@" + ws, ref(""), dirs},
+		{"an absolute path inside", ref("notes.txt"), ref("notes.txt"), dirs},
+		{"no folders given", "@notes.txt", `\@notes.txt`, nil},
+		{"an absolute path outside", "Summarize @/etc/passwd", `Summarize \@/etc/passwd`, dirs},
+		{"the config dir's keys", "Summarize @.env", `Summarize \@.env`, dirs},
+		{"up and out", "@../outside/secret", `\@../outside/secret`, dirs},
+		{"a link out", "@out/secret", `\@out/secret`, dirs},
+		{"a missing file", "@missing.txt", `\@missing.txt`, dirs},
+		{"an e-mail address", "write to a@b.example", `write to a\@b.example`, dirs},
+		{"a handle", "tweets by @gopher", `tweets by \@gopher`, dirs},
+		{"already escaped", `\@notes.txt`, `\@notes.txt`, dirs},
+		{"a reference hidden in another", "@x@/etc/passwd", `\@x\@/etc/passwd`, dirs},
+		{"a good one holding a bad one", "@notes.txt@/etc/passwd", `\@notes.txt\@/etc/passwd`, dirs},
+		{"quotes", `@"a b"@/etc/passwd`, `\@"a b"\@/etc/passwd`, dirs},
+		{"lone @", "@ and @. and @", "@ and @. and @", dirs},
+		{"several", "@notes.txt and @/etc/hosts", ref("notes.txt") + ` and \@/etc/hosts`, dirs},
+	}
+	if !windows { // a backslash escapes a character of the name only outside Windows
+		tests = append(tests, struct {
+			name, prompt, want string
+			dirs               []string
+		}{"an escaped name", `@my\ file\ \(1\).txt`, ref("my file (1).txt"), dirs})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := guardPrompt(tt.prompt, tt.dirs, windows); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestQuoteRef: a path written as a reference reads back, as the CLI reads it, as the same path, and the
+// reference ends where it should.
+func TestQuoteRef(t *testing.T) {
+	t.Parallel()
+	for _, windows := range []bool{false, true} {
+		for _, path := range []string{"/a/b.go", "/a b/c,d;e!f?(g)[h]{i}.txt", `/q"uote\back`, "/ends.", "/tab\there", "/ü@x"} {
+			if windows && strings.Contains(path, `"`) {
+				continue
+			}
+			ref, ok := quoteRef(path, windows)
+			if !ok {
+				t.Errorf("%q (windows %v): cannot be written", path, windows)
+				continue
+			}
+			for _, tail := range []string{"", " more", ". Next", ", then"} {
+				prompt := "@" + ref + tail
+				end := refEnd(prompt, 1)
+				if end != 1+len(ref) || unescapeRef(prompt[1:end], windows) != path {
+					t.Errorf("%q (windows %v): %q reads as %q", path, windows, prompt, unescapeRef(prompt[1:end], windows))
+				}
+			}
+		}
+	}
+	if _, ok := quoteRef("/a\nb", false); ok {
+		t.Error("a path with a line break was written")
 	}
 }
