@@ -930,7 +930,8 @@ func TestHTTPStatusPage(t *testing.T) {
 
 // TestConnectCommands: connect and disconnect do from the command line what the tray's items do, for each client:
 // the entry is added with a backup of the old file, listed as connected, and removed again with nothing else
-// touched; a stdio entry carries the PATH the server was found on, for a client started from the dock.
+// touched; a stdio entry carries the PATH the server was found on, for a client started from the dock. --port works
+// after the command, and a file that cannot be read is said so, and left alone.
 func TestConnectCommands(t *testing.T) {
 	env, _ := serverEnv(t, nil)
 	home := t.TempDir()
@@ -966,11 +967,44 @@ func TestConnectCommands(t *testing.T) {
 			t.Errorf("disconnect %s: %v\n%s", id, err, out)
 		}
 	}
-	if data, _ := os.ReadFile(cursor); !strings.Contains(string(data), `"mine"`) || strings.Contains(string(data), "gemini-search") {
-		t.Errorf("Cursor's file after disconnect:\n%s", data)
+	if data, _ := os.ReadFile(cursor); string(data) != `{"mcpServers": {"mine": {"url": "http://x"}}}` {
+		t.Errorf("Cursor's file after disconnect:\n%s\nwant it as it was", data)
 	}
 	if out, err := runServer(t, env, "connect", "emacs"); exitCode(err) != 2 || !strings.Contains(out, "unknown client") {
 		t.Errorf("an unknown client: exit %d\n%s", exitCode(err), out)
+	}
+
+	// The server's flags also after the command: the entry gets the address of a server on port 3100.
+	for _, args := range [][]string{{"connect", "cursor", "--port", "3100"}, {"--port", "3100", "connect", "cursor"}} {
+		out, err := runServer(t, env, args...)
+		if err != nil || !strings.Contains(out, "Cursor: connected (") {
+			t.Errorf("%q: %v\n%s", args, err, out)
+		}
+		if data, _ := os.ReadFile(cursor); !strings.Contains(string(data), `"url": "http://127.0.0.1:3100/mcp"`) {
+			t.Errorf("%q: Cursor's file:\n%s", args, data)
+		}
+	}
+	if out, _ := runServer(t, env, "connect"); !strings.Contains(out, "cursor          connected to an old address") {
+		t.Errorf("the list, for the server on port 3000, does not show Cursor's entry as old:\n%s", out)
+	}
+	if out, err := runServer(t, env, "connect", "cursor", "--port", "70000"); exitCode(err) != 2 || !strings.Contains(out, "invalid --port 70000") {
+		t.Errorf("connect --port 70000: exit %d\n%s", exitCode(err), out)
+	}
+
+	// A file that cannot be parsed is listed with why, and connect leaves it alone with the same words.
+	broken := "{\n  \"mcpServers\": {\n    \"mine\": ]\n  }\n}\n"
+	if err := os.WriteFile(cursor, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const why = "cannot read ~/.cursor/mcp.json: line 3: invalid character ']' at start of value"
+	if out, _ := runServer(t, env, "connect"); !strings.Contains(out, "cursor          "+why+"\n") {
+		t.Errorf("the list does not say why Cursor's file cannot be read:\n%s", out)
+	}
+	if out, err := runServer(t, env, "connect", "cursor"); exitCode(err) != 1 || !strings.Contains(out, "gemini-search-mcp connect: "+why+"\n") {
+		t.Errorf("connect to an unreadable file: exit %d\n%s", exitCode(err), out)
+	}
+	if data, _ := os.ReadFile(cursor); string(data) != broken {
+		t.Errorf("the unreadable file changed to %q", data)
 	}
 }
 

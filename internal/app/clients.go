@@ -31,34 +31,50 @@ func Clients(cfg config.Config, env config.Env, url, stdioCmd string) []clients.
 }
 
 // clientsCommand runs `connect [<client> [--print]]` and `disconnect <client>` for people without a tray: with no
-// client, connect lists each client and its state.
+// client, connect lists each client and its state. The server's --host and --port (which make the entry's address)
+// are taken after the command too: `connect cursor --port 3100`.
 func clientsCommand(command string, src Source, args []string, stdout, stderr io.Writer) int {
 	name := "gemini-search-mcp " + command
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	flags.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s %s\n\n", name, map[string]string{
+		fmt.Fprintf(stderr, "Usage: %s %s [--host H] [--port P]\n\n", name, map[string]string{
 			"connect":    "[" + strings.Join(clients.IDs, "|") + " [--print]]",
 			"disconnect": strings.Join(clients.IDs, "|"),
 		}[command])
-		fmt.Fprintf(stderr, "connect adds this server to the client's configuration file (the old file is backed up), "+
-			"--print only prints the entry; with no client it lists each client and its state. disconnect removes "+
-			"only this server's entry.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "connect adds this server to the client's configuration file, changing nothing else in it "+
+			"(the old file is backed up), --print only prints the entry; with no client it lists each client and its "+
+			"state. disconnect removes only this server's entry.\n\nFlags:\n")
 		flags.PrintDefaults()
 	}
 	printOnly := flags.Bool("print", false, "print the client's configuration for this server instead of writing it")
-	// The client comes first and the flag after it: parse what follows the name too.
-	var id string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		id, args = args[0], args[1:]
+	if src.Flags != nil { // the same variables as before the command, so either place works
+		flags.StringVar(src.Flags.host, "host", *src.Flags.host, "the server's HTTP host, for the entry's address (overrides MCP_SERVER_HOST)")
+		flags.IntVar(src.Flags.port, "port", *src.Flags.port, "the server's HTTP port, for the entry's address (overrides MCP_SERVER_PORT)")
 	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	// Flags may come before or after the client's name.
+	var names []string
+	for {
+		if err := flags.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
 		}
+		if flags.NArg() == 0 {
+			break
+		}
+		names, args = append(names, flags.Arg(0)), flags.Args()[1:]
+	}
+	if src.Flags != nil && (*src.Flags.port < -1 || *src.Flags.port > 65535) {
+		fmt.Fprintf(stderr, "%s: invalid --port %d: must be between 0 and 65535\n", name, *src.Flags.port)
 		return 2
 	}
-	if flags.NArg() > 0 || (id == "" && (command == "disconnect" || *printOnly)) {
+	var id string
+	if len(names) > 0 {
+		id = names[0]
+	}
+	if len(names) > 1 || (id == "" && (command == "disconnect" || *printOnly)) {
 		flags.Usage()
 		return 2
 	}
@@ -75,7 +91,11 @@ func clientsCommand(command string, src Source, args []string, stdout, stderr io
 	all := Clients(cfg, src.Env, "http://"+cfg.Addr()+"/mcp", exe)
 	if id == "" {
 		for i, c := range all {
-			fmt.Fprintf(stdout, "%-15s %-28s %s\n", clients.IDs[i], c.State(), c.Path)
+			if st := c.Status(); st.Err != nil {
+				fmt.Fprintf(stdout, "%-15s %s\n", clients.IDs[i], st) // the reason names the file
+			} else {
+				fmt.Fprintf(stdout, "%-15s %-28s %s\n", clients.IDs[i], st, c.Path)
+			}
 		}
 		return 0
 	}
@@ -104,7 +124,7 @@ func clientsCommand(command string, src Source, args []string, stdout, stderr io
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: %s (%s)\n", c.Name, c.State(), c.Path)
+	fmt.Fprintf(stdout, "%s: %s (%s)\n", c.Name, c.Status(), c.Path)
 	if backup != "" {
 		fmt.Fprintf(stdout, "the file as it was is kept in %s\n", backup)
 	}

@@ -3,10 +3,10 @@ package clients
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 )
@@ -96,6 +96,7 @@ func TestConnect(t *testing.T) {
 		name       string
 		existing   string // "" for no file
 		want       string // compact JSON of the result
+		wantFile   string // or the file's bytes
 		wantBackup bool
 		wantErr    string
 	}{
@@ -108,14 +109,24 @@ func TestConnect(t *testing.T) {
 			want: `{"theme":"dark","mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`, wantBackup: true},
 		{name: "already connected: nothing written", existing: `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`,
 			want: `{"mcpServers":{"gemini-search":{"url":"http://127.0.0.1:3000/mcp"}}}`},
-		{name: "not JSON: refused", existing: "{ // comment\n}", wantErr: "not a JSON object"},
-		{name: "servers not an object: refused", existing: `{"mcpServers":[]}`, wantErr: "is not an object"},
+		{name: "comments are kept", existing: "{ // comment\n}",
+			wantFile:   "{ // comment\n  \"mcpServers\": {\n    \"gemini-search\": {\n      \"url\": \"http://127.0.0.1:3000/mcp\"\n    }\n  }\n}",
+			wantBackup: true},
+		{name: "not JSON: refused", existing: "{\n  \"mcpServers\": {\n    \"x\": ]\n  }\n}\n",
+			wantErr: "cannot read ~/.cursor/mcp.json: line 3: invalid character ']' at start of value"},
+		{name: "not an object: refused", existing: "[]", wantErr: "cannot read ~/.cursor/mcp.json: line 1: not a JSON object"},
+		{name: "servers not an object: refused", existing: `{"mcpServers":[]}`,
+			wantErr: `cannot read ~/.cursor/mcp.json: line 1: "mcpServers" is not an object`},
+		{name: "servers twice: refused", existing: "{\"mcpServers\": {},\n\"mcpServers\": {\"other\": {}}}",
+			wantErr: `cannot read ~/.cursor/mcp.json: line 2: "mcpServers" is there twice (also on line 1): remove one`},
+		{name: "entry twice: refused", existing: "{\"mcpServers\": {\n\"gemini-search\": {},\n\"gemini-search\": {\"url\": \"x\"}}}",
+			wantErr: `cannot read ~/.cursor/mcp.json: line 3: "gemini-search" is there twice (also on line 2): remove one`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
-			c := cursor(Platform{GOOS: "linux", Home: home}, server)
+			c := All(Platform{GOOS: "linux", Home: home}, server)[0]
 			if tt.existing != "" {
 				if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
 					t.Fatal(err)
@@ -126,11 +137,22 @@ func TestConnect(t *testing.T) {
 			}
 			backup, err := c.Connect(now)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("got %v, want an error with %q", err, tt.wantErr)
+				var fileErr *FileError
+				if err == nil || err.Error() != tt.wantErr || !errors.As(err, &fileErr) {
+					t.Fatalf("got %v, want %s", err, tt.wantErr)
 				}
 				if data, _ := os.ReadFile(c.Path); string(data) != tt.existing {
 					t.Errorf("file changed to %q", data)
+				}
+				// The list says the same, rather than "not connected".
+				if st := c.Status(); st.State != Unreadable || st.String() != tt.wantErr {
+					t.Errorf("status %q (%s), want %s", st, st.State, tt.wantErr)
+				}
+				if _, err := c.Disconnect(now); err == nil || err.Error() != tt.wantErr {
+					t.Errorf("disconnect: got %v, want %s", err, tt.wantErr)
+				}
+				if entries, _ := os.ReadDir(filepath.Dir(c.Path)); len(entries) != 1 {
+					t.Errorf("%d files beside the client's, want none: no backup for no change", len(entries)-1)
 				}
 				return
 			}
@@ -141,7 +163,11 @@ func TestConnect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := compact(t, data); got != tt.want {
+			if tt.wantFile != "" {
+				if string(data) != tt.wantFile {
+					t.Errorf("got\n%s\nwant\n%s", data, tt.wantFile)
+				}
+			} else if got := compact(t, data); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 			if (backup != "") != tt.wantBackup {
@@ -173,8 +199,8 @@ func TestStateAndDisconnect(t *testing.T) {
 	p := Platform{GOOS: "linux", Home: home, XDGConfigHome: filepath.Join(home, ".config")}
 	c := All(p, server)[0]
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	if c.State() != NotConnected {
-		t.Fatalf("state of a missing file: %s", c.State())
+	if c.Status() != (Status{State: NotConnected}) {
+		t.Fatalf("state of a missing file: %s", c.Status())
 	}
 	if backup, err := c.Disconnect(now); err != nil || backup != "" {
 		t.Fatalf("disconnect from a missing file: %q, %v", backup, err)
@@ -185,17 +211,17 @@ func TestStateAndDisconnect(t *testing.T) {
 	if err := os.WriteFile(c.Path, []byte(`{"mcpServers": {"other": {"url": "http://x"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Connect(now); err != nil || c.State() != Connected {
-		t.Fatalf("after Connect: %s, %v", c.State(), err)
+	if _, err := c.Connect(now); err != nil || c.Status().State != Connected {
+		t.Fatalf("after Connect: %s, %v", c.Status(), err)
 	}
 	moved := server
 	moved.URL = "http://127.0.0.1:3100/mcp"
-	if s := All(p, moved)[0].State(); s != Outdated {
+	if s := All(p, moved)[0].Status().State; s != Outdated {
 		t.Errorf("the server on another port sees %s, want %s", s, Outdated)
 	}
 	backup, err := c.Disconnect(now.Add(time.Minute))
 	data, _ := os.ReadFile(c.Path)
-	if err != nil || backup == "" || c.State() != NotConnected || !strings.Contains(string(data), `"other"`) {
-		t.Errorf("after Disconnect: %s, backup %q, %v:\n%s", c.State(), backup, err, data)
+	if err != nil || backup == "" || c.Status().State != NotConnected || string(data) != `{"mcpServers": {"other": {"url": "http://x"}}}` {
+		t.Errorf("after Disconnect: %s, backup %q, %v:\n%s", c.Status(), backup, err, data)
 	}
 }

@@ -1,6 +1,8 @@
-// Package jsonedit edits one entry of a JSON object while keeping everything else as it was written: the order
-// of the keys and the values of the entries it does not touch. It is how the server changes files people also
-// edit (a client's mcp.json, the research workspace's settings.json) without reshuffling them.
+// Package jsonedit edits one entry of a JSON object while keeping everything else as it was written. It is how the
+// server changes files people also edit without reshuffling them. Doc keeps every byte it does not change
+// (comments, trailing commas, a byte order mark, indentation: a client's mcp.json); Object keeps the order of the
+// keys and the values of the entries it does not touch, and reformats the rest (the research workspace's
+// settings.json).
 package jsonedit
 
 import (

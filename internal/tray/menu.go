@@ -202,7 +202,7 @@ func (m *Menu) build(ctx context.Context) {
 func (m *Menu) render() view {
 	v := render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
 	for _, c := range m.ctl.Clients() {
-		v.Clients = append(v.Clients, clientView(c.Name, c.State()))
+		v.Clients = append(v.Clients, clientView(c.Name, c.Status()))
 	}
 	return v
 }

@@ -72,9 +72,11 @@ type clientLine struct {
 	Connected bool   // it has an entry for this server: Disconnect can remove it
 }
 
-// clientView is the line of client name in state.
-func clientView(name string, state clients.State) clientLine {
-	l := clientLine{Title: name + " · " + state.String(), Connect: labelConnect, Connected: state != clients.NotConnected}
+// clientView is the line of client name in status: its state, or why its file cannot be read.
+func clientView(name string, status clients.Status) clientLine {
+	state := status.State
+	l := clientLine{Title: name + " · " + Shorten(status.String(), 120), Connect: labelConnect,
+		Connected: state == clients.Connected || state == clients.Outdated}
 	if state == clients.Outdated {
 		l.Connect = labelUpdate
 	}

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -120,13 +121,20 @@ func TestRenderRecent(t *testing.T) {
 
 func TestClientView(t *testing.T) {
 	t.Parallel()
-	for state, want := range map[clients.State]clientLine{
-		clients.NotConnected: {Title: "Cursor · not connected", Connect: labelConnect},
-		clients.Connected:    {Title: "Cursor · connected", Connect: labelConnect, Connected: true},
-		clients.Outdated:     {Title: "Cursor · connected to an old address", Connect: labelUpdate, Connected: true},
+	unreadable := clients.Status{State: clients.Unreadable, Err: &clients.FileError{Path: "~/.cursor/mcp.json",
+		Err: errors.New("line 3: invalid character ']' at start of value")}}
+	for _, tt := range []struct {
+		status clients.Status
+		want   clientLine
+	}{
+		{clients.Status{State: clients.NotConnected}, clientLine{Title: "Cursor · not connected", Connect: labelConnect}},
+		{clients.Status{State: clients.Connected}, clientLine{Title: "Cursor · connected", Connect: labelConnect, Connected: true}},
+		{clients.Status{State: clients.Outdated}, clientLine{Title: "Cursor · connected to an old address", Connect: labelUpdate, Connected: true}},
+		{unreadable, clientLine{Title: "Cursor · cannot read ~/.cursor/mcp.json: line 3: invalid character ']' at start of value",
+			Connect: labelConnect}},
 	} {
-		if got := clientView("Cursor", state); got != want {
-			t.Errorf("%s: got %+v, want %+v", state, got, want)
+		if got := clientView("Cursor", tt.status); got != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.status, got, tt.want)
 		}
 	}
 }

@@ -36,8 +36,9 @@ type welcomePage struct {
 }
 
 type welcomeClient struct {
-	Name, Path, State string
-	Action            string // "Connect", or "Update" for an entry that points at an old address; "" when connected
+	Name, Path, State string // State is why the file cannot be read, for one that cannot
+	Action            string // "Connect", or "Update" for an entry that points at an old address; "" otherwise
+	Connected         bool
 }
 
 func (h *Handler) welcome(ctx context.Context) welcomePage {
@@ -49,13 +50,15 @@ func (h *Handler) welcome(ctx context.Context) welcomePage {
 		}
 	}
 	for _, c := range h.w.Clients() {
-		state := c.State()
-		wc := welcomeClient{Name: c.Name, Path: c.Path, State: state.String()}
-		switch state {
+		status := c.Status()
+		wc := welcomeClient{Name: c.Name, Path: c.Path, State: status.String()}
+		switch status.State {
 		case clients.NotConnected:
 			wc.Action = "Connect"
 		case clients.Outdated:
 			wc.Action = "Update"
+		case clients.Connected:
+			wc.Connected = true
 		}
 		p.Clients = append(p.Clients, wc)
 	}

@@ -157,3 +157,29 @@ func TestNoWelcomeWithoutSettings(t *testing.T) {
 		t.Errorf("/welcome: %d, want 404", code)
 	}
 }
+
+// TestWelcomeUnreadableClientFile: a client's file that cannot be parsed is listed with why, not as "not
+// connected", and Connect refuses it with the same words and leaves it alone.
+func TestWelcomeUnreadableClientFile(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setupWelcome(t)
+	path := filepath.Join(b.home, ".cursor", "mcp.json")
+	broken := "{\n  \"mcpServers\": {\n    \"mine\": ]\n  }\n}\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const why = "cannot read ~/.cursor/mcp.json: line 3: invalid character &#39;]&#39; at start of value"
+	if _, body := get(t, srv.URL+"/welcome", true); !strings.Contains(body, "<td>"+why+"</td>") {
+		t.Errorf("the client list does not say why Cursor's file cannot be read:\n%s", body)
+	}
+	code, _, body := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"connect"}, "client": {"Cursor"}})
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, why) {
+		t.Errorf("connect to an unreadable file: %d, want 422 saying %q", code, why)
+	}
+	if data, _ := os.ReadFile(path); string(data) != broken {
+		t.Errorf("the file changed to %q", data)
+	}
+}
