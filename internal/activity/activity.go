@@ -13,7 +13,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 )
 
-// MaxFailures is how many recent failures a Registry keeps.
+// MaxFailures is how many recent failures, warnings included, a Registry keeps.
 const MaxFailures = 10
 
 // Run is a tool call in progress.
@@ -32,7 +32,8 @@ func (r Run) Elapsed(now time.Time) string {
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
 
-// Failure is a tool call that ended in an error.
+// Failure is a tool call that ended in an error, or, as a Warning, one that succeeded with something its user
+// should know (its research went without Firecrawl, which did not start).
 type Failure struct {
 	Time    time.Time
 	Tool    string
@@ -40,12 +41,13 @@ type Failure struct {
 	Code    string
 	Message string
 	Details string // the fix, in words: the details the tool returned
+	Warning bool   // the call succeeded: this is a warning about its result, not a failure
 }
 
 // Snapshot is the registry's state at one moment.
 type Snapshot struct {
 	Running  []Run     // oldest first
-	Failures []Failure // newest first
+	Failures []Failure // newest first, warnings among them
 }
 
 // Registry is safe for concurrent use. The zero value is not usable; call New.
@@ -176,8 +178,8 @@ func (t *Tracker) Stage(stage string) {
 	}
 }
 
-// End removes the run; a non-nil failure is recorded among the recent failures (Tool and Time are filled in).
-// Calls after the first do nothing.
+// End removes the run; a non-nil failure (or warning) is recorded among the recent failures (Tool and Time are
+// filled in). Calls after the first do nothing.
 func (t *Tracker) End(f *Failure) {
 	if t == nil {
 		return

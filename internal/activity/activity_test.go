@@ -58,6 +58,18 @@ func TestKeepsTheTenMostRecentFailures(t *testing.T) {
 	}
 }
 
+// A warning about a call that succeeded is kept among the failures, as a warning.
+func TestAWarningIsKeptAsOne(t *testing.T) {
+	t.Parallel()
+	r := New()
+	beginRun(r, "search", "q").End(&Failure{Code: "FIRECRAWL_UNAVAILABLE", Message: "without Firecrawl", Warning: true})
+	beginRun(r, "search", "q").End(&Failure{Code: "QUOTA_ERROR"})
+	f := r.Snapshot().Failures
+	if len(f) != 2 || f[0].Warning || !f[1].Warning || f[1].Tool != "search" || f[1].Query != "q" {
+		t.Errorf("failures = %+v, want the quota error, then the warning", f)
+	}
+}
+
 func TestNilTrackerAndContext(t *testing.T) {
 	t.Parallel()
 	var tr *Tracker

@@ -82,6 +82,9 @@ type Result struct {
 	// reason when it is not STOP (FinishMaxTokens, SAFETY, RECITATION, …), or NoFinishReason when its stream ended
 	// without one. "" for an answer that ended whole. Such an answer is kept, but what is built on it is partial.
 	Unfinished string
+	// FirecrawlDown says why Firecrawl, configured for the CLI, did not start or failed (in the CLI's words when it
+	// gave them): the agent researched without its tools. "" when it ran, or is not configured.
+	FirecrawlDown string
 }
 
 // Why an answer is Unfinished, besides the API's other finish reasons.
@@ -119,10 +122,10 @@ func (e Event) Masked(mask func(string) string) Event {
 }
 
 // Masked is r with mask (a secret masker's) applied to every text it carries: the answer, the queries and URLs,
-// the tools' errors, and the grounding's queries, sources and cited segments (masked as the answer is, so that a
-// segment still matches its place in it).
+// the tools' errors, why Firecrawl was down, and the grounding's queries, sources and cited segments (masked as
+// the answer is, so that a segment still matches its place in it).
 func (r Result) Masked(mask func(string) string) Result {
-	r.Text = mask(r.Text)
+	r.Text, r.FirecrawlDown = mask(r.Text), mask(r.FirecrawlDown)
 	r.Queries = MaskAll(mask, r.Queries)
 	r.URLs = MaskAll(mask, r.URLs)
 	r.ToolErrors = slices.Clone(r.ToolErrors)

@@ -21,6 +21,7 @@ type process struct {
 	stdin    *os.File   // the write end of the CLI's stdin
 	stdout   relay      // what the CLI prints, kept until the run that takes the process reads it
 	stderr   tailBuffer // read only once done is closed
+	mcp      mcpWatch   // what stderr says of the MCP servers; read only once done is closed
 	end      context.CancelFunc
 	done     chan struct{} // closed once the CLI has exited, its group is killed and its output read
 	exit     exitStatus    // set before done is closed
@@ -112,7 +113,7 @@ const holderCheck = 250 * time.Millisecond
 func (p *process) reap(stdout, stderr *os.File) {
 	var copies sync.WaitGroup
 	copies.Go(func() { _, _ = io.Copy(&p.stdout, stdout) })
-	copies.Go(func() { _, _ = io.Copy(&p.stderr, stderr) })
+	copies.Go(func() { _, _ = io.Copy(io.MultiWriter(&p.stderr, &p.mcp), stderr) })
 
 	defer stdout.Close()
 	defer stderr.Close()

@@ -272,3 +272,58 @@ func TestRunWithFoldersStartsItsOwn(t *testing.T) {
 		t.Errorf("%d warm, want the waiting one kept", r.Warm())
 	}
 }
+
+// A run whose Firecrawl MCP server did not start (the real CLI says so on stderr at startup, and goes on) is a
+// success that says so: FirecrawlDown, with the CLI's reason when it gave one (DEBUG=true), and a warning in the
+// log. A cold run and a warm one alike; not when the server did not configure Firecrawl.
+func TestRunSaysFirecrawlIsDown(t *testing.T) {
+	t.Parallel()
+	const generic = `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`
+	tests := []struct {
+		name      string
+		scenario  string
+		env       []string
+		warm      bool
+		want      string
+		wantInLog bool
+	}{
+		{name: "cold", scenario: geminitest.ScenarioNoFirecrawl, env: []string{"FIRECRAWL_API_KEY=fc-test-key", "DEBUG=false"},
+			want: generic, wantInLog: true},
+		{name: "warm", scenario: geminitest.ScenarioNoFirecrawl, env: []string{"FIRECRAWL_API_KEY=fc-test-key", "DEBUG=false"},
+			warm: true, want: generic, wantInLog: true},
+		{name: "the CLI's reason with DEBUG", scenario: geminitest.ScenarioNoFirecrawl,
+			env: []string{"FIRECRAWL_API_URL=http://127.0.0.1:3002", "DEBUG=true"}, want: "MCP error -32001: Request timed out", wantInLog: true},
+		{name: "Firecrawl not configured", scenario: geminitest.ScenarioNoFirecrawl,
+			env: []string{"FIRECRAWL_API_KEY=", "FIRECRAWL_API_URL=", "DEBUG=false"}},
+		{name: "Firecrawl started", scenario: geminitest.ScenarioOK, env: []string{"FIRECRAWL_API_KEY=fc-test-key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := geminitest.NewLocal(t, tt.scenario)
+			var logs testkit.SyncBuffer
+			change := func(c *gemini.Config) {
+				c.ExtraEnv = append(c.ExtraEnv, tt.env...)
+				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			}
+			var r *gemini.Runner
+			if tt.warm {
+				r = newWarmRunner(t, fake, change)
+				r.KeepWarm("m1")
+				waitWarm(t, r, fake, 1, 1)
+			} else {
+				r = newRunner(t, fake, change)
+			}
+			res, err := run(t, r, backend.Request{Model: "m1"})
+			if err != nil || res.Text != geminitest.DefaultAnswer || res.FirecrawlDown != tt.want {
+				t.Fatalf("got %q, FirecrawlDown %q, %v; want the answer and FirecrawlDown %q", res.Text, res.FirecrawlDown, err, tt.want)
+			}
+			if inLog := strings.Contains(logs.String(), "level=WARN msg=\"Firecrawl did not start"); inLog != tt.wantInLog {
+				t.Errorf("a warning in the log: %v, want %v:\n%s", inLog, tt.wantInLog, logs.String())
+			}
+			if tt.warm && fake.Calls()[0].PID != fake.Started()[0] {
+				t.Error("the run did not take the warm process")
+			}
+		})
+	}
+}

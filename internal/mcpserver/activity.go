@@ -7,11 +7,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
 // recordActivity registers every tool call in reg while it runs, runs it with the context reg gives it (which
-// carries its Tracker for stage updates, and which the app can cancel with a reason), and records failures. A
-// cancelled call is not a failure.
+// carries its Tracker for stage updates, and which the app can cancel with a reason), and records failures, and
+// warnings about results (warningOf). A cancelled call is not a failure.
 func recordActivity(reg *activity.Registry) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -37,8 +38,10 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 	switch {
 	case err != nil:
 		return &activity.Failure{Code: "INTERNAL_ERROR", Message: err.Error()}
-	case res == nil || !res.IsError:
+	case res == nil:
 		return nil
+	case !res.IsError:
+		return warningOf(res)
 	}
 	info := errorInfoOf(res)
 	if info.Code == codeCancelled {
@@ -48,6 +51,28 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 		info.Code = "TOOL_ERROR"
 	}
 	return &activity.Failure{Code: info.Code, Message: info.Message, Details: info.Details}
+}
+
+// codeFirecrawlUnavailable is the warning about a report researched without Firecrawl, which did not start.
+const codeFirecrawlUnavailable = "FIRECRAWL_UNAVAILABLE"
+
+// warningOf is what a report's result says its user should know, as a warning: that it was researched without
+// Firecrawl, which did not start (metadata.firecrawl). nil for every other result.
+func warningOf(res *mcp.CallToolResult) *activity.Failure {
+	var m research.Metadata
+	switch body := res.StructuredContent.(type) {
+	case reportBody:
+		m = body.Metadata
+	case rawBody:
+		m = body.Metadata
+	}
+	if m.Firecrawl == "" {
+		return nil
+	}
+	return &activity.Failure{Warning: true, Code: codeFirecrawlUnavailable,
+		Message: "Researched without Firecrawl, which was " + m.Firecrawl,
+		Details: "Start the command of mcpServers.firecrawl in the config folder's .gemini/settings.json by hand to see why; " +
+			"the first start downloads firecrawl-mcp, which may take longer than its start timeout allows."}
 }
 
 // sessionOf is the id of the MCP session a call came in on; "" when there is none.

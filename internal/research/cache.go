@@ -10,7 +10,7 @@ const maxCached = 256
 
 // Cache keeps finished reports for a while (GEMINI_CACHE_TTL), so that an identical request (same tool, arguments
 // ignoring case and spacing, model and backend) is answered at once. Failed, partial and unparsed reports are not
-// kept. Like the Queue, one Cache is shared by every engine of a server; its time to live follows the configuration
+// kept, nor those researched without a Firecrawl that did not start. Like the Queue, one Cache is shared by every engine of a server; its time to live follows the configuration
 // (SetTTL, 0: off). Safe for concurrent use.
 type Cache struct {
 	mu      sync.Mutex
@@ -56,7 +56,7 @@ func (c *Cache) get(key string) (Report, bool) {
 func (c *Cache) put(key string, rep Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ttl <= 0 || !rep.Success || rep.Partial || rep.ParseWarning {
+	if c.ttl <= 0 || !rep.Success || rep.Partial || rep.ParseWarning || rep.Metadata.Firecrawl != "" {
 		return
 	}
 	c.expire()

@@ -2,8 +2,11 @@ package research
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 )
 
 // An identical request within the time to live is answered from the cache, without a run; fresh runs again, and
@@ -74,5 +77,26 @@ func TestTheCacheKeepsOnlyCompleteReportsForItsTimeToLive(t *testing.T) {
 	}
 	if len(c.entries) != maxCached {
 		t.Errorf("%d entries, want the cap %d", len(c.entries), maxCached)
+	}
+}
+
+// A report researched while Firecrawl, configured, did not start says so in metadata.firecrawl, and is not cached:
+// the next identical request may find Firecrawl up.
+func TestAReportWithoutItsFirecrawlSaysSoAndIsNotCached(t *testing.T) {
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test-key")
+	t.Setenv("DEBUG", "false")
+	e, fake, _ := newEngine(t, geminitest.ScenarioNoFirecrawl, Settings{Cache: NewCache(time.Hour)})
+	for i := range 2 {
+		rep, err := e.Search(context.Background(), SearchRequest{Query: "Rust 2024"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(rep.Metadata.Firecrawl, "unavailable: ") || !strings.Contains(rep.Metadata.Firecrawl, "MCP issues detected") ||
+			rep.Partial || rep.Metadata.Cached {
+			t.Errorf("call %d: firecrawl %q, partial %v, cached %v", i+1, rep.Metadata.Firecrawl, rep.Partial, rep.Metadata.Cached)
+		}
+	}
+	if n := len(fake.Calls()); n != 2 {
+		t.Errorf("the CLI ran %d times, want twice: nothing cached", n)
 	}
 }

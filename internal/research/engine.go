@@ -133,11 +133,10 @@ type Metadata struct {
 	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
 	JSONCorrections   int      `json:"json_corrections,omitempty"`
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
-	// FinishReason is why the answer that made the report partial stopped before its end: the Gemini API's finish
-	// reason (MAX_TOKENS, SAFETY, …) or backend.NoFinishReason.
-	FinishReason string `json:"finish_reason,omitempty"`
-	Cached       bool   `json:"cached,omitempty"`       // answered from the cache (GEMINI_CACHE_TTL)
-	CacheAgeMS   *int64 `json:"cache_age_ms,omitempty"` // how old the cached report is
+	FinishReason      string   `json:"finish_reason,omitempty"` // a partial report: why its answer stopped short (MAX_TOKENS, …)
+	Firecrawl         string   `json:"firecrawl,omitempty"`     // "unavailable: <reason>" when it did not start
+	Cached            bool     `json:"cached,omitempty"`        // answered from the cache (GEMINI_CACHE_TTL)
+	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"`  // how old the cached report is
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.

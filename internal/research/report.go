@@ -38,6 +38,9 @@ func (b *builder) add(rr roundResult) {
 	b.meta.OutputTruncated = b.meta.OutputTruncated || rr.res.Truncated
 	b.meta.FallbackFrom = cmp.Or(b.meta.FallbackFrom, rr.fallbackFrom)
 	b.meta.BackendReason = cmp.Or(b.meta.BackendReason, rr.res.Switched)
+	if down := rr.res.FirecrawlDown; down != "" && b.meta.Firecrawl == "" {
+		b.meta.Firecrawl = "unavailable: " + down
+	}
 }
 
 // use adds rr and makes its report the one returned; a round cut off (by the timeout, or by its answer stopping

@@ -88,12 +88,22 @@ func clientView(name string, status clients.Status) clientLine {
 func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
 	running := st.State == httpserver.Running
 	v := view{
-		Status:      st.Line(),
-		Start:       !running,
-		Stop:        running,
-		Restart:     running,
-		RunsTitle:   fmt.Sprintf("Running searches (%d)", len(snap.Running)),
-		ErrorsTitle: fmt.Sprintf("Last errors (%d)", len(snap.Failures)),
+		Status:    st.Line(),
+		Start:     !running,
+		Stop:      running,
+		Restart:   running,
+		RunsTitle: fmt.Sprintf("Running searches (%d)", len(snap.Running)),
+	}
+	warnings := 0
+	for _, f := range snap.Failures {
+		if f.Warning {
+			warnings++
+		}
+	}
+	failures := len(snap.Failures) - warnings
+	v.ErrorsTitle = fmt.Sprintf("Last errors (%d)", failures)
+	if warnings > 0 {
+		v.ErrorsTitle += fmt.Sprintf(" and warnings (%d)", warnings)
 	}
 	for i, run := range snap.Running {
 		if i == maxRunLines {
@@ -122,24 +132,30 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 		v.Icon = assets.Stopped
 	case len(snap.Running) > 0:
 		v.Icon = assets.Researching
-	case len(snap.Failures) > 0: // serving: the failures are the past, not a server that is down
+	case failures > 0: // serving: the failures are the past, not a server that is down; a warning is no failure
 		v.Icon = assets.Failing
 	default:
 		v.Icon = assets.Idle
 	}
-	v.Tooltip = tooltip(v.Status, len(problems), len(snap.Running), len(snap.Failures))
+	v.Tooltip = tooltip(v.Status, len(problems), len(snap.Running), failures, warnings)
 	return v
 }
 
 // tooltip says at a glance whether the server is down (not serving, or its setup broken: the error icon) or merely
-// had recent failures (the failing icon, with its badge).
-func tooltip(status string, problems, running, failures int) string {
+// had recent failures (the failing icon, with its badge), or results that came with a warning.
+func tooltip(status string, problems, running, failures, warnings int) string {
 	tip := "Gemini Search MCP: " + status
+	plural := func(n int) string { return map[bool]string{true: "s"}[n > 1] }
 	switch {
 	case problems > 0:
-		tip += fmt.Sprintf(" · down: the setup has %d problem%s (see Setup)", problems, map[bool]string{true: "s"}[problems > 1])
+		tip += fmt.Sprintf(" · down: the setup has %d problem%s (see Setup)", problems, plural(problems))
+	case failures > 0 && warnings > 0:
+		tip += fmt.Sprintf(" · %d recent failure%s and %d warning%s (see Last errors)", failures, plural(failures),
+			warnings, plural(warnings))
 	case failures > 0:
-		tip += fmt.Sprintf(" · %d recent failure%s (see Last errors)", failures, map[bool]string{true: "s"}[failures > 1])
+		tip += fmt.Sprintf(" · %d recent failure%s (see Last errors)", failures, plural(failures))
+	case warnings > 0:
+		tip += fmt.Sprintf(" · %d recent warning%s (see Last errors)", warnings, plural(warnings))
 	}
 	if running > 0 {
 		tip += fmt.Sprintf(" · %d researching", running)
@@ -156,14 +172,19 @@ func runLine(r activity.Run, now time.Time) string {
 	return line
 }
 
-// errorLines are one recent failure's lines: when, tool, query, code and what went wrong, then, on a line of its
-// own so that neither pushes the other out of a menu of readable width, the fix.
+// errorLines are one recent failure's lines: when, tool, query, code and what went wrong (for a warning, "warning"
+// and what the result lacks), then, on a line of its own so that neither pushes the other out of a menu of
+// readable width, the fix.
 func errorLines(f activity.Failure) []string {
 	line := f.Time.Local().Format("15:04:05") + " " + f.Tool
 	if f.Query != "" {
 		line += fmt.Sprintf(" %q", Shorten(f.Query, 30))
 	}
-	lines := []string{line + " " + f.Code + ": " + Shorten(f.Message, 80)}
+	what := f.Code
+	if f.Warning {
+		what = "warning"
+	}
+	lines := []string{line + " " + what + ": " + Shorten(f.Message, 80)}
 	if fix := firstLine(f.Details); fix != "" {
 		lines = append(lines, fixLine(fix))
 	}

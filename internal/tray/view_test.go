@@ -24,6 +24,9 @@ func TestRender(t *testing.T) {
 	fail := activity.Failure{Time: now, Tool: "deep_search", Query: "rust 2024", Code: "QUOTA_ERROR",
 		Message: "daily quota used up " + strings.Repeat("and then some ", 20),
 		Details: "\nSet GEMINI_FALLBACK_MODEL or wait until tomorrow.\nstderr: quota exceeded for gemini-2.5-pro"}
+	warning := activity.Failure{Time: now, Tool: "search", Query: "rust 2024", Code: "FIRECRAWL_UNAVAILABLE", Warning: true,
+		Message: "Researched without Firecrawl, which was unavailable: MCP error -32001: Request timed out",
+		Details: "Start the command of mcpServers.firecrawl by hand to see why."}
 	tests := []struct {
 		name string
 		st   httpserver.Status
@@ -47,6 +50,19 @@ func TestRender(t *testing.T) {
 			ErrorsTitle: "Last errors (1)", Errors: []string{`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
 				`used up and then some and then some and then some and then some and…`,
 				`    → Set GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
+		{"a warning is no failure", running, activity.Snapshot{Failures: []activity.Failure{warning}}, view{Icon: assets.Idle,
+			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
+			ErrorsTitle: "Last errors (0) and warnings (1)", Errors: []string{`10:00:00 search "rust 2024" warning: ` +
+				`Researched without Firecrawl, which was unavailable: MCP error -32001: Request…`,
+				`    → Start the command of mcpServers.firecrawl by hand to see why.`}}},
+		{"failures and warnings", running, activity.Snapshot{Failures: []activity.Failure{warning, fail}}, view{Icon: assets.Failing,
+			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
+			ErrorsTitle: "Last errors (1) and warnings (1)", Errors: []string{`10:00:00 search "rust 2024" warning: ` +
+				`Researched without Firecrawl, which was unavailable: MCP error -32001: Request…`,
+				`    → Start the command of mcpServers.firecrawl by hand to see why.`,
+				`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
+					`used up and then some and then some and then some and then some and…`,
+				`    → Set GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +73,24 @@ func TestRender(t *testing.T) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// The tooltip tells failures from warnings: only failures make the failing icon.
+func TestTooltipCountsFailuresAndWarnings(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		failures, warnings int
+		want               string
+	}{
+		{0, 0, "Gemini Search MCP: up"},
+		{2, 0, "Gemini Search MCP: up · 2 recent failures (see Last errors)"},
+		{0, 1, "Gemini Search MCP: up · 1 recent warning (see Last errors)"},
+		{1, 3, "Gemini Search MCP: up · 1 recent failure and 3 warnings (see Last errors)"},
+	} {
+		if got := tooltip("up", 0, 0, tt.failures, tt.warnings); got != tt.want {
+			t.Errorf("%d failures, %d warnings: got %q, want %q", tt.failures, tt.warnings, got, tt.want)
+		}
 	}
 }
 

@@ -26,10 +26,11 @@ const hugeSize = 20 << 20
 
 // cli is one run of the fake CLI.
 type cli struct {
-	args   []string
-	prompt string
-	out    *bufio.Writer
-	calls  int // prompts recorded before this one in the same record dir
+	args      []string
+	prompt    string
+	out       *bufio.Writer
+	calls     int  // prompts recorded before this one in the same record dir
+	mcpIssues bool // ScenarioNoFirecrawl's stderr lines were written
 }
 
 // runCLI plays scenario and returns the exit code.
@@ -52,6 +53,9 @@ func runCLI(scenario string) int {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 		c.record(call)
 		sleepForever()
+	}
+	if scenario == ScenarioNoFirecrawl { // the CLI connects its MCP servers before it reads its prompt
+		c.reportMCPIssues()
 	}
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -184,6 +188,9 @@ func (c *cli) play(scenario string) int {
 		c.out.Write(binaryJunk)
 	case ScenarioOrphan, ScenarioOrphanDetached:
 		c.stream(answer(), 0)
+	case ScenarioNoFirecrawl:
+		c.reportMCPIssues() // a step of ScenarioScript: not written before the prompt
+		c.stream(answer(), 0)
 	case ScenarioExit:
 		code, err := strconv.Atoi(os.Getenv(EnvExit))
 		if err != nil {
@@ -196,6 +203,22 @@ func (c *cli) play(scenario string) int {
 		return 2
 	}
 	return 0
+}
+
+// reportMCPIssues writes, once, what the real CLI writes on stderr when its Firecrawl MCP server did not start:
+// the reason (only with DEBUG=true, among the CLI's debug lines) and the one line it always writes.
+func (c *cli) reportMCPIssues() {
+	if c.mcpIssues {
+		return
+	}
+	c.mcpIssues = true
+	if debug := os.Getenv("DEBUG"); debug == "true" || debug == "1" {
+		fmt.Fprintln(os.Stderr, "[DEBUG] [MCP STDERR (firecrawl)]:  starting firecrawl-mcp")
+		fmt.Fprintln(os.Stderr, MCPErrorLine)
+		fmt.Fprintln(os.Stderr, "    at _McpError.fromError (file:///usr/lib/node_modules/@google/gemini-cli/bundle/chunk-FAKE.js:303741:12)")
+		fmt.Fprintln(os.Stderr, "  code: -32001,")
+	}
+	fmt.Fprintln(os.Stderr, MCPIssuesLine)
 }
 
 // exit fails as the CLI does on its way to exit code code, in its own words, and returns code.

@@ -144,6 +144,20 @@ const (
 	// ScenarioExit fails the way the CLI does on the way to exit code EnvExit (see ExitCodes); an undocumented
 	// code prints one stderr line.
 	ScenarioExit = "exit"
+
+	// ScenarioNoFirecrawl is ScenarioOK whose Firecrawl MCP server did not start, as the real CLI 0.61.0 reports
+	// it: at startup, before it reads its prompt, one stderr line (MCPIssuesLine), and the run goes on without
+	// the server's tools, exit 0. With DEBUG=true in its environment it first gives the reason, as the real CLI
+	// does (MCPErrorLine, then the error's stack).
+	ScenarioNoFirecrawl = "no-firecrawl"
+)
+
+// What ScenarioNoFirecrawl writes on stderr, in the real CLI's words (a Firecrawl that did not answer within its
+// timeout).
+const (
+	MCPIssuesLine = "MCP issues detected. Run /mcp list for status."
+	MCPErrorLine  = "[MCP error] Error during discovery for MCP server 'firecrawl': MCP error -32001: Request timed out " +
+		"_McpError: MCP error -32001: Request timed out"
 )
 
 // ExitCodes lists the real CLI's documented exit codes (shared/notes/gemini-cli.md) that ScenarioExit plays
@@ -160,7 +174,7 @@ var Scenarios = []string{
 	ScenarioQuota, ScenarioAuth, ScenarioAuth401, ScenarioUntrusted, ScenarioEmpty,
 	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
 	ScenarioCrashEarly, ScenarioKilled, ScenarioStderrFlood, ScenarioGarbage, ScenarioBinary, ScenarioHangStart,
-	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit,
+	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl,
 }
 
 // Version is what `--version` prints.

@@ -1,0 +1,105 @@
+package gemini
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// What the Gemini CLI (0.61.0) writes on stderr when an MCP server of its settings does not start (a command that
+// is missing, a server that exits, or one that does not answer within its timeout) or fails later: once per run,
+// whichever servers failed, and the run goes on without their tools, exit code 0.
+const mcpIssuesLine = "MCP issues detected. Run /mcp list for status."
+
+// mcpErrorLine is the reason the CLI gives besides, only when it runs with DEBUG=true:
+//
+//	[MCP error] Error during discovery for MCP server 'firecrawl': MCP error -32001: Request timed out _McpError: …
+//	[MCP error] Error during discovery for MCP server 'firecrawl': spawn npx ENOENT Error: spawn npx ENOENT
+//
+// The message is followed by the error object as Node prints it, which repeats the message after its class name.
+var mcpErrorLine = regexp.MustCompile(`^\[MCP error\] .*?MCP server '([^']+)'[^:]*: (.+)$`)
+
+// errorClass starts the error object Node prints after the message: " _McpError: ", " Error: ".
+var errorClass = regexp.MustCompile(` [\w$]*Error: `)
+
+// maxMCPLine bounds the stderr line mcpWatch reads; longer lines are skipped (neither of its lines is long).
+const maxMCPLine = 4 << 10
+
+// firecrawlServer is the name of Firecrawl's MCP server in the CLI's settings (templates/settings.json.tmpl).
+const firecrawlServer = "firecrawl"
+
+// mcpWatch reads the CLI's stderr as it arrives, every line of it (the stderr the runner keeps is only its tail,
+// and these lines come at the start), for what it says about the MCP servers. It is not safe for concurrent use.
+type mcpWatch struct {
+	line    []byte
+	skip    bool              // the current line passed maxMCPLine
+	issues  bool              // mcpIssuesLine was seen
+	reasons map[string]string // server → the reason of its first failure, from DEBUG lines
+}
+
+func (w *mcpWatch) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.add(p)
+			break
+		}
+		w.add(p[:i])
+		w.end()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *mcpWatch) add(p []byte) {
+	if w.skip = w.skip || len(w.line)+len(p) > maxMCPLine; w.skip {
+		w.line = w.line[:0]
+		return
+	}
+	w.line = append(w.line, p...)
+}
+
+func (w *mcpWatch) end() {
+	line := strings.TrimSpace(string(w.line))
+	skipped := w.skip
+	w.line, w.skip = w.line[:0], false
+	if skipped {
+		return
+	}
+	if line == mcpIssuesLine {
+		w.issues = true
+		return
+	}
+	m := mcpErrorLine.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	reason := m[2]
+	if loc := errorClass.FindStringIndex(reason); loc != nil && loc[0] > 0 {
+		reason = reason[:loc[0]]
+	}
+	if w.reasons == nil {
+		w.reasons = map[string]string{}
+	}
+	if _, ok := w.reasons[m[1]]; !ok {
+		w.reasons[m[1]] = truncateString(strings.TrimSpace(reason), 300)
+	}
+}
+
+// firecrawlDown says why Firecrawl's MCP server did not start or failed, from what the CLI wrote so far: its own
+// reason when it gave one (DEBUG=true), else that it reported MCP issues and named no server, which with the
+// settings the server writes means Firecrawl, their only MCP server. "" when the CLI reported no failure of it.
+func (w *mcpWatch) firecrawlDown() string {
+	w.end() // a last line without a newline counts too
+	if !w.issues && len(w.reasons) == 0 {
+		return ""
+	}
+	if reason, ok := w.reasons[firecrawlServer]; ok {
+		return reason
+	}
+	if len(w.reasons) > 0 { // another server of the user's settings failed, and the CLI said which
+		return ""
+	}
+	return `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`
+}

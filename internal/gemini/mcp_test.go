@@ -1,0 +1,69 @@
+package gemini
+
+import (
+	"strings"
+	"testing"
+)
+
+// What the real CLI 0.61.0 wrote on stderr for a Firecrawl that did not start (shared/notes/gemini-cli.md; measured
+// against the mock API: a command not found, a package npx could not get offline, a server that never answered).
+const (
+	realNoise   = "Warning: 256-color support not detected. Using a terminal with at least 256-color support is recommended for a better visual experience.\nRipgrep is not available. Falling back to GrepTool.\n"
+	realIssues  = "MCP issues detected. Run /mcp list for status.\n"
+	realTimeout = "[MCP error] Error during discovery for MCP server 'firecrawl': MCP error -32001: Request timed out _McpError: MCP error -32001: Request timed out\n" +
+		"    at _McpError.fromError (file:///x/node_modules/@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:303741:12)\n"
+	realENOENT = "[MCP error] Error during discovery for MCP server 'firecrawl': spawn /nonexistent/firecrawl-mcp ENOENT Error: spawn /nonexistent/firecrawl-mcp ENOENT\n" +
+		"  syscall: 'spawn /nonexistent/firecrawl-mcp',\n"
+	realClosed = "[DEBUG] [MCP STDERR (firecrawl)]:  npm error code ENOTCACHED\n" +
+		"[MCP error] Error during discovery for MCP server 'firecrawl': MCP error -32000: Connection closed _McpError: MCP error -32000: Connection closed\n"
+)
+
+func TestMCPWatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, stderr, want string
+	}{
+		{"all started", realNoise, ""},
+		{"issues, no reason", realNoise + realIssues, `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`},
+		{"timed out (DEBUG)", realNoise + realTimeout + realIssues, "MCP error -32001: Request timed out"},
+		{"command not found (DEBUG)", realENOENT + realIssues, "spawn /nonexistent/firecrawl-mcp ENOENT"},
+		{"npx offline (DEBUG)", realClosed + realIssues, "MCP error -32000: Connection closed"},
+		{"the first reason stands", realTimeout + realENOENT + realIssues, "MCP error -32001: Request timed out"},
+		{"another server of the user's", strings.ReplaceAll(realTimeout, "'firecrawl'", "'mine'") + realIssues, ""},
+		{"last line without a newline", realNoise + strings.TrimSuffix(realIssues, "\n"), `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`},
+		{"a line too long to read is skipped", strings.Repeat("x", maxMCPLine+1) + realIssues[:10] + "\n", ""},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{1, 7, 1 << 20} {
+			var w mcpWatch
+			for s := tt.stderr; s != ""; {
+				n := min(chunk, len(s))
+				w.Write([]byte(s[:n]))
+				s = s[n:]
+			}
+			if got := w.firecrawlDown(); got != tt.want {
+				t.Errorf("%s, in chunks of %d: got %q, want %q", tt.name, chunk, got, tt.want)
+			}
+		}
+	}
+}
+
+func TestFirecrawlSet(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		env  []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"FIRECRAWL_API_KEY=fc-1"}, true},
+		{[]string{"FIRECRAWL_API_URL=http://127.0.0.1:3002"}, true},
+		{[]string{"FIRECRAWL_API_KEY="}, false},
+		{[]string{"FIRECRAWL_API_KEY=fc-1", "FIRECRAWL_API_KEY="}, false}, // a later entry wins, as in the child's environment
+		{[]string{"FIRECRAWL_OTHER=x", "PATH=/bin"}, false},
+	}
+	for _, tt := range tests {
+		if got := firecrawlSet(tt.env); got != tt.want {
+			t.Errorf("firecrawlSet(%q) = %v, want %v", tt.env, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package templates_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"text/template"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
+	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
+)
+
+// firecrawlSettings renders settings.json.tmpl with Firecrawl on, as internal/workspace does, and returns what the
+// tests below read of it.
+func firecrawlSettings(t *testing.T) (core []string, server struct {
+	Command      string   `json:"command"`
+	Args         []string `json:"args"`
+	IncludeTools []string `json:"includeTools"`
+},
+) {
+	t.Helper()
+	tmpl, err := template.ParseFS(templates.FS, "settings.json.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := tmpl.Execute(&out, struct{ Firecrawl, KeyAuth bool }{Firecrawl: true}); err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Tools      struct{ Core []string } `json:"tools"`
+		MCPServers map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+		t.Fatalf("the rendered settings are not JSON: %v\n%s", err, out.Bytes())
+	}
+	if err := json.Unmarshal(s.MCPServers["firecrawl"], &server); err != nil {
+		t.Fatalf("mcpServers.firecrawl: %v", err)
+	}
+	return s.Tools.Core, server
+}
+
+// The settings start the firecrawl-mcp the end-to-end tests install and run: the version e2e/package.json pins
+// and its lock holds, and no other. The version is written in two places because the npm files cannot read it
+// from the template, nor can the binary embed them; this test keeps the two the same. Change both together, after
+// checking the new version's tool names (its dist/index.js) against tools.core and prompts/research.md.
+func TestFirecrawlIsPinnedToTheTestedVersion(t *testing.T) {
+	t.Parallel()
+	_, server := firecrawlSettings(t)
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	var lock struct {
+		Packages map[string]struct {
+			Version      string            `json:"version"`
+			Dependencies map[string]string `json:"dependencies"`
+		} `json:"packages"`
+	}
+	for path, v := range map[string]any{"package.json": &pkg, "package-lock.json": &lock} {
+		data, err := os.ReadFile(filepath.Join("..", "e2e", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("e2e/%s: %v", path, err)
+		}
+	}
+	pinned := pkg.Dependencies["firecrawl-mcp"]
+	if pinned == "" || strings.ContainsAny(pinned, "^~<>=* |") {
+		t.Fatalf("e2e/package.json pins firecrawl-mcp to %q, want an exact version", pinned)
+	}
+	if got := lock.Packages[""].Dependencies["firecrawl-mcp"]; got != pinned {
+		t.Errorf("e2e/package-lock.json's root wants firecrawl-mcp %q, package.json %q: run npm install in e2e", got, pinned)
+	}
+	if got := lock.Packages["node_modules/firecrawl-mcp"].Version; got != pinned {
+		t.Errorf("e2e/package-lock.json installs firecrawl-mcp %q, package.json pins %q", got, pinned)
+	}
+	if want := []string{"-y", "firecrawl-mcp@" + pinned}; server.Command != "npx" || !slices.Equal(server.Args, want) {
+		t.Errorf("mcpServers.firecrawl runs %s %q, want npx %q: the version the end-to-end tests run", server.Command,
+			server.Args, want)
+	}
+}
+
+// The research prompt names each Firecrawl tool the settings offer, by the name the agent sees
+// (mcp_firecrawl_<tool>), and the tools the settings keep are the ones they offer.
+func TestTheResearchPromptNamesTheFirecrawlToolsOffered(t *testing.T) {
+	t.Parallel()
+	core, server := firecrawlSettings(t)
+	var offered []string
+	for _, name := range core {
+		if tool, ok := strings.CutPrefix(name, "mcp_firecrawl_"); ok {
+			offered = append(offered, tool)
+		}
+	}
+	if len(offered) == 0 || !slices.Equal(offered, server.IncludeTools) {
+		t.Errorf("tools.core offers Firecrawl's %q, includeTools keeps %q: want the same tools", offered, server.IncludeTools)
+	}
+	research, err := prompts.Load(prompts.Research)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range offered {
+		if !strings.Contains(research, "`mcp_firecrawl_"+tool+"`") {
+			t.Errorf("prompts/research.md does not name `mcp_firecrawl_%s`, a tool the settings offer", tool)
+		}
+	}
+}
