@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -67,6 +68,11 @@ func buildEnv(base, extra []string, tmpDir string) []string {
 		env = append(env, kv)
 	}
 	return env
+}
+
+// cliPrompt is the prompt the CLI is given for prompt in a run given dirs: guardPrompt, on this platform.
+func cliPrompt(prompt string, dirs []string) string {
+	return guardPrompt(prompt, dirs, runtime.GOOS == "windows")
 }
 
 // guardPrompt returns the prompt the CLI is given in place of prompt, whose @ references can only name files in

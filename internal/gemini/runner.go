@@ -123,7 +123,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		}
 	})
 	p.stdout.attach(stdout)
-	p.send(req.Prompt)
+	p.send(cliPrompt(req.Prompt, req.Dirs)) // no @path outside the run's folders
 	exit := p.wait(runCtx)
 	stderr := &p.stderr
 	stdout.Close()
