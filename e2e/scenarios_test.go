@@ -1081,12 +1081,12 @@ func TestAskRawAndStreamedChat(t *testing.T) {
 		}
 		return answer
 	})
-	srv := s.startHTTP()
 	work := filepath.Join(s.root, "work")
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(work, "notes.md"), note+"\n")
+	srv := s.startHTTP("GEMINI_WORKSPACE_ROOTS=" + work) // over HTTP, ask's workingDirectory must lie under a root
 
 	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: "ask",
 		Arguments: map[string]any{"prompt": "What do @notes.md say?", "workingDirectory": work}}, nil)
@@ -1156,4 +1156,111 @@ for (;;) {
 		t.Errorf("the chat did not stream its answer before the end: %+v", events)
 	}
 	s.note("ask read @notes.md; raw: %d sources; chat streamed in %d events over %d reads", len(raw.Sources), len(events)-1, last.Read)
+}
+
+// 17. Over HTTP, what a client writes cannot make the CLI read a file outside the folders the run was given: no
+// @path of a prompt brings into any model request the CLI's own folder (the config dir, with the .env file), a file
+// elsewhere named by an absolute path or by "..", nor the transcripts of earlier runs the CLI keeps in its temp
+// folder; a file of the workingDirectory does get in. A workingDirectory that is the config dir, a link to it, a
+// hidden folder or a folder outside GEMINI_WORKSPACE_ROOTS is refused before any CLI starts.
+func TestAtPathsStayInTheirFolders(t *testing.T) {
+	s := newScenario(t, "17 @paths stay in their folders")
+	const (
+		dotenvMarker  = "dotenv-marker-4812"
+		configMarker  = "config-file-marker-2291"
+		outsideMarker = "outside-marker-7730"
+		projectMarker = "project-marker-5164"
+	)
+	roots := filepath.Join(s.root, "projects")
+	project := filepath.Join(roots, "app")
+	for _, d := range []string{s.config, project, filepath.Join(s.home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(s.config, ".env"), "E2E_MARKER="+dotenvMarker+"\n")
+	writeFile(t, filepath.Join(s.config, "notes.txt"), configMarker+"\n")
+	writeFile(t, filepath.Join(s.root, "outside.txt"), outsideMarker+"\n")
+	writeFile(t, filepath.Join(project, "readme.txt"), projectMarker+"\n")
+	if err := os.Symlink(s.config, filepath.Join(roots, "settings")); err != nil {
+		t.Fatal(err)
+	}
+	s.mock.Handle(mg.KindChat, func(r *mg.Request) mg.Reply {
+		if strings.Contains(r.Prompt, "autonomous research agent") {
+			return agent()(r)
+		}
+		return mg.Text("Done.")
+	})
+	srv := s.startHTTP("GEMINI_WORKSPACE_ROOTS=" + roots)
+	call := func(tool string, args map[string]any) searchBody {
+		t.Helper()
+		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: tool, Arguments: args}, nil)
+		if out.Result == nil {
+			t.Fatalf("%s: no result: %s", tool, out.Error)
+		}
+		return out.Result.body(t)
+	}
+
+	for _, dir := range []string{s.config, filepath.Join(roots, "settings"), filepath.Join(s.home, ".ssh"), s.root} {
+		if b := call("ask", map[string]any{"prompt": "Summarize @.env", "workingDirectory": dir}); b.Success ||
+			b.Error.Code != "INVALID_ARGUMENT" || !strings.Contains(b.Error.Message, "workingDirectory") {
+			t.Errorf("workingDirectory %s: got %+v, want INVALID_ARGUMENT", dir, b.Error)
+		}
+	}
+	if n := len(s.mock.Requests()); n != 0 {
+		t.Fatalf("%d model requests for refused calls: a CLI ran", n)
+	}
+
+	refs := "@.env, @notes.txt, @../outside.txt, @" + filepath.Join(s.root, "outside.txt") + " and @/etc/passwd"
+	if b := call("ask", map[string]any{"prompt": "Explain @readme.txt, then " + refs, "workingDirectory": project}); !b.Success {
+		t.Fatalf("ask: %+v", b.Error)
+	}
+	chats := s.mock.RequestsOf(mg.KindChat)
+	if len(chats) != 1 || !strings.Contains(chats[0].Prompt, projectMarker) {
+		t.Fatalf("the model did not get the workingDirectory's file:\n%s", chats[0].Prompt)
+	}
+	if b := call("search", map[string]any{"query": "What do " + refs + " say?"}); !b.Success {
+		t.Errorf("search: %+v", b.Error)
+	}
+
+	// The CLI keeps each run's transcript, the file it read included, in its temp folder, which its @ handling
+	// may read; a later run, without that project, must not get it back.
+	transcripts, _ := filepath.Glob(filepath.Join(s.home, ".gemini", "tmp", "*", "chats"))
+	if len(transcripts) != 1 {
+		t.Fatalf("the CLI's transcripts are not where this scenario looks (%v): find them again", transcripts)
+	}
+	if !containsInFiles(t, transcripts[0], projectMarker) {
+		t.Fatalf("no transcript in %s holds the project's file: this part checks nothing", transcripts[0])
+	}
+	before := len(s.mock.Requests())
+	if b := call("search", map[string]any{"query": "What do @" + transcripts[0] + " and @" + filepath.Dir(transcripts[0]) + " say?"}); !b.Success {
+		t.Errorf("search: %+v", b.Error)
+	}
+	later, _ := json.Marshal(s.mock.Requests()[before:])
+	if strings.Contains(string(later), projectMarker) {
+		t.Errorf("a later run got an earlier run's transcript back")
+	}
+
+	all, _ := json.Marshal(s.mock.Requests())
+	for _, secret := range []string{dotenvMarker, configMarker, outsideMarker, "root:x:0:0"} {
+		if strings.Contains(string(all), secret) {
+			t.Errorf("%q reached the model", secret)
+		}
+	}
+	s.note("%d model requests", len(s.mock.Requests()))
+}
+
+// containsInFiles reports whether a file in dir holds s.
+func containsInFiles(t *testing.T, dir, s string) bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if data, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && strings.Contains(string(data), s) {
+			return true
+		}
+	}
+	return false
 }
