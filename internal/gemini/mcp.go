@@ -101,5 +101,5 @@ func (w *mcpWatch) firecrawlDown() string {
 	if len(w.reasons) > 0 { // another server of the user's settings failed, and the CLI said which
 		return ""
 	}
-	return `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`
+	return `the Gemini CLI could not start its MCP server (it said only "MCP issues detected")`
 }

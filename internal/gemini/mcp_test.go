@@ -24,13 +24,13 @@ func TestMCPWatch(t *testing.T) {
 		name, stderr, want string
 	}{
 		{"all started", realNoise, ""},
-		{"issues, no reason", realNoise + realIssues, `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`},
+		{"issues, no reason", realNoise + realIssues, `the Gemini CLI could not start its MCP server (it said only "MCP issues detected")`},
 		{"timed out (DEBUG)", realNoise + realTimeout + realIssues, "MCP error -32001: Request timed out"},
 		{"command not found (DEBUG)", realENOENT + realIssues, "spawn /nonexistent/firecrawl-mcp ENOENT"},
 		{"npx offline (DEBUG)", realClosed + realIssues, "MCP error -32000: Connection closed"},
 		{"the first reason stands", realTimeout + realENOENT + realIssues, "MCP error -32001: Request timed out"},
 		{"another server of the user's", strings.ReplaceAll(realTimeout, "'firecrawl'", "'mine'") + realIssues, ""},
-		{"last line without a newline", realNoise + strings.TrimSuffix(realIssues, "\n"), `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`},
+		{"last line without a newline", realNoise + strings.TrimSuffix(realIssues, "\n"), `the Gemini CLI could not start its MCP server (it said only "MCP issues detected")`},
 		{"a line too long to read is skipped", strings.Repeat("x", maxMCPLine+1) + realIssues[:10] + "\n", ""},
 	}
 	for _, tt := range tests {

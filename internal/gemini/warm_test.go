@@ -278,7 +278,7 @@ func TestRunWithFoldersStartsItsOwn(t *testing.T) {
 // log. A cold run and a warm one alike; not when the server did not configure Firecrawl.
 func TestRunSaysFirecrawlIsDown(t *testing.T) {
 	t.Parallel()
-	const generic = `the Gemini CLI could not start its MCP server (it said "MCP issues detected" and, without DEBUG=true, not why)`
+	const generic = `the Gemini CLI could not start its MCP server (it said only "MCP issues detected")`
 	tests := []struct {
 		name      string
 		scenario  string

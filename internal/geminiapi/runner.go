@@ -161,7 +161,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return res, e
 	}
 	if res.Unfinished = s.unfinished(); res.Unfinished != "" {
-		r.cfg.Logger.Warn("the Gemini API's answer stopped before its end; it is kept as a partial answer",
+		r.cfg.Logger.Debug("the Gemini API's answer stopped before its end", // the engine warns of the partial answer
 			"finish_reason", res.Unfinished, "answer_bytes", len(res.Text))
 	}
 	return res, nil

@@ -32,7 +32,7 @@ type DeepSearchRequest struct {
 // sources, looks for newer or contradicting sources and for gaps, and returns the corrected report. It stops when
 // a round reports no open gaps or after MaxRounds. When a later round fails, times out or its answer stops before
 // its end, or the call's time limit runs out before it, the last complete round's report comes back marked partial;
-// a first round cut off so is the report, marked partial. An identical request already running is joined rather than started
+// a first round whose answer stops before its end gives that answer, marked partial. An identical request already running is joined rather than started
 // again.
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
 	model := e.model(req.Model)
