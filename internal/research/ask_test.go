@@ -3,6 +3,8 @@ package research
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +18,14 @@ import (
 func TestAskAnswersInTheAgentsOwnWords(t *testing.T) {
 	e, fake, _ := newEngine(t, geminitest.ScenarioPlain, Settings{JSONMaxRetries: 3})
 	dir := t.TempDir()
+	// An @path inside the folder reaches the CLI as its absolute path (gemini's guardPrompt).
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep, err := e.Ask(context.Background(), AskRequest{Prompt: "Explain @main.go {topic}", Model: "m1", Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +42,7 @@ func TestAskAnswersInTheAgentsOwnWords(t *testing.T) {
 		t.Errorf("args %q", calls[0].Args)
 	}
 	today := time.Now().UTC().Format("2006-01-02")
-	if p := calls[0].Stdin; !strings.Contains(p, "<request>\nExplain @main.go {topic}\n</request>") ||
+	if p := calls[0].Stdin; !strings.Contains(p, "<request>\nExplain @"+filepath.Join(realDir, "main.go")+" {topic}\n</request>") ||
 		!strings.Contains(p, "Today is "+today+" (UTC)") {
 		t.Errorf("prompt:\n%s", p)
 	}
