@@ -61,7 +61,7 @@ fuzz: ## Fuzz the stream-json, .env, settings.json, prompt and report parsers an
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractReport$$' -fuzztime $(FUZZTIME) ./internal/research
 
 # End-to-end tests: the real Gemini CLI, firecrawl-mcp, MCP clients and the MCP conformance suite, whose expected
-# failures are listed in e2e/conformance-expected-failures.txt (pinned in e2e/package.json, installed
+# failures are listed in e2e/conformance-expected-failures.txt (pinned in npm/package.json, installed
 # into E2E_CACHE) against a mock Gemini API and a fake Firecrawl API on 127.0.0.1. go test runs without a package
 # argument, so that it shows the suite's output (one line per scenario) on success too.
 E2E_CACHE   ?= .cache/e2e

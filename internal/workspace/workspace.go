@@ -17,6 +17,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
 )
 
@@ -47,11 +48,17 @@ func OptionsFor(cfg config.Config, home string) Options {
 	}
 }
 
+// templateData is what the settings template reads: the options, and the pinned firecrawl-mcp it starts.
+type templateData struct {
+	Options
+	FirecrawlMCP string // firecrawl-mcp@<version>
+}
+
 // render returns the settings.json for o: valid JSON, indented with two
 // spaces, ending in a newline.
 func render(o Options) ([]byte, error) {
 	var raw bytes.Buffer
-	if err := settingsTmpl.Execute(&raw, o); err != nil {
+	if err := settingsTmpl.Execute(&raw, templateData{o, npm.FirecrawlMCP}); err != nil {
 		return nil, fmt.Errorf("render %s: %w", settingsTemplate, err)
 	}
 	var out bytes.Buffer

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -142,7 +143,7 @@ func TestRender(t *testing.T) {
 				"FIRECRAWL_API_KEY": "${FIRECRAWL_API_KEY}",
 				"FIRECRAWL_API_URL": "${FIRECRAWL_API_URL}",
 			}
-			if fc.Command != "npx" || !slices.Equal(fc.Args, []string{"-y", "firecrawl-mcp"}) ||
+			if fc.Command != "npx" || !slices.Equal(fc.Args, []string{"-y", npm.FirecrawlMCP}) ||
 				!fc.Trust || fc.Timeout != 30000 || len(fc.Env) != len(wantEnv) ||
 				fc.Env["FIRECRAWL_API_KEY"] != wantEnv["FIRECRAWL_API_KEY"] ||
 				fc.Env["FIRECRAWL_API_URL"] != wantEnv["FIRECRAWL_API_URL"] {
@@ -166,7 +167,7 @@ func TestTemplateReadsAsOutput(t *testing.T) {
 	t.Parallel()
 	for _, o := range []Options{{}, {Firecrawl: true}, {KeyAuth: true}, {Firecrawl: true, KeyAuth: true}} {
 		var raw bytes.Buffer
-		if err := settingsTmpl.Execute(&raw, o); err != nil {
+		if err := settingsTmpl.Execute(&raw, templateData{o, npm.FirecrawlMCP}); err != nil {
 			t.Fatal(err)
 		}
 		rendered, err := render(o)
