@@ -478,9 +478,10 @@ func TestTimeout(t *testing.T) {
 	if !out.Result.IsError || b.Error.Code != "CLI_TIMEOUT" {
 		t.Errorf("got %+v, want CLI_TIMEOUT", b)
 	}
-	if took < timeout || !strings.Contains(b.Error.Message, "GEMINI_SEARCH_TIMEOUT") {
-		t.Errorf("CLI_TIMEOUT after %v saying %q, want it after the configured %v, naming GEMINI_SEARCH_TIMEOUT",
-			took.Round(time.Millisecond), b.Error.Message, timeout)
+	if said := b.Error.Message + " " + b.Error.Details; took < timeout || !strings.Contains(said, timeout.String()) ||
+		!strings.Contains(said, "GEMINI_SEARCH_TIMEOUT") {
+		t.Errorf("CLI_TIMEOUT after %v saying %q, want it after the configured %v, naming it and GEMINI_SEARCH_TIMEOUT",
+			took.Round(time.Millisecond), said, timeout)
 	}
 	s.note("CLI_TIMEOUT after %.1fs", took.Seconds())
 	var left []proc
