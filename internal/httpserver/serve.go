@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"golang.org/x/net/netutil"
 )
 
 // shutdownGrace bounds how long Serve waits for requests to finish after ctx is cancelled. The servers answer their
@@ -18,7 +16,7 @@ const shutdownGrace = 2 * time.Second
 // Limits on clients, so that a flood of connections, or clients that never finish a request, cannot exhaust the
 // file descriptors or pin goroutines.
 const (
-	maxConnections    = 1024             // far more than local MCP clients open; more wait to be accepted
+	maxConnections    = 1024             // far more than local MCP clients open; see connLimit for what happens past it
 	readHeaderTimeout = 10 * time.Second // to send a request's headers
 	readTimeout       = time.Minute      // to send a whole request, body included (at most 1 MiB)
 	idleTimeout       = 2 * time.Minute  // a keep-alive connection between requests
@@ -26,17 +24,24 @@ const (
 
 // Serve serves h on ln until ctx is cancelled, then cancels every in-flight request and shuts down.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	return serve(ctx, ln, h, maxConnections)
+}
+
+// serve is Serve with at most maxConns connections open at once.
+func serve(ctx context.Context, ln net.Listener, h http.Handler, maxConns int) error {
 	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRequests()
+	limited := limitConns(ln, maxConns)
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout, // Streams are not cut: net/http lifts it once the body is read.
 		IdleTimeout:       idleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+		ConnState:         limited.track,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(netutil.LimitListener(ln, maxConnections)) }()
+	go func() { errc <- srv.Serve(limited) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve http: %w", err)
