@@ -117,10 +117,12 @@ func mapsEqual(a, b map[string]string) bool {
 func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = 3 * time.Second })
+	// A timeout long enough for the answer on a loaded machine, and a wait longer than it.
+	const timeout = testkit.FirstWordsLimit
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = timeout })
 	r.KeepWarm("")
 	waitWarm(t, r, fake, 1, 1)
-	time.Sleep(3500 * time.Millisecond) // longer than the timeout: the warm process waits that long
+	time.Sleep(timeout + 500*time.Millisecond) // longer than the timeout: the warm process waits that long
 	if _, err := run(t, r, backend.Request{}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // These tests drive the mock with the official Go SDK, configured as the
@@ -462,18 +464,15 @@ func TestSDKSlowStreamCutByDeadline(t *testing.T) {
 	r.Chunks, r.ChunkDelay = 4, time.Hour
 	m.Handle(KindSearch, Always(r))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Long enough for the first chunk to arrive on a loaded machine; the next comes in an hour.
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.FirstWordsLimit)
 	defer cancel()
-	began := time.Now()
 	resps, err := generate(ctx, c, true, "q")
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got error %v, want the deadline", err)
 	}
 	if parts, _ := answer(t, true, resps); parts[0] != "eins " {
 		t.Errorf("got partial answer %q, want the first chunk", parts[0])
-	}
-	if took := time.Since(began); took > 10*time.Second {
-		t.Errorf("the stream took %v to end", took)
 	}
 	if got := m.Requests()[0].Reply; !strings.Contains(got, "chunks every 1h0m0s") {
 		t.Errorf("reply summary: got %q", got)

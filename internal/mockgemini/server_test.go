@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // Request bodies in the shapes the Gemini CLI 0.61.0 sends.
@@ -359,7 +361,7 @@ func TestHangReleasedByClientAndClose(t *testing.T) {
 	m.Close()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("Close did not release a hanging request")
 	}
 	if got := m.Requests()[0].Reply; got != "hang" {

@@ -12,6 +12,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
 	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // The engine on the Gemini API backend, against the mock: one pipeline, grounded reports.
@@ -169,7 +170,7 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 		slow := mg.Text("Der Föhn ist ein warmer Fallwind, der in den Alpen oft im Frühling weht und Kopfschmerzen macht.")
 		slow.Chunks, slow.ChunkDelay = 4, time.Hour // the first chunk comes, the rest waits past the timeout
 		mock.Handle(mg.KindSearch, mg.Always(slow))
-		e := apiEngine(t, mock, 2*time.Second, research.Settings{})
+		e := apiEngine(t, mock, testkit.FirstWordsLimit, research.Settings{})
 		rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
 		if err != nil {
 			t.Fatal(err)

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // slowCorrections makes the research run answer at once without valid JSON, and every JSON correction take
-// 300 ms and fail too: twenty corrections would take six seconds. (None starts with less than minRunLeft to go.)
+// a second and fail too: twenty corrections would take twice testkit.FirstWordsLimit, the call's time limit in
+// these tests. (None starts with less than minRunLeft to go.)
 func slowCorrections(t *testing.T) {
-	t.Setenv(geminitest.EnvDelay, "300ms")
+	t.Setenv(geminitest.EnvDelay, "1s")
 	geminitest.Script(t, geminitest.Step{Scenario: geminitest.ScenarioInvalid},
 		geminitest.Step{Scenario: geminitest.ScenarioSlow, Answer: geminitest.InvalidAnswer})
 }
@@ -23,7 +25,7 @@ func slowCorrections(t *testing.T) {
 func TestCorrectionsShareTheSearchDeadline(t *testing.T) {
 	slowCorrections(t)
 	e, fake, _ := newEngineWithTimeout(t, geminitest.ScenarioScript,
-		Settings{SearchTimeout: 3 * time.Second, JSONMaxRetries: 20}, time.Hour)
+		Settings{SearchTimeout: testkit.FirstWordsLimit, JSONMaxRetries: 20}, time.Hour)
 	rep, err := e.Search(context.Background(), SearchRequest{Query: "q"})
 	if err != nil {
 		t.Fatal(err)
@@ -41,13 +43,13 @@ func TestCorrectionsShareTheSearchDeadline(t *testing.T) {
 func TestDeepSearchRoundsShareTheDeadline(t *testing.T) {
 	slowCorrections(t)
 	e, _, _ := newEngineWithTimeout(t, geminitest.ScenarioScript,
-		Settings{DeepSearchTimeout: time.Second, JSONMaxRetries: 20, MaxRounds: 3}, time.Hour)
+		Settings{DeepSearchTimeout: testkit.FirstWordsLimit, JSONMaxRetries: 20, MaxRounds: 3}, time.Hour)
 	rep, err := e.DeepSearch(context.Background(), DeepSearchRequest{Topic: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "[Partial response: the time limit of 1s (GEMINI_DEEP_SEARCH_TIMEOUT) ran out before verification round 2. " +
-		"This is the report of round 1.]"
+	want := "[Partial response: the time limit of " + testkit.FirstWordsLimit.String() +
+		" (GEMINI_DEEP_SEARCH_TIMEOUT) ran out before verification round 2. This is the report of round 1.]"
 	if !rep.Partial || !strings.HasPrefix(rep.Report, want) || rep.Metadata.Rounds != 1 {
 		t.Errorf("got %+v, want round 1's report cut short by the deadline", rep)
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // verifyAnswer is a verification round's answer as the agent gives it.
@@ -103,13 +105,13 @@ func TestDeepSearchRoundsAreBounded(t *testing.T) {
 
 func TestDeepSearchLaterRoundTimeoutReturnsLastCompleteRound(t *testing.T) {
 	geminitest.Script(t, geminitest.Step{Scenario: "ok"}, geminitest.Step{Scenario: "hang"})
-	// 3 s: the fake must reach its partial answer before the timeout, on a loaded machine too.
-	e, fake, _ := newEngineWithTimeout(t, "script", Settings{MaxRounds: 3}, 3*time.Second)
+	e, fake, _ := newEngineWithTimeout(t, "script", Settings{MaxRounds: 3}, testkit.FirstWordsLimit)
 	rep, err := e.DeepSearch(context.Background(), DeepSearchRequest{Topic: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Partial || !strings.HasPrefix(rep.Report, "[Partial response, timed out after 3s in verification round 2") ||
+	want := fmt.Sprintf("[Partial response, timed out after %ds in verification round 2", int(testkit.FirstWordsLimit.Seconds()))
+	if !rep.Partial || !strings.HasPrefix(rep.Report, want) ||
 		!strings.Contains(rep.Report, "# Fake report") {
 		t.Errorf("report = %q, partial %v: want round 1's report marked partial", rep.Report, rep.Partial)
 	}
@@ -132,13 +134,13 @@ func TestDeepSearchLaterRoundFailureKeepsTheDraft(t *testing.T) {
 }
 
 func TestSearchTimeoutReturnsPartialAnswer(t *testing.T) {
-	// 3 s: the fake must reach its partial answer before the timeout, on a loaded machine too.
-	e, _, _ := newEngineWithTimeout(t, "hang", Settings{}, 3*time.Second)
+	e, _, _ := newEngineWithTimeout(t, "hang", Settings{}, testkit.FirstWordsLimit)
 	rep, err := e.Search(context.Background(), SearchRequest{Query: "q"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Partial || rep.Report != "[Partial response, timed out after 3s]\n\nPartial answer before the hang." {
+	want := fmt.Sprintf("[Partial response, timed out after %ds]\n\nPartial answer before the hang.", int(testkit.FirstWordsLimit.Seconds()))
+	if !rep.Partial || rep.Report != want {
 		t.Errorf("got %+v, want the partial answer with its prefix", rep)
 	}
 }

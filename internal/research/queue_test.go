@@ -92,7 +92,7 @@ func TestQueueSetLimitAdmitsWaiters(t *testing.T) {
 	select {
 	case r := <-got:
 		r()
-	case <-time.After(5 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("raising the limit did not admit the waiter")
 	}
 }

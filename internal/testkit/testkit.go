@@ -22,6 +22,11 @@ import (
 // A test that succeeds never waits this long; only how long a thing takes is for benchmarks to measure.
 const WaitLimit = 2 * time.Minute
 
+// FirstWordsLimit is a time limit under test (a search's timeout, say) that a run must reach having said
+// something: long enough for a fake CLI or the mock API to start and stream its first words on a machine at
+// load 20, short enough that a test waiting it out stays quick.
+const FirstWordsLimit = 10 * time.Second
+
 // WaitFor polls cond until it holds, and fails the test naming what it waited for after WaitLimit.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()

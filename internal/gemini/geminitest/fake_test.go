@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -142,7 +144,7 @@ func TestHangRecordsGrandchild(t *testing.T) {
 		kill(pid)
 	}
 	_ = cmd.Wait()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for len(f.LivePIDs()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
