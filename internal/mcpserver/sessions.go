@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -99,27 +100,30 @@ func (s *sessions) begin(id string) (done func()) {
 }
 
 // room makes room for a new session and reports whether there is: it forgets the sessions idle for longer than
-// sessionIdle and, when maxSessions are still live, the least recently used one with no request in progress. There
-// is none only when every session has a request in progress. A forgotten session is gone at once: a request of it
-// that arrives meanwhile finds it unknown, and its client starts anew.
+// sessionIdle and, while maxSessions or more are still live (initializes that were let in together may have
+// passed it), the least recently used ones with no request in progress. There is none only when every session has
+// a request in progress. A forgotten session is gone at once: a request of it that arrives meanwhile finds it
+// unknown, and its client starts anew.
 func (s *sessions) room() bool {
 	s.mu.Lock()
 	now := s.now()
-	var gone []string
-	var lru string // the least recently used session that is neither busy nor idle for too long
+	var gone, quiet []string // quiet: neither busy nor idle for too long
 	for id, st := range s.live {
 		switch {
 		case st.busy > 0:
 		case now.Sub(st.last) > sessionIdle:
 			gone = append(gone, id)
 			delete(s.live, id)
-		case lru == "" || st.last.Before(s.live[lru].last):
-			lru = id
+		default:
+			quiet = append(quiet, id)
 		}
 	}
-	if len(s.live) >= maxSessions && lru != "" {
-		gone = append(gone, lru)
-		delete(s.live, lru)
+	if excess := len(s.live) - maxSessions + 1; excess > 0 {
+		slices.SortFunc(quiet, func(a, b string) int { return s.live[a].last.Compare(s.live[b].last) })
+		for _, id := range quiet[:min(excess, len(quiet))] {
+			gone = append(gone, id)
+			delete(s.live, id)
+		}
 	}
 	room := len(s.live) < maxSessions
 	s.mu.Unlock()

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -109,22 +111,75 @@ func TestSessionCapEndsTheLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
+// Initializes let in together may pass maxSessions: the next one still finds room, past as many sessions as it
+// takes.
+func TestSessionCapPassedIsMadeUp(t *testing.T) {
+	t.Parallel()
+	s := newSessions(nil)
+	s.end = func(id string) { _, _ = s.Terminate(id) }
+	for range maxSessions + 10 {
+		s.Generate()
+	}
+	if !s.room() {
+		t.Fatal("no room")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if got, want := len(s.live), maxSessions-1; got != want {
+		t.Errorf("%d sessions live after room, want %d", got, want)
+	}
+}
+
 // Clients that connect and close without DELETE, as the TypeScript SDK's close() does, never lock a new client
-// out: past maxSessions, each new session takes the place of the least recently used.
+// out: past maxSessions, each new session takes the place of the least recently used, even when many clients come
+// at once.
 func TestAbandonedSessionsDoNotLockOutClients(t *testing.T) {
 	srv, ended := sessionServer(t)
-	const cycles = 2 * maxSessions
-	var first string
-	for i := range cycles {
-		id := initialize(t, srv)
-		if res := post(t, srv.URL+"/mcp", []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
-			map[string]string{server.HeaderKeySessionID: id}); res.StatusCode != http.StatusAccepted {
-			t.Fatalf("cycle %d: notifications/initialized: %d", i, res.StatusCode)
+	const clients, cycles = 8, 2 * maxSessions
+	first := initialize(t, srv)
+	// send posts body in session and returns the answer's status and session, its body read, so that its
+	// connection is reused.
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	defer hc.CloseIdleConnections()
+	send := func(session, body string) (int, string, error) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set(server.HeaderKeySessionID, session)
 		}
-		if i == 0 {
-			first = id
+		res, err := hc.Do(req)
+		if err != nil {
+			return 0, "", err
 		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get(server.HeaderKeySessionID), nil
 	}
+	// cycle is a client that connects and leaves: initialize, notifications/initialized, then nothing.
+	cycle := func() error {
+		status, id, err := send("", initializeBody)
+		if err != nil || status != http.StatusOK || id == "" {
+			return fmt.Errorf("initialize: %d, session %q, %v", status, id, err)
+		}
+		if status, _, err := send(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil ||
+			status != http.StatusAccepted {
+			return fmt.Errorf("notifications/initialized: %d, %v", status, err)
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for range (cycles - 1) / clients {
+				if err := cycle(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 	tr, err := transport.NewStreamableHTTP(srv.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +197,8 @@ func TestAbandonedSessionsDoNotLockOutClients(t *testing.T) {
 	if list, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil || len(list.Tools) == 0 {
 		t.Fatalf("a new client after %d abandoned sessions: tools/list = %v, %v", cycles, list, err)
 	}
-	if got, want := len(ended()), cycles+1-maxSessions; got != want {
+	// Every session but the last maxSessions ended: room lets no more live.
+	if got, want := len(ended()), 1+(cycles-1)/clients*clients+1-maxSessions; got != want {
 		t.Errorf("%d sessions ended, want %d", got, want)
 	}
 	if res := post(t, srv.URL+"/mcp", []byte(listToolsBody), map[string]string{server.HeaderKeySessionID: first}); res.StatusCode != http.StatusNotFound {
