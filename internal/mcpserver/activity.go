@@ -7,7 +7,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
 // recordActivity registers every tool call in reg while it runs, runs it with the context reg gives it (which
@@ -57,20 +56,25 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 const codeFirecrawlUnavailable = "FIRECRAWL_UNAVAILABLE"
 
 // warningOf is what a report's result says its user should know, as a warning: that it was researched without
-// Firecrawl, which did not start (metadata.firecrawl). nil for every other result.
+// Firecrawl, which did not start (metadata.firecrawl, or _meta.firecrawl for a structured answer). nil for every
+// other result.
 func warningOf(res *mcp.CallToolResult) *activity.Failure {
-	var m research.Metadata
+	var firecrawl string
 	switch body := res.StructuredContent.(type) {
 	case reportBody:
-		m = body.Metadata
+		firecrawl = body.Metadata.Firecrawl
 	case rawBody:
-		m = body.Metadata
+		firecrawl = body.Metadata.Firecrawl
+	default: // a structured answer's content is the caller's value: how it was made is in _meta (answerResult)
+		if res.Meta != nil {
+			firecrawl, _ = res.Meta.AdditionalFields[metaFirecrawl].(string)
+		}
 	}
-	if m.Firecrawl == "" {
+	if firecrawl == "" {
 		return nil
 	}
 	return &activity.Failure{Warning: true, Code: codeFirecrawlUnavailable,
-		Message: "Researched without Firecrawl, which was " + m.Firecrawl,
+		Message: "Researched without Firecrawl, which was " + firecrawl,
 		Details: "Start the command of mcpServers.firecrawl in the config folder's .gemini/settings.json by hand to see why; " +
 			"the first start downloads firecrawl-mcp, which may take longer than its start timeout allows."}
 }

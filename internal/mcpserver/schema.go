@@ -27,7 +27,7 @@ const reportSchema = `{
       "items": ` + sourceSchema + `
     },
     "parse_warning": {"type": "boolean", "description": "true when the agent's answer was not valid JSON and report holds its raw text"},
-    "partial": {"type": "boolean", "description": "true when the research was cut short (timeout or a failed verification round) and report holds what was done"},
+    "partial": {"type": "boolean", "description": "true when the research was cut short (by the time limit, an answer that stopped before its end, e.g. at MAX_TOKENS, or a failed verification round) and report holds what was done, after a notice saying why"},
     "chunks": {
       "type": "object",
       "description": "set when the report was too long for one response: fetch parts 2..count with fetch_chunk",
@@ -63,6 +63,8 @@ const reportSchema = `{
         "claims_corrected": {"type": "integer"},
         "json_corrections": {"type": "integer"},
         "output_truncated": {"type": "boolean"},
+        "finish_reason": {"type": "string", "description": "why an answer stopped before its end, making the report partial: the Gemini API's finish reason (MAX_TOKENS, SAFETY, …) or \"stream ended without a finish reason\""},
+        "firecrawl": {"type": "string", "description": "set when Firecrawl, configured, did not start: \"unavailable: \" and the reason; the research went on without it"},
         "sources": {
           "type": "array",
           "description": "the sources the report cites, numbered from 1 as its [n] markers are",

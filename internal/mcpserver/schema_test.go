@@ -16,13 +16,14 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
 // TestResultsMatchTheirOutputSchemas: every tool declares an output schema, and each kind of result it returns
-// (a report, a report in parts, a partial report, each error) validates against the schema the tool declares in
-// tools/list. The check is stricter than the schema: a field the schema does not describe fails it too, so a new
-// field cannot reach clients undocumented.
+// (a report, a report in parts, a partial report, one cut off at MAX_TOKENS, one researched without Firecrawl, each
+// error) validates against the schema the tool declares in tools/list. The check is stricter than the schema: a
+// field the schema does not describe fails it too, so a new field cannot reach clients undocumented.
 func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("Line of a long report.\n", 40)
@@ -38,6 +39,11 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		return Status{Status: "ok", Version: "1.2.3", GeminiCLI: "/usr/bin/gemini", CLISignedIn: true, Backend: "api",
 			BackendMode: "auto", BackendReason: "the Gemini CLI is not signed in", WarmWorkers: 1, RunningSearches: 2}
 	}}))
+	withoutFirecrawl := connect(t, New(cliEngine(t, geminitest.ScenarioNoFirecrawl, "FIRECRAWL_API_KEY=fc-test-key"),
+		Options{Version: "test"}))
+	mock := mg.New()
+	mock.Handle(mg.KindSearch, mg.Always(mg.MaxTokens("Der Föhn ist ein warmer")))
+	cutOff := connect(t, New(apiEngine(t, mock), Options{Version: "test"}))
 	schemas := declaredSchemas(t, ok)
 	report := call(context.Background(), t, ok, "search", map[string]any{"query": "q"}, nil)
 	chunks, _ := decodeBody(t, report)["chunks"].(map[string]any)
@@ -54,6 +60,9 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a quota error", "search", call(context.Background(), t, failing, "search", map[string]any{"query": "q"}, nil)},
 		{"a deep search error", "deep_search", call(context.Background(), t, failing, "deep_search", map[string]any{"topic": "t"}, nil)},
 		{"a partial report", "search", call(context.Background(), t, timingOut, "search", map[string]any{"query": "q"}, nil)},
+		{"a report cut off at MAX_TOKENS", "search", call(context.Background(), t, cutOff, "search", map[string]any{"query": "q"}, nil)},
+		{"a report without Firecrawl", "search", call(context.Background(), t, withoutFirecrawl, "search", map[string]any{"query": "q"}, nil)},
+		{"a raw search without Firecrawl", "search", call(context.Background(), t, withoutFirecrawl, "search", map[string]any{"query": "raw q", "raw": true}, nil)},
 		{"invalid arguments", "search", call(context.Background(), t, ok, "search", map[string]any{"query": ""}, nil)},
 		{"a report written to a file", "search", call(context.Background(), t, writing, "search", map[string]any{"query": "q", "output_file": "r.md"}, nil)},
 		{"a report whose file failed", "deep_search", call(context.Background(), t, writing, "deep_search", map[string]any{"topic": "t", "output_file": "taken"}, nil)},
@@ -64,6 +73,16 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a raw search", "search", call(context.Background(), t, ok, "search", map[string]any{"query": "raw q", "raw": true, "limit": 1}, nil)},
 		{"an answer", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p"}, nil)},
 		{"a missing folder", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p", "workingDirectory": "/nonexistent"}, nil)},
+	}
+	// What these results must carry for the check to hold them to the fields' descriptions at all.
+	says := map[string]string{"a report cut off at MAX_TOKENS": "finish_reason", "a report without Firecrawl": "firecrawl",
+		"a raw search without Firecrawl": "firecrawl"}
+	for _, r := range results {
+		if field := says[r.name]; field != "" {
+			if m, _ := decodeBody(t, r.res)["metadata"].(map[string]any); m[field] == nil {
+				t.Errorf("%s: metadata %v, without %s", r.name, m, field)
+			}
+		}
 	}
 	covered := map[string]bool{}
 	for _, r := range results {

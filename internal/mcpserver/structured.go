@@ -24,7 +24,8 @@ func structuredTool() mcp.Tool {
 		mcp.WithDescription("Sends a request to a Gemini agent that can search Google and read web pages, and returns its "+
 			"answer as a JSON object that validates against the JSON Schema you give (structuredContent). An answer "+
 			"that does not fit is corrected once, quoting the validation errors; one that still does not is "+
-			"SCHEMA_MISMATCH. Takes seconds to minutes; supports MCP tasks."),
+			"SCHEMA_MISMATCH. _meta.partial marks an answer cut short (_meta.finishReason says why), _meta.firecrawl "+
+			"one researched without Firecrawl, which did not start. Takes seconds to minutes; supports MCP tasks."),
 		mcp.WithString("prompt", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPromptLen),
 			mcp.Description("The request: what data you need, with the context the agent needs.")),
 		mcp.WithObject("schema", mcp.Required(),
@@ -116,8 +117,16 @@ func describeAnswer(verr *jsonschema.ValidationError) []string {
 	return out
 }
 
+// The _meta fields of a structured answer that the other tools give in their metadata: why its answer stopped
+// before its end (metadata.finish_reason), and that Firecrawl did not start (metadata.firecrawl), which
+// recordActivity reads there.
+const (
+	metaFinishReason = "finishReason"
+	metaFirecrawl    = "firecrawl"
+)
+
 // answerResult shapes a structured answer: the value as structuredContent and as JSON text, and how it was made
-// in _meta.
+// in _meta, since the value has room for nothing else.
 func answerResult(rep research.Report) *mcp.CallToolResult {
 	var value map[string]any
 	if err := json.Unmarshal([]byte(rep.Report), &value); err != nil {
@@ -126,11 +135,18 @@ func answerResult(rep research.Report) *mcp.CallToolResult {
 	res := mcp.NewToolResultStructured(value, rep.Report)
 	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
 	addBackend(res.Meta, rep.Metadata.Backend, rep.Metadata.BackendReason)
+	fields := res.Meta.AdditionalFields
 	if len(rep.Metadata.SourcesVisited) > 0 {
-		res.Meta.AdditionalFields["sources"] = rep.Metadata.SourcesVisited
+		fields["sources"] = rep.Metadata.SourcesVisited
 	}
 	if rep.Metadata.Cached {
-		res.Meta.AdditionalFields["cached"] = true
+		fields["cached"] = true
+	}
+	if rep.Metadata.FinishReason != "" {
+		fields[metaFinishReason] = rep.Metadata.FinishReason
+	}
+	if rep.Metadata.Firecrawl != "" {
+		fields[metaFirecrawl] = rep.Metadata.Firecrawl
 	}
 	return res
 }

@@ -4,12 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
 // bookSchema is a caller's schema: a book with a title and a year.
@@ -67,4 +74,93 @@ func TestAnswerErrorsSayWhere(t *testing.T) {
 			t.Errorf("got %q, want it to say %q", got, want)
 		}
 	}
+}
+
+// TestStructuredSaysHowItWasMade: what the other tools give in their metadata, a structured answer gives in _meta,
+// since its content is the caller's value alone: that Firecrawl did not start (which the activity recorder lists as
+// a warning), and why an answer cut short stopped. An answer made whole with Firecrawl running says neither.
+func TestStructuredSaysHowItWasMade(t *testing.T) {
+	t.Parallel()
+	book := "```json\n{\"title\": \"Dune\", \"year\": 1965}\n```"
+	tests := []struct {
+		name         string
+		engine       func(t *testing.T) *research.Engine
+		partial      bool
+		finishReason string // _meta.finishReason; "": none
+		firecrawl    bool   // _meta.firecrawl says Firecrawl was unavailable, and the activity recorder warns of it
+	}{
+		{"without Firecrawl", func(t *testing.T) *research.Engine {
+			return cliEngine(t, geminitest.ScenarioNoFirecrawl, geminitest.EnvAnswer+"="+book, "FIRECRAWL_API_KEY=fc-test-key")
+		}, false, "", true},
+		{"cut off at MAX_TOKENS", func(t *testing.T) *research.Engine {
+			mock := mg.New()
+			mock.Handle(mg.KindSearch, mg.Always(mg.MaxTokens(book)))
+			return apiEngine(t, mock)
+		}, true, "MAX_TOKENS", false},
+		{"whole, with Firecrawl", func(t *testing.T) *research.Engine {
+			return cliEngine(t, geminitest.ScenarioOK, geminitest.EnvAnswer+"="+book, "FIRECRAWL_API_KEY=fc-test-key")
+		}, false, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reg := activity.New()
+			c := connect(t, New(tt.engine(t), Options{Version: "test", Activity: reg}))
+			res := call(context.Background(), t, c, "structured",
+				map[string]any{"prompt": "The first Dune novel", "schema": bookSchema}, nil)
+			if got, _ := json.Marshal(res.StructuredContent); res.IsError || string(got) != `{"title":"Dune","year":1965}` {
+				t.Fatalf("got %s / %s", got, resultText(t, res))
+			}
+			var fields map[string]any
+			if res.Meta != nil {
+				fields = res.Meta.AdditionalFields
+			}
+			reason, _ := fields[metaFinishReason].(string)
+			firecrawl, _ := fields[metaFirecrawl].(string)
+			if fields["partial"] != tt.partial || reason != tt.finishReason ||
+				strings.HasPrefix(firecrawl, "unavailable: ") != tt.firecrawl || !tt.firecrawl && firecrawl != "" {
+				t.Errorf("_meta %v, want partial %v, finishReason %q, firecrawl %v", fields, tt.partial, tt.finishReason,
+					tt.firecrawl)
+			}
+			f := reg.Snapshot().Failures
+			switch {
+			case !tt.firecrawl && len(f) != 0:
+				t.Errorf("failures %+v, want none", f)
+			case tt.firecrawl && (len(f) != 1 || !f[0].Warning || f[0].Code != codeFirecrawlUnavailable ||
+				f[0].Tool != "structured" || f[0].Message != "Researched without Firecrawl, which was "+firecrawl):
+				t.Errorf("failures %+v, want one Firecrawl warning about the structured call", f)
+			}
+		})
+	}
+}
+
+// cliEngine is an engine on a fake CLI of its own playing scenario, with env added to the CLI's environment.
+func cliEngine(t *testing.T, scenario string, env ...string) *research.Engine {
+	t.Helper()
+	fake := geminitest.NewLocal(t, scenario)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+		KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...)})
+	engine, err := research.New(runner, research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine
+}
+
+// apiEngine is an engine on a Gemini API runner pointed at mock, served on 127.0.0.1.
+func apiEngine(t *testing.T, mock *mg.Server) *research.Engine {
+	t.Helper()
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	runner, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: "test-key-0123456789", BaseURL: srv.URL,
+		Model: "gemini-test", Timeout: 30 * time.Second, Backoff: []time.Duration{time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := research.New(runner, research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine
 }
