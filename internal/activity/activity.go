@@ -50,6 +50,17 @@ type Snapshot struct {
 	Failures []Failure // newest first, warnings among them
 }
 
+// Warnings is how many of the recent failures are warnings: calls that succeeded, which no view counts as failed.
+func (s Snapshot) Warnings() int {
+	n := 0
+	for _, f := range s.Failures {
+		if f.Warning {
+			n++
+		}
+	}
+	return n
+}
+
 // Registry is safe for concurrent use. The zero value is not usable; call New.
 type Registry struct {
 	mu       sync.Mutex

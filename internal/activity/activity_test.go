@@ -68,6 +68,9 @@ func TestAWarningIsKeptAsOne(t *testing.T) {
 	if len(f) != 2 || f[0].Warning || !f[1].Warning || f[1].Tool != "search" || f[1].Query != "q" {
 		t.Errorf("failures = %+v, want the quota error, then the warning", f)
 	}
+	if got := r.Snapshot().Warnings(); got != 1 {
+		t.Errorf("got %d warnings, want 1", got)
+	}
 }
 
 func TestNilTrackerAndContext(t *testing.T) {

@@ -112,6 +112,27 @@ func TestReportPage(t *testing.T) {
 	}
 }
 
+// TestPartialReportPage: a partial report's page says it was cut short, without naming a cause: its notice does,
+// and the timeout is one cause among others (an answer that stopped at MAX_TOKENS, a failed verification round).
+func TestPartialReportPage(t *testing.T) {
+	t.Parallel()
+	b, srv, _ := setup(t)
+	id := keep(t, b, history.Report{Summary: history.Summary{Tool: "search", Topic: "Föhn", Backend: "api",
+		Started: time.Date(2026, 11, 22, 9, 0, 0, 0, time.Local), Duration: 12 * time.Second, Partial: true},
+		Markdown: "[Partial response: the answer was cut off because the model reached its output limit (MAX_TOKENS).]\n\n" +
+			"Der Föhn ist ein warmer"})[0]
+	_, body := get(t, srv.URL+"/report?id="+id, true)
+	for _, want := range []string{"search · 2026-11-22 09:00 · took 12s · api · <strong>partial</strong>: cut short, as its first line says",
+		"output limit (MAX_TOKENS)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/report lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "timeout") {
+		t.Errorf("/report blames the timeout:\n%s", body)
+	}
+}
+
 // TestReportPageAccess: /report needs the launch's token as the other pages do; the token link keeps the id; an id
 // that is malformed (a path, say) or names no kept report is a 404.
 func TestReportPageAccess(t *testing.T) {

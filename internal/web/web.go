@@ -283,7 +283,9 @@ type statusPage struct {
 	Nonce    string // of the page's one script
 	Server   string
 	Running  []runView
-	Failures []activity.Failure
+	Failures []activity.Failure // newest first, warnings among them
+	Errors   int                // the failures that are not warnings
+	Warnings int                // calls that succeeded with something to know: not failures
 	Recent   []recentView
 	Kept     int // reports in the history, of which Recent shows the newest
 }
@@ -305,7 +307,8 @@ type runView struct {
 // statusNow is what /status shows now.
 func (h *Handler) statusNow() statusPage {
 	snap := h.b.Activity()
-	p := statusPage{Server: h.b.Status().Line(), Failures: snap.Failures}
+	p := statusPage{Server: h.b.Status().Line(), Failures: snap.Failures, Warnings: snap.Warnings()}
+	p.Errors = len(p.Failures) - p.Warnings
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
 	}

@@ -547,6 +547,50 @@ func TestStatusPage(t *testing.T) {
 	}
 }
 
+// TestStatusPageTellsWarningsFromErrors: a call that succeeded with a warning (Firecrawl did not start) is listed
+// among the last errors as the tray lists it: "warning" where a failure has its code, in a row of its own class, and
+// counted apart, not as an error.
+func TestStatusPageTellsWarningsFromErrors(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	warning := activity.Failure{Time: now, Tool: "search", Query: "föhn", Code: "FIRECRAWL_UNAVAILABLE", Warning: true,
+		Message: "Researched without Firecrawl, which was unavailable: MCP error -32000: Connection closed",
+		Details: "Start the command of mcpServers.firecrawl by hand to see why."}
+	failure := activity.Failure{Time: now, Tool: "search", Query: "go_1.26", Code: "QUOTA_ERROR", Message: "quota used up"}
+	clock := now.Local().Format("15:04:05")
+	warningRow := `<tr class="warning" title="FIRECRAWL_UNAVAILABLE: the call succeeded"><td class="mono">` + clock +
+		`</td><td>search</td><td>föhn</td><td class="mono">warning</td><td>Researched without Firecrawl, which was ` +
+		`unavailable: MCP error -32000: Connection closed</td><td class="pre">Start the command of mcpServers.firecrawl by ` +
+		`hand to see why.</td></tr>`
+	tests := []struct {
+		name     string
+		failures []activity.Failure
+		want     []string
+	}{
+		{"a warning alone", []activity.Failure{warning}, []string{"Last errors (0) and warnings (1)", warningRow}},
+		{"a warning and an error", []activity.Failure{warning, failure},
+			[]string{"Last errors (1) and warnings (1)", warningRow, `<tr><td class="mono">` + clock +
+				`</td><td>search</td><td>go_1.26</td><td class="mono">QUOTA_ERROR</td><td>quota used up</td>`}},
+		{"an error alone", []activity.Failure{failure}, []string{"Last errors (1)</h2>", "QUOTA_ERROR"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, srv, _ := setup(t)
+			b.snap = activity.Snapshot{Failures: tt.failures}
+			_, body := get(t, srv.URL+"/status", true)
+			for _, want := range tt.want {
+				if !strings.Contains(body, want) {
+					t.Errorf("status page lacks %q:\n%s", want, body)
+				}
+			}
+			if strings.Contains(body, "FIRECRAWL_UNAVAILABLE</td>") {
+				t.Errorf("the warning's code is shown as a failure's:\n%s", body)
+			}
+		})
+	}
+}
+
 // TestStatusEvents: /status keeps itself current without a reload. Its one script is allowed by its nonce alone,
 // and /status/events sends the live part of the page at once and again after a change, behind the same cookie.
 func TestStatusEvents(t *testing.T) {
