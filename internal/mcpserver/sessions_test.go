@@ -130,6 +130,20 @@ func TestSessionCapPassedIsMadeUp(t *testing.T) {
 	}
 }
 
+// A session ended to make room while its initialize was answered is ended again once that is done, since mcp-go
+// registers it then; a live one is not.
+func TestSessionEndedDuringItsInitialize(t *testing.T) {
+	t.Parallel()
+	var ended []string
+	s := newSessions(nil)
+	s.end = func(id string) { ended = append(ended, id) }
+	s.initialized(s.Generate())
+	s.initialized("0123456789abcdef0123456789abcdef")
+	if want := []string{"0123456789abcdef0123456789abcdef"}; !slices.Equal(ended, want) {
+		t.Errorf("ended %q, want %q", ended, want)
+	}
+}
+
 // Clients that connect and close without DELETE, as the TypeScript SDK's close() does, never lock a new client
 // out: past maxSessions, each new session takes the place of the least recently used, even when many clients come
 // at once.
