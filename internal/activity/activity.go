@@ -129,6 +129,19 @@ func (r *Registry) CancelSession(session, why, fix string) {
 	}
 }
 
+// Working reports whether the MCP session session has a call in progress: a request, or the run of a task call,
+// which outlives its request.
+func (r *Registry) Working(session string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cancels {
+		if c.session == session {
+			return true
+		}
+	}
+	return false
+}
+
 // Snapshot returns a copy of the current state.
 func (r *Registry) Snapshot() Snapshot {
 	r.mu.Lock()

@@ -155,6 +155,25 @@ func TestCancelSession(t *testing.T) {
 	}
 }
 
+// TestWorking: a session works while a call of its own is in progress, a detached run included.
+func TestWorking(t *testing.T) {
+	t.Parallel()
+	r := New()
+	ctx, tracker := r.Begin(context.Background(), "s1", "deep_search", "task")
+	if !r.Working("s1") || r.Working("s2") || r.Working("") {
+		t.Fatal("want s1 working, and no other session")
+	}
+	_, release := tracker.Detach(ctx)
+	if !r.Working("s1") {
+		t.Error("s1 not working while its detached run goes on")
+	}
+	tracker.End(nil)
+	release()
+	if r.Working("s1") {
+		t.Error("s1 still working after its run ended")
+	}
+}
+
 // TestDetach: a run that outlives its call (an MCP task) no longer ends with the call's context, but still with
 // the app's cancellation, whose reason it gets.
 func TestDetach(t *testing.T) {

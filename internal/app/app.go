@@ -133,6 +133,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 		SessionEnded: func(id string) {
 			a.activity.CancelSession(id, "the client ended its MCP session", "Call again in a new session.")
 		},
+		Working:   a.activity.Working,
 		Answering: a.calls.begin,
 	})
 	return a, nil

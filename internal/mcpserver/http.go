@@ -32,6 +32,10 @@ type HTTPOptions struct {
 	// SessionEnded is told the id of each session that ended: its client deleted it, it was idle for sessionIdle,
 	// or it made room for a new one. Its calls in progress have nobody to answer any more. nil: nobody is told.
 	SessionEnded func(id string)
+	// Working reports whether a session has a call in progress that its requests do not show: the run of a task
+	// call, which goes on after its tools/call has answered. Such a session is neither forgotten for being idle
+	// nor ended to make room. nil: none has.
+	Working func(id string) bool
 	// Answering is told of each request that calls a tool (tools/call, or the HTTP API) as it begins, and the func
 	// it returns once it has answered, so that a server about to stop can wait for the answers. nil: nobody is.
 	Answering func() (answered func())
@@ -48,7 +52,7 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		o.AuthToken = func() string { return "" }
 	}
 	mux := http.NewServeMux()
-	live := newSessions(o.SessionEnded)
+	live := newSessions(o.SessionEnded, o.Working)
 	mcpHandler := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger), server.WithSessionIdManager(live),
 		server.WithEventStore(newEventLog(maxEventBytes)))
 	live.end = deleter(mcpHandler)

@@ -404,6 +404,7 @@ const (
 	codeInvalidArgument = "INVALID_ARGUMENT"
 	codeCancelled       = "CANCELLED"
 	codeChunkNotFound   = "CHUNK_NOT_FOUND"
+	codeResultDropped   = "RESULT_DROPPED" // tasks/result of a task whose result is no longer kept
 )
 
 // reportBody is the structured content of a report; Chunks is set when the report comes in parts, OutputFile when

@@ -17,7 +17,7 @@ import (
 // request ended, the server forgets it, as it does one that was deleted. A request in progress (a call, however
 // long, or a listening stream) keeps its session alive. Most clients never end their sessions (the TypeScript
 // SDK's close() sends no DELETE), so when maxSessions are live, a new one takes the place of the least recently
-// used one with no request in progress.
+// used one with no request in progress and no task running.
 const (
 	sessionIdle = 30 * time.Minute
 	maxSessions = 1000 // live at once; more clients than anyone runs on one machine
@@ -31,9 +31,10 @@ var errUnknownSession = errors.New("unknown or ended session")
 // refused, a DELETE ends a session for good, idle ones are forgotten, and their number is bounded. mcp-go's own
 // managers either accept any id or remember every ended one forever.
 type sessions struct {
-	end   func(id string) // drops the session's state in mcp-go, as a DELETE does
-	ended func(id string) // told that a session is over (HTTPOptions.SessionEnded); nil: nobody is
-	now   func() time.Time
+	end     func(id string)      // drops the session's state in mcp-go, as a DELETE does
+	ended   func(id string)      // told that a session is over (HTTPOptions.SessionEnded); nil: nobody is
+	working func(id string) bool // whether a session's task runs (HTTPOptions.Working); nil: none does
+	now     func() time.Time
 
 	mu   sync.Mutex
 	live map[string]*session
@@ -44,8 +45,11 @@ type session struct {
 	last time.Time // when the last request ended, or the session began
 }
 
-func newSessions(ended func(id string)) *sessions {
-	return &sessions{ended: ended, now: time.Now, live: map[string]*session{}}
+func newSessions(ended func(id string), working func(id string) bool) *sessions {
+	if working == nil {
+		working = func(string) bool { return false }
+	}
+	return &sessions{ended: ended, working: working, now: time.Now, live: map[string]*session{}}
 }
 
 // Generate issues a new session id.
@@ -101,16 +105,17 @@ func (s *sessions) begin(id string) (done func()) {
 
 // room makes room for a new session and reports whether there is: it forgets the sessions idle for longer than
 // sessionIdle and, while maxSessions or more are still live (initializes that were let in together may have
-// passed it), the least recently used ones with no request in progress. There is none only when every session has
-// a request in progress. A forgotten session is gone at once: a request of it that arrives meanwhile finds it
-// unknown, and its client starts anew.
+// passed it), the least recently used ones with no request in progress. A session whose task runs is neither: its
+// client polls for the result. There is no room only when every session has a request in progress or a task
+// running. A forgotten session is gone at once: a request of it that arrives meanwhile finds it unknown, and its
+// client starts anew.
 func (s *sessions) room() bool {
 	s.mu.Lock()
 	now := s.now()
 	var gone, quiet []string // quiet: neither busy nor idle for too long
 	for id, st := range s.live {
 		switch {
-		case st.busy > 0:
+		case st.busy > 0 || s.working(id):
 		case now.Sub(st.last) > sessionIdle:
 			gone = append(gone, id)
 			delete(s.live, id)

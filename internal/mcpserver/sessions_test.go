@@ -83,7 +83,7 @@ func TestSessionCapEndsTheLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	var ended []string
-	s := newSessions(func(id string) { ended = append(ended, id) })
+	s := newSessions(func(id string) { ended = append(ended, id) }, nil)
 	s.now = func() time.Time { return clock }
 	s.end = func(id string) { _, _ = s.Terminate(id) } // as mcp-go does on a DELETE
 	ids := make([]string, maxSessions)
@@ -111,11 +111,37 @@ func TestSessionCapEndsTheLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
+// A session whose task runs, with no request in progress, is neither ended to make room nor forgotten for being
+// idle: its client polls for the result, and ending the session would cancel the task.
+func TestSessionWithARunningTaskStays(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	var ended []string
+	var working string
+	s := newSessions(func(id string) { ended = append(ended, id) }, func(id string) bool { return id == working })
+	s.now = func() time.Time { return clock }
+	s.end = func(id string) { _, _ = s.Terminate(id) }
+	ids := make([]string, maxSessions)
+	for i := range ids {
+		ids[i] = s.Generate()
+		clock = clock.Add(time.Second)
+	}
+	working = ids[0] // the least recently used, its task running
+	if !s.room() || !slices.Equal(ended, []string{ids[1]}) {
+		t.Fatalf("ended %q at the cap, want the least recently used one without a task, %s", ended, ids[1])
+	}
+	clock = clock.Add(2 * sessionIdle)
+	s.room()
+	if _, err := s.Validate(ids[0]); err != nil || slices.Contains(ended, ids[0]) {
+		t.Errorf("the session whose task runs was forgotten after %v idle", 2*sessionIdle)
+	}
+}
+
 // Initializes let in together may pass maxSessions: the next one still finds room, past as many sessions as it
 // takes.
 func TestSessionCapPassedIsMadeUp(t *testing.T) {
 	t.Parallel()
-	s := newSessions(nil)
+	s := newSessions(nil, nil)
 	s.end = func(id string) { _, _ = s.Terminate(id) }
 	for range maxSessions + 10 {
 		s.Generate()
@@ -135,7 +161,7 @@ func TestSessionCapPassedIsMadeUp(t *testing.T) {
 func TestSessionEndedDuringItsInitialize(t *testing.T) {
 	t.Parallel()
 	var ended []string
-	s := newSessions(nil)
+	s := newSessions(nil, nil)
 	s.end = func(id string) { ended = append(ended, id) }
 	s.initialized(s.Generate())
 	s.initialized("0123456789abcdef0123456789abcdef")
@@ -226,7 +252,7 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	t.Parallel()
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	var forgotten []string
-	s := newSessions(nil)
+	s := newSessions(nil, nil)
 	s.now = func() time.Time { return clock }
 	s.end = func(id string) {
 		forgotten = append(forgotten, id)

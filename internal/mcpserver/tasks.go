@@ -54,9 +54,6 @@ const (
 	maxTasks = 10000
 )
 
-// codeResultDropped is the error code of tasks/result for a task whose result is no longer kept.
-const codeResultDropped = "RESULT_DROPPED"
-
 // taskSlotMeta is where the BeforeCallTool hook puts a task call's slot in its request's _meta. The request is
 // never encoded again, so the slot does not reach the client.
 const taskSlotMeta = "gemini-search-mcp/task"

@@ -94,12 +94,7 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 		Restart:   running,
 		RunsTitle: fmt.Sprintf("Running searches (%d)", len(snap.Running)),
 	}
-	warnings := 0
-	for _, f := range snap.Failures {
-		if f.Warning {
-			warnings++
-		}
-	}
+	warnings := snap.Warnings()
 	failures := len(snap.Failures) - warnings
 	v.ErrorsTitle = fmt.Sprintf("Last errors (%d)", failures)
 	if warnings > 0 {
