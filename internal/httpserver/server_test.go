@@ -6,9 +6,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 func TestServerLifecycle(t *testing.T) {
@@ -102,8 +105,9 @@ func TestServerLifecycle(t *testing.T) {
 	s.Close() // twice is fine
 }
 
-// A client that never finishes sending its body does not hold a stop past the shutdown grace: before, it held it
-// 8 s.
+// A client that never finishes sending its body does not hold a stop: Stop closes its connection once the
+// shutdown grace is over. (Before, it held Stop 8 s, for the body's read timeout; how long Stop takes is for a
+// benchmark to tell, not a test on a machine that may be loaded.)
 func TestSlowBodyDoesNotHoldStop(t *testing.T) {
 	t.Parallel()
 	reading := make(chan struct{})
@@ -124,9 +128,15 @@ func TestSlowBodyDoesNotHoldStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-reading
-	start := time.Now()
-	s.Stop()
-	if took := time.Since(start); took >= 8*time.Second {
-		t.Errorf("Stop took %v with a slow client connected, want it bounded by the %v grace", took, shutdownGrace)
+	stopped := make(chan struct{})
+	go func() { s.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(testkit.WaitLimit):
+		t.Fatalf("Stop still waits for the slow client after %v", testkit.WaitLimit)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(testkit.WaitLimit))
+	if _, err := io.ReadAll(conn); errors.Is(err, os.ErrDeadlineExceeded) { // EOF, or a reset: closed either way
+		t.Errorf("the slow client's connection is still open after Stop")
 	}
 }

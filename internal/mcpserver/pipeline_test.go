@@ -284,7 +284,7 @@ func TestDeepSearchAsTaskOverHTTP(t *testing.T) {
 	}
 	taskID := task["taskId"].(string)
 
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	for status := task["status"]; status != "completed"; {
 		if time.Now().After(deadline) || status == "failed" || status == "cancelled" {
 			t.Fatalf("task status %v", status)

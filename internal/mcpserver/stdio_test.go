@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // blockedEngine holds every research call until release is closed.
@@ -61,7 +62,7 @@ func TestStdioCallsDoNotWaitBehindSearches(t *testing.T) {
 	for i := range searches { // every search runs at once
 		select {
 		case <-e.started:
-		case <-time.After(30 * time.Second):
+		case <-time.After(testkit.WaitLimit):
 			t.Fatalf("only %d of %d searches started: the others wait behind them", i, searches)
 		}
 	}

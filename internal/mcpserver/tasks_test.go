@@ -67,7 +67,7 @@ func (p *stdioPeer) call(id int, method string, params any) map[string]any {
 	if _, err := p.in.Write(append(line, '\n')); err != nil {
 		p.t.Fatal(err)
 	}
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(testkit.WaitLimit)
 	for {
 		select {
 		case msg := <-p.msgs:
@@ -356,7 +356,7 @@ func TestExpiredTaskEndsItsRun(t *testing.T) {
 	defer release()
 	select {
 	case <-run.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("the run outlived its task's TTL")
 	}
 }
