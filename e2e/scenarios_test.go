@@ -1159,13 +1159,13 @@ for (;;) {
 	s.note("ask read @notes.md; raw: %d sources; chat streamed in %d events over %d reads", len(raw.Sources), len(events)-1, last.Read)
 }
 
-// 17. Over HTTP, what a client writes cannot make the CLI read a file outside the folders the run was given: no
+// 20. Over HTTP, what a client writes cannot make the CLI read a file outside the folders the run was given: no
 // @path of a prompt brings into any model request the CLI's own folder (the config dir, with the .env file), a file
 // elsewhere named by an absolute path or by "..", nor the transcripts of earlier runs the CLI keeps in its temp
 // folder; a file of the workingDirectory does get in. A workingDirectory that is the config dir, a link to it, a
 // hidden folder or a folder outside GEMINI_WORKSPACE_ROOTS is refused before any CLI starts.
 func TestAtPathsStayInTheirFolders(t *testing.T) {
-	s := newScenario(t, "17 @paths stay in their folders")
+	s := newScenario(t, "20 @paths stay in their folders")
 	const (
 		dotenvMarker  = "dotenv-marker-4812"
 		configMarker  = "config-file-marker-2291"
