@@ -73,7 +73,9 @@ func ground(parts []string, g *genai.GroundingMetadata) *backend.Grounding {
 		start, end, ok := locate(parts[p], sup.Segment)
 		if text := strings.TrimSpace(parts[p][start:end]); ok && text != "" {
 			slices.Sort(sources)
-			found = append(found, cited{part: p, start: start, text: text, sources: sources})
+			// A copy: a slice of the part would keep the whole answer in memory as long as the report's
+			// citations are kept (the cache, a task's result).
+			found = append(found, cited{part: p, start: start, text: strings.Clone(text), sources: sources})
 		}
 	}
 	slices.SortStableFunc(found, func(a, b cited) int {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"google.golang.org/genai"
 
@@ -113,5 +114,22 @@ func TestGroundPartsAndCaps(t *testing.T) {
 	}
 	if want := []backend.Citation{{Text: "Teil zwei ist belegt.", Sources: []int{3}}}; !reflect.DeepEqual(got.Citations, want) {
 		t.Errorf("citations: %+v", got.Citations)
+	}
+}
+
+// A citation's text is a copy: a slice of the answer would keep all of it in memory for as long as the report's
+// citations are kept.
+func TestGroundCitationsDoNotPinTheAnswer(t *testing.T) {
+	t.Parallel()
+	part := "A cited sentence. " + strings.Repeat("The rest of a long answer. ", 100)
+	g := &genai.GroundingMetadata{GroundingChunks: []*genai.GroundingChunk{web("https://a.example", "a")},
+		GroundingSupports: []*genai.GroundingSupport{support(part, "A cited sentence.", 0, 0)}}
+	got := ground([]string{part}, g)
+	if len(got.Citations) != 1 || got.Citations[0].Text != "A cited sentence." {
+		t.Fatalf("citations %+v, want the cited sentence", got.Citations)
+	}
+	text, answer := uintptr(unsafe.Pointer(unsafe.StringData(got.Citations[0].Text))), uintptr(unsafe.Pointer(unsafe.StringData(part)))
+	if answer <= text && text < answer+uintptr(len(part)) { // it lies in the answer's memory
+		t.Error("the citation's text is a slice of the answer")
 	}
 }
