@@ -1,32 +1,43 @@
 package research
 
 import (
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
 )
 
-// maxCached bounds the reports a Cache holds; past it, the oldest goes first.
-const maxCached = 256
+// Bounds on what a Cache holds: past either, the oldest report goes first.
+const (
+	maxCached      = 256
+	maxCachedBytes = 8 << 20
+)
 
 // Cache keeps finished reports for a while (GEMINI_CACHE_TTL), so that an identical request (same tool, arguments
 // ignoring case and spacing, model and backend) is answered at once. Failed, partial and unparsed reports are not
-// kept, nor those researched without a Firecrawl that did not start. Like the Queue, one Cache is shared by every engine of a server; its time to live follows the configuration
-// (SetTTL, 0: off). Safe for concurrent use.
+// kept, nor those researched without a Firecrawl that did not start. Like the Queue, one Cache is shared by every
+// engine of a server; its time to live follows the configuration (SetTTL, 0: off). Its Sweep drops the reports
+// past their time, so that they go when traffic stops too. Safe for concurrent use.
 type Cache struct {
+	now func() time.Time
+
 	mu      sync.Mutex
 	ttl     time.Duration
-	entries map[string]cached
-	now     func() time.Time
+	reports *expiring.Map[string, cached]
 }
 
+// cached is a report as the cache keeps it. A Summary that is a part of its Report, as the engine makes it, is
+// kept as its place there, so that the two are one string in memory.
 type cached struct {
-	rep Report
-	at  time.Time
+	rep       Report
+	summaryAt int // where rep's Summary begins in rep.Report; -1: rep.Summary is kept as it is
+	summary   int // its length
 }
 
 // NewCache returns an empty cache that keeps reports for ttl (0: keeps none).
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{ttl: ttl, entries: map[string]cached{}, now: time.Now}
+	return &Cache{now: time.Now, ttl: ttl, reports: expiring.New[string, cached](ttl, maxCachedBytes, maxCached)}
 }
 
 // SetTTL changes how long reports are kept, those already kept included; 0 empties the cache and keeps none.
@@ -34,20 +45,31 @@ func (c *Cache) SetTTL(ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ttl = ttl
-	c.expire()
+	c.reports.SetTTL(ttl)
+	c.reports.Expire(c.now())
+}
+
+// Sweep drops the reports whose time to live is over at now and returns the bytes still kept, about.
+func (c *Cache) Sweep(now time.Time) (held int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reports.Expire(now)
 }
 
 // get returns the report kept for key, marked as cached with its age.
 func (c *Cache) get(key string) (Report, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.expire()
-	e, ok := c.entries[key]
+	now := c.now()
+	e, at, ok := c.reports.Get(key, now)
 	if !ok {
 		return Report{}, false
 	}
 	rep := e.rep
-	age := c.now().Sub(e.at).Milliseconds()
+	if e.summaryAt >= 0 {
+		rep.Summary = rep.Report[e.summaryAt : e.summaryAt+e.summary]
+	}
+	age := now.Sub(at).Milliseconds()
 	rep.Metadata.Cached, rep.Metadata.CacheAgeMS = true, &age
 	return rep, true
 }
@@ -59,24 +81,28 @@ func (c *Cache) put(key string, rep Report) {
 	if c.ttl <= 0 || !rep.Success || rep.Partial || rep.ParseWarning || rep.Metadata.Firecrawl != "" {
 		return
 	}
-	c.expire()
-	if len(c.entries) >= maxCached {
-		oldest := ""
-		for k, e := range c.entries {
-			if oldest == "" || e.at.Before(c.entries[oldest].at) {
-				oldest = k
-			}
-		}
-		delete(c.entries, oldest)
+	e := cached{rep: rep, summaryAt: strings.Index(rep.Report, rep.Summary), summary: len(rep.Summary)}
+	if e.summaryAt >= 0 {
+		e.rep.Summary = ""
 	}
-	c.entries[key] = cached{rep: rep, at: c.now()}
+	c.reports.Put(key, e, e.bytes(), c.now())
 }
 
-// expire drops the reports older than the time to live; c.mu is held.
-func (c *Cache) expire() {
-	for k, e := range c.entries {
-		if c.ttl <= 0 || c.now().Sub(e.at) >= c.ttl {
-			delete(c.entries, k)
-		}
+// bytes is about what e holds: its texts, and some for the rest.
+func (e cached) bytes() int {
+	m := e.rep.Metadata
+	n := 512 + len(e.rep.Report) + len(e.rep.Summary) + len(m.Topic)
+	for _, s := range m.Sources {
+		n += len(s.URL) + len(s.Title) + len(s.Snippet)
 	}
+	for _, c := range m.Citations {
+		n += len(c.Text) + 8*len(c.Sources)
+	}
+	for _, s := range m.SourcesVisited {
+		n += len(s)
+	}
+	for _, s := range m.SearchQueriesUsed {
+		n += len(s)
+	}
+	return n
 }

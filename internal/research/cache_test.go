@@ -75,8 +75,8 @@ func TestTheCacheKeepsOnlyCompleteReportsForItsTimeToLive(t *testing.T) {
 		now = now.Add(time.Millisecond)
 		c.put(string(rune('a'+i%26))+string(rune(i)), ok)
 	}
-	if len(c.entries) != maxCached {
-		t.Errorf("%d entries, want the cap %d", len(c.entries), maxCached)
+	if c.reports.Len() != maxCached {
+		t.Errorf("%d entries, want the cap %d", c.reports.Len(), maxCached)
 	}
 }
 
@@ -98,5 +98,60 @@ func TestAReportWithoutItsFirecrawlSaysSoAndIsNotCached(t *testing.T) {
 	}
 	if n := len(fake.Calls()); n != 2 {
 		t.Errorf("the CLI ran %d times, want twice: nothing cached", n)
+	}
+}
+
+// The sweep drops the reports past their time to live with no request coming; at most maxCachedBytes are kept, the
+// oldest going first.
+func TestTheCacheIsSweptAndBoundedInBytes(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	c := NewCache(time.Minute)
+	c.now = func() time.Time { return now }
+	report := func(size int) Report { return Report{Success: true, Report: strings.Repeat("r", size)} }
+	c.put("a", report(100))
+	if held := c.Sweep(now.Add(59 * time.Second)); held < 100 {
+		t.Errorf("within the TTL: %d bytes held, want the report's", held)
+	}
+	if held := c.Sweep(now.Add(time.Minute)); held != 0 {
+		t.Errorf("past the TTL: %d bytes held, want none", held)
+	}
+	const size = maxCachedBytes / 4
+	for _, key := range []string{"1", "2", "3", "4"} {
+		c.put(key, report(size))
+	}
+	if _, hit := c.get("1"); hit {
+		t.Error("the oldest report is kept past maxCachedBytes")
+	}
+	if _, hit := c.get("4"); !hit {
+		t.Error("the newest report was dropped")
+	}
+	if held := c.Sweep(now); held > maxCachedBytes {
+		t.Errorf("%d bytes held, want at most %d", held, maxCachedBytes)
+	}
+}
+
+// A report's Summary, a part of its Report, is kept as its place there: one string in memory, counted once, and
+// the same summary comes back.
+func TestTheCacheKeepsTheSummaryInTheReport(t *testing.T) {
+	t.Parallel()
+	c := NewCache(time.Minute)
+	body := strings.Repeat("finding. ", 1000)
+	copied := Report{Success: true, Report: "[notice]\n\n" + body + "\n\nSources", Summary: strings.Clone(body)}
+	c.put("k", copied)
+	got, hit := c.get("k")
+	if !hit || got.Summary != body || got.Report != copied.Report {
+		t.Fatalf("got summary of %d bytes (hit %v), want the one put", len(got.Summary), hit)
+	}
+	if !inMemoryOf(got.Summary, got.Report) {
+		t.Error("the summary kept is a copy of its own, not a part of the report")
+	}
+	if held := c.Sweep(c.now()); held > len(copied.Report)+1024 {
+		t.Errorf("%d bytes held for a report of %d: the summary is counted again", held, len(copied.Report))
+	}
+	other := Report{Success: true, Report: "a report", Summary: "a summary of its own"}
+	c.put("other", other)
+	if got, _ := c.get("other"); got.Summary != other.Summary {
+		t.Errorf("summary %q, want %q", got.Summary, other.Summary)
 	}
 }

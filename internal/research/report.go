@@ -101,17 +101,19 @@ func (b *builder) report(now time.Time) Report {
 		m.Sources = agentSources(cur.agent.Metadata.Sources)
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	}
-	summary := text
-	text += section
+	var prefix, footer string
 	if b.notice != "" {
-		text = b.notice + "\n\n" + text
+		prefix = b.notice + "\n\n"
 	}
 	if m.FallbackFrom != "" {
-		text += fmt.Sprintf("\n\n---\n*Researched with %s: %s ran out of quota.*", m.Model, m.FallbackFrom)
+		footer += fmt.Sprintf("\n\n---\n*Researched with %s: %s ran out of quota.*", m.Model, m.FallbackFrom)
 	}
 	if m.OutputTruncated {
-		text += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
+		footer += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
 	}
-	return Report{Success: true, Report: text, ParseWarning: !b.freeText && !cur.parsed, Partial: b.partial, Metadata: m,
-		Summary: summary}
+	report := prefix + text + section + footer
+	// The summary is the report's text without the notice, the sources list and the footers: a part of the report,
+	// not a copy of its own, which whoever keeps the report (the cache, a task's result) would keep too.
+	return Report{Success: true, Report: report, ParseWarning: !b.freeText && !cur.parsed, Partial: b.partial, Metadata: m,
+		Summary: report[len(prefix) : len(prefix)+len(text)]}
 }
