@@ -85,7 +85,9 @@ func (c *Cache) put(key string, rep Report) {
 	if e.summaryAt >= 0 {
 		e.rep.Summary = ""
 	}
-	c.reports.Put(key, e, e.bytes(), c.now())
+	now := c.now()
+	c.reports.Expire(now) // without a sweep, reports past their time go as new ones come
+	c.reports.Put(key, e, e.bytes(), now)
 }
 
 // bytes is about what e holds: its texts, and some for the rest.
