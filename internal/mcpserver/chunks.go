@@ -3,33 +3,48 @@ package mcpserver
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
 )
 
-// chunkTTL is how long the rest of a long report can be fetched.
-const chunkTTL = 30 * time.Minute
+// Parts of long reports are kept for fetch_chunk for chunkTTL after their report was sent, and at most
+// maxChunkBytes of them, all reports together: past it, the oldest report's parts go first.
+const (
+	chunkTTL      = 30 * time.Minute
+	maxChunkBytes = 8 << 20
+)
+
+// chunksKept says how long parts are kept, as the tool's description and the errors say it.
+var chunksKept = fmt.Sprintf("up to %d minutes, while the server keeps at most %d MiB of parts (the oldest go first)",
+	int(chunkTTL/time.Minute), maxChunkBytes>>20)
 
 // defaultResponseChars applies when Options.ResponseLimit is not set.
 const defaultResponseChars = 20000
 
-// chunkStore keeps the parts of long reports for fetch_chunk.
+// chunkStore keeps the parts of long reports for fetch_chunk. Its sweep drops the expired ones, so that they go
+// when traffic stops too, not only when the next long report comes.
 type chunkStore struct {
+	now func() time.Time
+
 	mu      sync.Mutex
-	entries map[string]chunkEntry
-	now     func() time.Time
+	reports *expiring.Map[string, chunked] // by id
 }
 
-type chunkEntry struct {
-	parts   []string
-	expires time.Time
+// chunked is a report kept in parts: a copy of its own of the whole text, which pins nothing else and whose bytes
+// count once, and the end of each part in it.
+type chunked struct {
+	text string
+	ends []int
 }
 
 func newChunkStore() *chunkStore {
-	return &chunkStore{entries: map[string]chunkEntry{}, now: time.Now}
+	return &chunkStore{now: time.Now, reports: expiring.New[string, chunked](chunkTTL, maxChunkBytes, 0)}
 }
 
 // put stores parts and returns their id.
@@ -37,33 +52,53 @@ func (s *chunkStore) put(parts []string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b) // never fails
 	id := hex.EncodeToString(b)
+	c := chunked{ends: make([]int, 0, len(parts))}
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	var text strings.Builder
+	text.Grow(size)
+	for _, p := range parts {
+		text.WriteString(p)
+		c.ends = append(c.ends, text.Len())
+	}
+	c.text = text.String()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	for k, e := range s.entries { // expired entries go when new ones come, so the store stays small
-		if now.After(e.expires) {
-			delete(s.entries, k)
-		}
-	}
-	s.entries[id] = chunkEntry{parts: parts, expires: now.Add(chunkTTL)}
+	s.reports.Expire(now) // without a sweeper, parts past their time go as new ones come
+	s.reports.Put(id, c, len(c.text), now)
 	return id
 }
 
-// errChunkNotFound: the id is unknown or its 30 minutes are over.
-var errChunkNotFound = fmt.Errorf("no report with this id: it is unknown or expired (parts are kept for %s)", chunkTTL)
+// sweep drops the parts whose time is over at now and returns the bytes still kept.
+func (s *chunkStore) sweep(now time.Time) (held int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reports.Expire(now)
+}
+
+// errChunkNotFound: the id is unknown, its time is over, or its parts made room for newer ones.
+var errChunkNotFound = errors.New("no report with this id: it is unknown, or its parts are no longer kept (they " +
+	"are kept for " + chunksKept + ")")
 
 // get returns part index (1-based) of id and the number of parts.
 func (s *chunkStore) get(id string, index int) (string, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.entries[id]
-	if !ok || s.now().After(e.expires) {
+	c, _, ok := s.reports.Get(id, s.now())
+	if !ok {
 		return "", 0, errChunkNotFound
 	}
-	if index < 1 || index > len(e.parts) {
-		return "", len(e.parts), fmt.Errorf("index %d is out of range: this report has parts 1 to %d", index, len(e.parts))
+	if index < 1 || index > len(c.ends) {
+		return "", len(c.ends), fmt.Errorf("index %d is out of range: this report has parts 1 to %d", index, len(c.ends))
 	}
-	return e.parts[index-1], len(e.parts), nil
+	start := 0
+	if index > 1 {
+		start = c.ends[index-2]
+	}
+	return c.text[start:c.ends[index-1]], len(c.ends), nil
 }
 
 // split cuts text into parts of at most size characters, at a line break in the second half of a part when there

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 func TestSplit(t *testing.T) {
@@ -54,4 +55,58 @@ func TestChunkStoreExpires(t *testing.T) {
 	if _, _, err := s.get(id, 1); !errors.Is(err, errChunkNotFound) {
 		t.Errorf("after 30 minutes: %v, want errChunkNotFound", err)
 	}
+}
+
+// The sweep drops the parts whose time is over, with no new report stored.
+func TestChunkStoreSweep(t *testing.T) {
+	t.Parallel()
+	s := newChunkStore()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return now }
+	id := s.put([]string{"aaaa", "bb"})
+	if held := s.sweep(now.Add(chunkTTL - time.Second)); held != 6 {
+		t.Errorf("before its time: %d bytes held, want 6", held)
+	}
+	if held := s.sweep(now.Add(chunkTTL)); held != 0 {
+		t.Errorf("after its time: %d bytes held, want 0", held)
+	}
+	if _, _, err := s.get(id, 2); !errors.Is(err, errChunkNotFound) {
+		t.Errorf("get after the sweep: %v, want errChunkNotFound", err)
+	}
+}
+
+// At most maxChunkBytes of parts are kept, a report's bytes counted once: past it, the oldest report goes, and its
+// id gets errChunkNotFound, which says why. A report is kept as a copy of its own, so that its parts do not pin the
+// string they were cut from.
+func TestChunkStoreKeepsAtMostMaxChunkBytes(t *testing.T) {
+	t.Parallel()
+	s := newChunkStore()
+	const reports = 10
+	size := maxChunkBytes / (reports - 2) // reports-2 fit, with room to spare
+	answer := strings.Repeat("x", 2*size)
+	var ids []string
+	for range reports {
+		report := answer[:size] // a slice of a larger answer, as a report may be
+		ids = append(ids, s.put(split(report, size/4)))
+	}
+	if held := s.sweep(s.now()); held > maxChunkBytes || held < maxChunkBytes-size {
+		t.Errorf("%d bytes held, want at most %d and no less than the last reports that fit", held, maxChunkBytes)
+	}
+	_, _, err := s.get(ids[0], 2)
+	if !errors.Is(err, errChunkNotFound) || !strings.Contains(err.Error(), "8 MiB") {
+		t.Errorf("the oldest report: %v, want errChunkNotFound saying the store keeps 8 MiB", err)
+	}
+	part, n, err := s.get(ids[reports-1], 4)
+	if err != nil || n != 4 || len(part) != size/4 {
+		t.Fatalf("the newest report's last part: %d bytes of %d parts, %v", len(part), n, err)
+	}
+	if inMemoryOf(part, answer) {
+		t.Error("a part kept is a slice of the answer it came from: it pins the whole answer")
+	}
+}
+
+// inMemoryOf reports whether part lies in the memory of whole.
+func inMemoryOf(part, whole string) bool {
+	p, w := uintptr(unsafe.Pointer(unsafe.StringData(part))), uintptr(unsafe.Pointer(unsafe.StringData(whole)))
+	return w <= p && p < w+uintptr(len(whole))
 }

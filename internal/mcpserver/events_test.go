@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,91 @@ func TestEventLog(t *testing.T) {
 	}
 	if l.bytes != len(`"a2"`) || len(l.where) != 1 {
 		t.Errorf("kept %d bytes of %d events, want only a2", l.bytes, len(l.where))
+	}
+}
+
+// The sweep drops the events of a call's stream streamLinger after its response was recorded, and only those: a
+// call still running and a listening stream keep theirs.
+func TestEventLogSweepDropsAnsweredStreams(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	l := newEventLog(maxEventBytes)
+	l.now = func() time.Time { return now }
+	store := func(stream, message string) string {
+		id, err := l.StoreEvent(ctx, "s1", stream, json.RawMessage(message))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	const (
+		progress    = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`
+		result      = `{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`
+		elicitation = `{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}` // a request, not an answer
+		listChanged = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+	)
+	answered := store("call", progress)
+	store("call", result)
+	running := store("running", progress)
+	store("running", elicitation)
+	listening := store("listening", listChanged)
+	resumable := func(id string) bool {
+		_, err := l.ReplayEventsAfter(ctx, "s1", id, func(string, json.RawMessage) error { return nil })
+		return err == nil
+	}
+
+	if l.sweep(now.Add(streamLinger - time.Second)); !resumable(answered) {
+		t.Error("an answered stream was dropped before streamLinger")
+	}
+	held := l.sweep(now.Add(streamLinger))
+	if resumable(answered) {
+		t.Error("an answered stream is kept past streamLinger")
+	}
+	if !resumable(running) || !resumable(listening) {
+		t.Error("the sweep dropped a stream with no response")
+	}
+	if want := len(progress) + len(elicitation) + len(listChanged); held != want || l.bytes != want {
+		t.Errorf("sweep says %d bytes held, the log %d, want %d", held, l.bytes, want)
+	}
+}
+
+// Once a burst of events is dropped, the log lets go of the room it took: a Go map, and a slice's array, keep the
+// room of their largest size.
+func TestEventLogShrinksAfterABurst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := newEventLog(maxEventBytes)
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	l.now = func() time.Time { return now }
+	for i := range 10000 {
+		stream := strconv.Itoa(i / 2)
+		_, _ = l.StoreEvent(ctx, "s1", stream, json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/progress"}`))
+		_, _ = l.StoreEvent(ctx, "s1", stream, json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	}
+	if held := l.sweep(now.Add(streamLinger)); held != 0 || len(l.where) != 0 || len(l.streams) != 0 {
+		t.Fatalf("after the sweep: %d bytes, %d events, %d streams, want none", held, len(l.where), len(l.streams))
+	}
+	if cap(l.order) > 1024 {
+		t.Errorf("order keeps room for %d events after they all went", cap(l.order))
+	}
+}
+
+func TestIsResponse(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		message string
+		want    bool
+	}{
+		{`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"method\":1}"}]}}`, true},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"no"}}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, false},
+		{`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}`, false},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, false},
+		{`not json`, false},
+	} {
+		if got := isResponse(json.RawMessage(tt.message)); got != tt.want {
+			t.Errorf("isResponse(%s) = %v, want %v", tt.message, got, tt.want)
+		}
 	}
 }

@@ -39,6 +39,9 @@ type HTTPOptions struct {
 	// Answering is told of each request that calls a tool (tools/call, or the HTTP API) as it begins, and the func
 	// it returns once it has answered, so that a server about to stop can wait for the answers. nil: nobody is.
 	Answering func() (answered func())
+	// Sweeper runs the sweeps that forget idle sessions and drop the events of answered calls' streams; nil: idle
+	// sessions are forgotten only when a new one needs room, and events only make room for newer ones.
+	Sweeper Sweeper
 }
 
 // HTTPHandler serves MCP over Streamable HTTP at /mcp, the HTTP JSON API under /api/ and a health check at
@@ -53,9 +56,14 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	}
 	mux := http.NewServeMux()
 	live := newSessions(o.SessionEnded, o.Working)
+	events := newEventLog(maxEventBytes)
 	mcpHandler := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(o.Logger), server.WithSessionIdManager(live),
-		server.WithEventStore(newEventLog(maxEventBytes)))
+		server.WithEventStore(events))
 	live.end = deleter(mcpHandler)
+	if o.Sweeper != nil {
+		o.Sweeper.Add(live.sweep) // first: the events of the sessions it forgets go with them
+		o.Sweeper.Add(events.sweep)
+	}
 	mux.Handle("/mcp", mcpHandler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		var body any = map[string]string{"status": "ok"}

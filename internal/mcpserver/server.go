@@ -55,6 +55,15 @@ type Options struct {
 	Lifetime context.Context
 	// Status is what ping answers; nil: the version alone.
 	Status func() Status
+	// Sweeper runs the sweeps of the parts of long reports and of the task results; nil: parts past their time go
+	// only as others are stored.
+	Sweeper Sweeper
+}
+
+// Sweeper runs, every minute or so, the sweeps of the stores that keep things for a while: each drops what is past
+// its time at now and returns the bytes its store still holds.
+type Sweeper interface {
+	Add(sweep func(now time.Time) (held int))
 }
 
 // Status is the server's state as ping answers it and /healthz serves it: no research runs to find it.
@@ -102,6 +111,10 @@ func New(engine Engine, o Options) *server.MCPServer {
 		taskTools[st.Tool.Name] = st.Tool.Execution != nil && st.Tool.Execution.TaskSupport != mcp.TaskSupportForbidden
 	}
 	t.tasks = newTasks(o.Lifetime, taskTools)
+	if o.Sweeper != nil {
+		o.Sweeper.Add(t.chunks.sweep)
+		o.Sweeper.Add(t.tasks.held)
+	}
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
@@ -200,7 +213,7 @@ func fetchChunkTool() mcp.Tool {
 	return mcp.NewTool("fetch_chunk",
 		mcp.WithTitleAnnotation("Fetch the rest of a long report"),
 		mcp.WithDescription("Returns one part of a report that was too long to send at once. The report's first part says "+
-			"its id and how many parts there are; parts are kept for 30 minutes."),
+			"its id and how many parts there are; parts are kept for "+chunksKept+"."),
 		mcp.WithString("id", mcp.Required(), mcp.Pattern(`^[0-9a-f]{16}$`), mcp.Description("The report id given with its first part.")),
 		mcp.WithInteger("index", mcp.Required(), mcp.Min(1), mcp.Description("The part to fetch, from 2 to the number of parts.")),
 		mcp.WithRawOutputSchema(json.RawMessage(chunkSchema)),
@@ -387,8 +400,9 @@ func (t *tools) fetchChunk(_ context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		info := errorInfo{Code: codeInvalidArgument, Message: err.Error(),
 			Details: "Ask for a part from 1 to the count the report gave."}
-		if errors.Is(err, errChunkNotFound) { // expired, or never given: only a new search has the parts
-			info.Code, info.Details = codeChunkNotFound, "Run the search again to get a new id."
+		if errors.Is(err, errChunkNotFound) { // expired, dropped, or never given: only a new search has the parts
+			info.Code, info.Details = codeChunkNotFound, "Run the search again to get a new id (a recent report may come "+
+				"back from the cache), and fetch the parts soon after."
 		}
 		return errorResultInfo(info), nil
 	}
@@ -469,7 +483,8 @@ func (t *tools) reportResult(rep research.Report, out outputFile) *mcp.CallToolR
 			id := t.chunks.put(parts)
 			body.Chunks = &chunkRef{ID: id, Count: len(parts)}
 			body.Report.Report = parts[0] + fmt.Sprintf("\n\n[Report continues: this is part 1 of %d. Call fetch_chunk with "+
-				"id %q and index 2 to %d for the rest; the parts are kept for 30 minutes.]", len(parts), id, len(parts))
+				"id %q and index 2 to %d for the rest; the parts are kept for up to %d minutes.]", len(parts), id, len(parts),
+				int(chunkTTL/time.Minute))
 		}
 	}
 	res := structured(body)

@@ -14,10 +14,15 @@ import (
 )
 
 // Session limits. A session lives until its client ends it (DELETE) or goes quiet: sessionIdle after its last
-// request ended, the server forgets it, as it does one that was deleted. A request in progress (a call, however
-// long, or a listening stream) keeps its session alive. Most clients never end their sessions (the TypeScript
-// SDK's close() sends no DELETE), so when maxSessions are live, a new one takes the place of the least recently
-// used one with no request in progress and no task running.
+// request ended, the server forgets it (the sweep, every minute or so, or room), as it does one that was deleted.
+// A request in progress (a call, however long, or a listening stream) keeps its session alive. Most clients never
+// end their sessions (the TypeScript SDK's close() sends no DELETE), so when maxSessions are live, a new one takes
+// the place of the least recently used one with no request in progress and no task running.
+//
+// sessionIdle is long on purpose. The TypeScript and Python SDKs do not start a new session on the 404 that a
+// forgotten one gets (typescript-sdk#1708, python-sdk#3556): their clients fail until restarted, so a shorter limit
+// would break a client whose user only paused. And an idle session holds little once its streams' events are
+// dropped (streamLinger): mcp-go's state, about 10 KB.
 const (
 	sessionIdle = 30 * time.Minute
 	maxSessions = 1000 // live at once; more clients than anyone runs on one machine
@@ -111,8 +116,29 @@ func (s *sessions) begin(id string) (done func()) {
 // client starts anew.
 func (s *sessions) room() bool {
 	s.mu.Lock()
-	now := s.now()
-	var gone, quiet []string // quiet: neither busy nor idle for too long
+	gone := s.forgetLocked(s.now(), 1)
+	room := len(s.live) < maxSessions
+	s.mu.Unlock()
+	s.endAll(gone)
+	return room
+}
+
+// sweep forgets the sessions idle for longer than sessionIdle at now, as room does, so that they and what they
+// hold (their streams' events, their tasks' results, mcp-go's state) go when no new client comes too. Sessions
+// hold no bytes of their own: it returns 0.
+func (s *sessions) sweep(now time.Time) (held int) {
+	s.mu.Lock()
+	gone := s.forgetLocked(now, 0)
+	s.mu.Unlock()
+	s.endAll(gone)
+	return 0
+}
+
+// forgetLocked takes out of live, and returns, the sessions idle for longer than sessionIdle at now and, while
+// more than maxSessions-more would be live, the least recently used ones with no request in progress; neither
+// goes while its task runs. s.mu is held.
+func (s *sessions) forgetLocked(now time.Time, more int) (gone []string) {
+	var quiet []string // neither busy nor idle for too long
 	for id, st := range s.live {
 		switch {
 		case st.busy > 0 || s.working(id):
@@ -123,22 +149,24 @@ func (s *sessions) room() bool {
 			quiet = append(quiet, id)
 		}
 	}
-	if excess := len(s.live) - maxSessions + 1; excess > 0 {
+	if excess := len(s.live) - maxSessions + more; excess > 0 {
 		slices.SortFunc(quiet, func(a, b string) int { return s.live[a].last.Compare(s.live[b].last) })
 		for _, id := range quiet[:min(excess, len(quiet))] {
 			gone = append(gone, id)
 			delete(s.live, id)
 		}
 	}
-	room := len(s.live) < maxSessions
-	s.mu.Unlock()
+	return gone
+}
+
+// endAll ends the sessions forgotten, which are no longer live.
+func (s *sessions) endAll(gone []string) {
 	for _, id := range gone {
 		s.end(id) // mcp-go drops its state; its Terminate finds the session gone
 		if s.ended != nil {
 			s.ended(id) // its calls and detached tasks, if any, stop
 		}
 	}
-	return room
 }
 
 // initialized ends in mcp-go session id, just initialized, if it is no longer live: room ended it to make room for

@@ -324,3 +324,79 @@ func TestRequestsNeedASession(t *testing.T) {
 		t.Errorf("sessions ended: %q", got)
 	}
 }
+
+// The sweep forgets the sessions idle for longer than sessionIdle without a new client coming, as room does: one
+// with a request in progress or a task running stays.
+func TestSweepForgetsIdleSessions(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var forgotten, ended []string
+	var working string
+	s := newSessions(func(id string) { ended = append(ended, id) }, func(id string) bool { return id == working })
+	s.now = func() time.Time { return clock }
+	s.end = func(id string) {
+		forgotten = append(forgotten, id)
+		_, _ = s.Terminate(id)
+	}
+	idle, busy, tasked := s.Generate(), s.Generate(), s.Generate()
+	s.begin(busy)
+	working = tasked
+	if held := s.sweep(clock.Add(sessionIdle)); held != 0 || len(forgotten) != 0 {
+		t.Fatalf("forgotten %q after exactly %v idle, want none", forgotten, sessionIdle)
+	}
+	s.sweep(clock.Add(sessionIdle + time.Second))
+	if !slices.Equal(forgotten, []string{idle}) || !slices.Equal(ended, []string{idle}) {
+		t.Errorf("forgotten %q, ended %q, want only the idle session", forgotten, ended)
+	}
+	for _, id := range []string{busy, tasked} {
+		if _, err := s.Validate(id); err != nil {
+			t.Errorf("a session with a request in progress or a task running: %v", err)
+		}
+	}
+}
+
+// fakeSweeper collects the sweeps a server registers, to run them as the app's sweeper would.
+type fakeSweeper struct{ sweeps []func(time.Time) int }
+
+func (f *fakeSweeper) Add(sweep func(time.Time) int) { f.sweeps = append(f.sweeps, sweep) }
+
+func (f *fakeSweeper) sweep(now time.Time) (held int) {
+	for _, s := range f.sweeps {
+		held += s(now)
+	}
+	return held
+}
+
+// Over HTTP, a session its client left without DELETE is forgotten by the sweep once idle, with no new client
+// coming, and the events of its streams go with it; a session still in use stays.
+func TestSweepForgetsAbandonedSessionsAndTheirEvents(t *testing.T) {
+	s, _ := newTestServer(t, "ok")
+	sweeper := &fakeSweeper{}
+	var mu sync.Mutex
+	var ended []string
+	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{Sweeper: sweeper, SessionEnded: func(id string) {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = append(ended, id)
+	}}))
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/mcp"
+	abandoned := rpcSession(t, url)
+	search := map[string]any{"name": "search", "arguments": map[string]any{"query": "swept"},
+		"_meta": map[string]any{"progressToken": 1}} // streams, so its events are kept for resuming
+	rpc(t, url, abandoned, 2, "tools/call", search)
+	if held := sweeper.sweep(time.Now()); held == 0 {
+		t.Fatal("no event kept of a call that streamed")
+	}
+	if held := sweeper.sweep(time.Now().Add(sessionIdle + time.Minute)); held != 0 {
+		t.Errorf("%d bytes of events kept after the sweep, want none", held)
+	}
+	mu.Lock()
+	if !slices.Equal(ended, []string{abandoned}) {
+		t.Errorf("sessions ended %q, want the abandoned one", ended)
+	}
+	mu.Unlock()
+	if res := post(t, url, []byte(listToolsBody), map[string]string{server.HeaderKeySessionID: abandoned}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the swept session: %d, want 404", res.StatusCode)
+	}
+}

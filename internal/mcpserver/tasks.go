@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,9 +46,10 @@ const (
 	// maxSessionTasks bounds the tasks one session holds until their TTLs run out, running or finished: far more
 	// than a client runs in an hour, since a task is research that takes minutes.
 	maxSessionTasks = 100
-	// maxKeptResults bounds the results kept, all sessions together (a report is at most some tens of KB): one
-	// more drops the one kept longest.
-	maxKeptResults = 500
+	// maxKeptResults and maxKeptResultBytes bound the results kept, all sessions together (a report is some tens
+	// of KB, held twice: as text and as structured content): past either, the ones kept longest are dropped.
+	maxKeptResults     = 500
+	maxKeptResultBytes = 8 << 20
 	// maxTasks bounds the tasks held, all sessions together, ended sessions' too, for memory: mcp-go keeps a record
 	// and a goroutine of each until its TTL runs out (a few KB). Only a client that opens session after session to
 	// get round its own cap reaches it.
@@ -101,6 +103,7 @@ type storedTask struct {
 	expires   time.Time
 	result    *mcp.CallToolResult // the tool's result, for tasks/result; nil until it answers, or once dropped
 	kept      time.Time           // when result was kept
+	size      int                 // result's bytes, about
 	ended     bool                // its session ended: nobody can read its result
 	cancelled *errorInfo          // why the task was cancelled; nil unless it was
 }
@@ -258,7 +261,8 @@ func (t *tasks) expire(id string) {
 	t.cancel(id)
 }
 
-// keep keeps res, the result of task id, for tasks/result; past maxKeptResults, the result kept longest is dropped.
+// keep keeps res, the result of task id, for tasks/result; past maxKeptResults or maxKeptResultBytes, the results
+// kept longest are dropped. res itself stays, whatever its size.
 func (t *tasks) keep(id string, res *mcp.CallToolResult) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -266,19 +270,49 @@ func (t *tasks) keep(id string, res *mcp.CallToolResult) {
 	if st == nil || st.ended { // expired, or nobody can read it
 		return
 	}
-	st.result, st.kept = res, t.now()
-	kept, oldest := 0, st
+	st.result, st.kept, st.size = res, t.now(), resultBytes(res)
+	var older []*storedTask
+	kept := st.size
 	for _, o := range t.stored {
-		if o.result != nil {
-			kept++
-			if o.kept.Before(oldest.kept) {
-				oldest = o
-			}
+		if o.result != nil && o != st {
+			older = append(older, o)
+			kept += o.size
 		}
 	}
-	if kept > maxKeptResults { // by one at most: each result kept is checked
-		oldest.result = nil
+	slices.SortFunc(older, func(a, b *storedTask) int { return a.kept.Compare(b.kept) })
+	for len(older) > 0 && (len(older)+1 > maxKeptResults || kept > maxKeptResultBytes) {
+		older[0].result = nil
+		kept -= older[0].size
+		older = older[1:]
 	}
+}
+
+// resultBytes is about what res holds: its text, and the structured content the text encodes.
+func resultBytes(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if text, ok := c.(mcp.TextContent); ok {
+			n += len(text.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		n *= 2
+	}
+	return n
+}
+
+// held is the sweep of the task results: they go when their tasks' TTLs run out (mcp-go's timers) or make room,
+// so it drops nothing and returns the bytes kept.
+func (t *tasks) held(time.Time) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, st := range t.stored {
+		if st.result != nil {
+			n += st.size
+		}
+	}
+	return n
 }
 
 // sessionEnded drops the results of the tasks of session, which has ended: no other session may read them.
@@ -307,9 +341,10 @@ func (t *tasks) fill(id string, res *mcp.TaskResultResult) {
 		out = errorResultInfo(*st.cancelled)
 	default: // its result was dropped
 		out = errorResultInfo(errorInfo{Code: codeResultDropped, Message: fmt.Sprintf("the task's result was "+
-			"dropped to make room for newer ones: the server keeps at most %d task results, all sessions together, "+
-			"and drops the oldest first", maxKeptResults), Details: "Call the tool again (its report may come from " +
-			"the cache), and read a task's result soon after it ends."})
+			"dropped to make room for newer ones: the server keeps at most %d task results and %d MiB of them, "+
+			"all sessions together, and drops the oldest first", maxKeptResults, maxKeptResultBytes>>20),
+			Details: "Call the tool again (its report may come from the cache), and read a task's result soon " +
+				"after it ends."})
 	}
 	t.mu.Unlock()
 	res.Content, res.StructuredContent, res.IsError = out.Content, out.StructuredContent, out.IsError

@@ -264,6 +264,39 @@ func TestOldestTaskResultsAreDropped(t *testing.T) {
 	}
 }
 
+// Past maxKeptResultBytes, all sessions together, the results kept longest are dropped too, however few they are;
+// a result larger than the bound is still kept, alone.
+func TestTaskResultsAreBoundedInBytes(t *testing.T) {
+	t.Parallel()
+	tasks := newTasks(nil, map[string]bool{"ask": true})
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	tasks.now = func() time.Time { return now }
+	keep := func(id string, size int) {
+		createTask(tasks, id, "s1")
+		tasks.keep(id, structured(map[string]string{"report": strings.Repeat("x", size)}))
+		now = now.Add(time.Second)
+	}
+	kept := func(id string) bool {
+		res := &mcp.TaskResultResult{}
+		tasks.fill(id, res)
+		return !res.IsError
+	}
+	const size = maxKeptResultBytes/8 - 100 // held twice, as text and as structured content, with its JSON around
+	for i := range 5 {
+		keep(fmt.Sprint(i), size)
+	}
+	if kept("0") || !kept("1") || !kept("4") {
+		t.Errorf("kept 0: %v, 1: %v, 4: %v; want all but the oldest", kept("0"), kept("1"), kept("4"))
+	}
+	if held := tasks.held(now); held > maxKeptResultBytes || held < 3*maxKeptResultBytes/4 {
+		t.Errorf("%d bytes held, want at most %d", held, maxKeptResultBytes)
+	}
+	keep("huge", maxKeptResultBytes)
+	if !kept("huge") || kept("4") {
+		t.Errorf("kept huge: %v, 4: %v; want only the huge one", kept("huge"), kept("4"))
+	}
+}
+
 // rpcError sends one JSON-RPC request of session over HTTP and returns the error it answers; nil for a result.
 func rpcError(t *testing.T, url, session string, id int, method string, params any) map[string]any {
 	t.Helper()
