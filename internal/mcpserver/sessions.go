@@ -22,10 +22,11 @@ import (
 // sessionIdle is long on purpose. The TypeScript and Python SDKs do not start a new session on the 404 that a
 // forgotten one gets (typescript-sdk#1708, python-sdk#3556): their clients fail until restarted, so a shorter limit
 // would break a client whose user only paused. And an idle session holds little once its streams' events are
-// dropped (streamLinger): mcp-go's state, about 10 KB.
+// dropped (streamLinger): mcp-go's state, about sessionBytes.
 const (
-	sessionIdle = 30 * time.Minute
-	maxSessions = 1000 // live at once; more clients than anyone runs on one machine
+	sessionIdle  = 30 * time.Minute
+	maxSessions  = 1000     // live at once; more clients than anyone runs on one machine
+	sessionBytes = 10 << 10 // what mcp-go keeps of a session, about: mostly its notification channel's buffer
 )
 
 // errUnknownSession is Validate's answer for an id this server did not issue, or has forgotten: mcp-go answers 404,
@@ -124,14 +125,15 @@ func (s *sessions) room() bool {
 }
 
 // sweep forgets the sessions idle for longer than sessionIdle at now, as room does, so that they and what they
-// hold (their streams' events, their tasks' results, mcp-go's state) go when no new client comes too. Sessions
-// hold no bytes of their own: it returns 0.
+// hold (their streams' events, their tasks' results, mcp-go's state) go when no new client comes too. It returns
+// what mcp-go holds of the sessions still live, about.
 func (s *sessions) sweep(now time.Time) (held int) {
 	s.mu.Lock()
 	gone := s.forgetLocked(now, 0)
+	live := len(s.live)
 	s.mu.Unlock()
 	s.endAll(gone)
-	return 0
+	return live * sessionBytes
 }
 
 // forgetLocked takes out of live, and returns, the sessions idle for longer than sessionIdle at now and, while

@@ -341,10 +341,12 @@ func TestSweepForgetsIdleSessions(t *testing.T) {
 	idle, busy, tasked := s.Generate(), s.Generate(), s.Generate()
 	s.begin(busy)
 	working = tasked
-	if held := s.sweep(clock.Add(sessionIdle)); held != 0 || len(forgotten) != 0 {
-		t.Fatalf("forgotten %q after exactly %v idle, want none", forgotten, sessionIdle)
+	if held := s.sweep(clock.Add(sessionIdle)); held != 3*sessionBytes || len(forgotten) != 0 {
+		t.Fatalf("forgotten %q after exactly %v idle, want none; %d bytes held", forgotten, sessionIdle, held)
 	}
-	s.sweep(clock.Add(sessionIdle + time.Second))
+	if held := s.sweep(clock.Add(sessionIdle + time.Second)); held != 2*sessionBytes {
+		t.Errorf("%d bytes held by 2 sessions, want %d", held, 2*sessionBytes)
+	}
 	if !slices.Equal(forgotten, []string{idle}) || !slices.Equal(ended, []string{idle}) {
 		t.Errorf("forgotten %q, ended %q, want only the idle session", forgotten, ended)
 	}
@@ -385,11 +387,11 @@ func TestSweepForgetsAbandonedSessionsAndTheirEvents(t *testing.T) {
 	search := map[string]any{"name": "search", "arguments": map[string]any{"query": "swept"},
 		"_meta": map[string]any{"progressToken": 1}} // streams, so its events are kept for resuming
 	rpc(t, url, abandoned, 2, "tools/call", search)
-	if held := sweeper.sweep(time.Now()); held == 0 {
+	if held := sweeper.sweep(time.Now()); held <= sessionBytes { // the session, and the events of its call
 		t.Fatal("no event kept of a call that streamed")
 	}
 	if held := sweeper.sweep(time.Now().Add(sessionIdle + time.Minute)); held != 0 {
-		t.Errorf("%d bytes of events kept after the sweep, want none", held)
+		t.Errorf("%d bytes held after the sweep, want none", held)
 	}
 	mu.Lock()
 	if !slices.Equal(ended, []string{abandoned}) {
