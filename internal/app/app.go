@@ -52,6 +52,7 @@ type App struct {
 	mcp      *server.MCPServer
 	mcpHTTP  http.Handler // /mcp, /api and /healthz
 	calls    answering    // the tool calls over HTTP that have not answered yet
+	sweeps   *sweeper     // drops what the stores keep past its time, until Shutdown
 
 	commitMu   sync.Mutex // one configuration change at a time; guards committers and warm
 	committers []Committer
@@ -119,13 +120,17 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.changes.Follow(a.lifetime, a.activity.Changed)
 	a.changes.Follow(a.lifetime, a.history.Changed)
+	a.sweeps = newSweeper(func() bool { return len(a.activity.Snapshot().Running) == 0 })
+	a.sweeps.Add(a.cache.Sweep)
 	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status,
 		Workspace: func() mcpserver.Workspace {
 			cfg := a.Config()
 			return mcpserver.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
-		}})
+		},
+		Sweeper: a.sweeps,
+	})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    func() any { return a.status() },
@@ -135,7 +140,9 @@ func New(cfg config.Config, o Options) (*App, error) {
 		},
 		Working:   a.activity.Working,
 		Answering: a.calls.begin,
+		Sweeper:   a.sweeps,
 	})
+	go a.sweeps.run(a.lifetime)
 	return a, nil
 }
 
