@@ -319,7 +319,7 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 			t.Errorf("exit: %v, want 0\n%s", err, stderr)
 		}
 	case <-time.After(testkit.WaitLimit):
-		t.Fatalf("still running 10s after SIGTERM\n%s", stderr)
+		t.Fatalf("still running %v after SIGTERM\n%s", testkit.WaitLimit, stderr)
 	}
 	t.Logf("exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 	if pids := fake.LivePIDs(); len(pids) > 0 {
@@ -522,7 +522,8 @@ func TestVersion(t *testing.T) {
 	}{
 		{"stamped by make", []string{"-ldflags", "-X main.version=9.8.7"}, func(_ *testing.T, _, v string) bool { return v == "9.8.7" }},
 		{"no version control information", []string{"-buildvcs=false"}, func(_ *testing.T, _, v string) bool { return v == "dev" }},
-		{"go build in a git clone", []string{"-buildvcs=true"}, func(t *testing.T, bin, v string) bool {
+		// As go build does by default: stamped where git can tell the commit (a clone git trusts), else not.
+		{"go build, in a git clone or not", nil, func(t *testing.T, bin, v string) bool {
 			info, err := debugbuildinfo.ReadFile(bin)
 			if err != nil {
 				t.Fatal(err)
@@ -878,7 +879,7 @@ func quitDuringCall(t *testing.T, call string, extraEnv ...string) {
 		}
 	case <-time.After(testkit.WaitLimit):
 		cmd.Process.Kill()
-		t.Fatal("server still running 10s after its client closed stdin")
+		t.Fatalf("server still running %v after its client closed stdin", testkit.WaitLimit)
 	}
 	t.Logf("exited %v after stdin closed", time.Since(start).Round(time.Millisecond))
 	if pids := fake.LivePIDs(); len(pids) > 0 {
@@ -905,7 +906,7 @@ func TestHTTPStatusPage(t *testing.T) {
 		t.Fatalf("the log gives no status page link:\n%s", stderr)
 	}
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
 	get := func(c *http.Client, u string) (int, string) {
 		t.Helper()
 		res, err := c.Get(u)

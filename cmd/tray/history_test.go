@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -61,7 +60,7 @@ func TestRecentResearchItem(t *testing.T) {
 	}
 
 	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar, Timeout: 10 * time.Second}).Get(link)
+	resp, err := (&http.Client{Jar: jar, Timeout: testkit.WaitLimit}).Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}

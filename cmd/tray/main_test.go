@@ -291,8 +291,9 @@ func wantEnabled(t *testing.T, root traytest.Item, want map[string]bool) {
 	}
 }
 
+// healthy reports whether the server at base answers /healthz; a stopped one refuses the connection at once.
 func healthy(base string) bool {
-	c := http.Client{Timeout: 2 * time.Second}
+	c := http.Client{Timeout: testkit.WaitLimit}
 	resp, err := c.Get(base + "/healthz")
 	if err != nil {
 		return false

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -79,7 +78,7 @@ func TestCheckSetupItem(t *testing.T) {
 	}
 
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 60 * time.Second}
+	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
 	read := func(resp *http.Response, err error) string {
 		t.Helper()
 		if err != nil {

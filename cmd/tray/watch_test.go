@@ -42,7 +42,7 @@ func (p *trayProc) pages(t *testing.T) (base, token string) {
 func statusPage(t *testing.T, base, token string) string {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	return fetch(t, &http.Client{Jar: jar, Timeout: 5 * time.Second}, http.MethodGet, base+"/status?token="+token, nil, "")
+	return fetch(t, &http.Client{Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, base+"/status?token="+token, nil, "")
 }
 
 type settingsFile struct {
@@ -226,7 +226,7 @@ func TestSettingsPortChange(t *testing.T) {
 	p := startTray(t, trayOptions{headless: true, args: []string{}, dotenv: "MCP_SERVER_PORT=" + freePort(t) + "\n"})
 	base, token := p.pages(t)
 	jar, _ := cookiejar.New(nil)
-	c := http.Client{Jar: jar, Timeout: 10 * time.Second}
+	c := http.Client{Jar: jar, Timeout: testkit.WaitLimit}
 	resp, err := c.Get(base + "/settings?token=" + token)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -44,7 +43,7 @@ func TestFirstRunOpensGettingStarted(t *testing.T) {
 	}
 
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
 	page := fetch(t, browser, http.MethodGet, links[0], nil, "")
 	for _, want := range []string{"<h1>Getting started</h1>", "Gemini CLI", "Claude Desktop", "4. Try a search"} {
 		if !strings.Contains(page, want) {

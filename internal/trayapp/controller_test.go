@@ -78,7 +78,7 @@ func openSettings(t *testing.T, c *controller) *settingsClient {
 	srv := httptest.NewServer(c.pages)
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
-	s := &settingsClient{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+	s := &settingsClient{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: testkit.WaitLimit}}
 	if code, page := s.do(http.MethodGet, c.pages.URL(srv.URL, "/settings"), nil); code != http.StatusOK {
 		t.Fatalf("open the settings page: %d\n%s", code, page)
 	}

@@ -8,9 +8,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // TestSetupPage: the menu's Check setup… link opens doctor's checklist on the server's own port, for the
@@ -43,7 +43,7 @@ func TestSetupPage(t *testing.T) {
 		t.Fatalf("setup link %s, want %s/setup?token=…", link, base)
 	}
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
 	page := func(method string, form url.Values) string {
 		t.Helper()
 		var resp *http.Response
