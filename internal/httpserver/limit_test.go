@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,6 +93,7 @@ func TestNewConnectionClosesTheLongestIdle(t *testing.T) {
 	t.Parallel()
 	p := make(pipes, 1)
 	l := limitConns(p, 2)
+	l.minIdle = 0
 	var clients, conns []net.Conn
 	for range 3 {
 		clients = append(clients, p.dial())
@@ -111,6 +114,44 @@ func TestNewConnectionClosesTheLongestIdle(t *testing.T) {
 	defer l.mu.Unlock()
 	if _, idle := l.idle[conns[0].(*limitedConn)]; !idle || l.open != 2 {
 		t.Errorf("open %d, the other idle connection kept: %v; want 2, true", l.open, idle)
+	}
+}
+
+// A keep-alive connection that went idle only just is not closed to make room (its client may be sending a request
+// on it this moment): the new connection waits until the connection has been idle for minIdle.
+func TestAJustIdleConnectionIsNotClosed(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	p := make(pipes, 1)
+	l := limitConns(p, 1)
+	l.minIdle = time.Hour
+	l.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	first := p.dial()
+	c, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.track(c, http.StateIdle)
+	p.dial()
+	accepted := make(chan net.Conn, 1)
+	go func() { c, _ := l.Accept(); accepted <- c }()
+	_ = first.SetReadDeadline(time.Now().Add(100 * time.Millisecond)) // a stand-in for "not at once"
+	if _, err := first.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the just idle connection: read %v, want it left open", err)
+	}
+	mu.Lock()
+	clock = clock.Add(time.Hour)
+	mu.Unlock()
+	l.mu.Lock()
+	l.signalLocked() // as another connection's change would
+	l.mu.Unlock()
+	_ = first.SetReadDeadline(time.Time{})
+	if _, err := first.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Errorf("the connection idle for minIdle: read %v, want EOF (closed for the new one)", err)
+	}
+	if c := <-accepted; c == nil {
+		t.Error("the new connection was not accepted")
 	}
 }
 
