@@ -988,8 +988,10 @@ func TestConnectCommands(t *testing.T) {
 	if out, _ := runServer(t, env, "connect"); !strings.Contains(out, "cursor          connected to an old address") {
 		t.Errorf("the list, for the server on port 3000, does not show Cursor's entry as old:\n%s", out)
 	}
-	if out, err := runServer(t, env, "connect", "cursor", "--port", "70000"); exitCode(err) != 2 || !strings.Contains(out, "invalid --port 70000") {
-		t.Errorf("connect --port 70000: exit %d\n%s", exitCode(err), out)
+	for _, port := range []string{"70000", "0"} { // 0 is any free port to a server, no address for a client
+		if out, err := runServer(t, env, "connect", "cursor", "--port", port); exitCode(err) != 2 || !strings.Contains(out, "invalid --port "+port) {
+			t.Errorf("connect --port %s: exit %d\n%s", port, exitCode(err), out)
+		}
 	}
 
 	// A file that cannot be parsed is listed with why, and connect leaves it alone with the same words.

@@ -66,9 +66,11 @@ func clientsCommand(command string, src Source, args []string, stdout, stderr io
 		}
 		names, args = append(names, flags.Arg(0)), flags.Args()[1:]
 	}
-	if src.Flags != nil && (*src.Flags.port < -1 || *src.Flags.port > 65535) {
-		fmt.Fprintf(stderr, "%s: invalid --port %d: must be between 0 and 65535\n", name, *src.Flags.port)
-		return 2
+	if src.Flags != nil {
+		if err := src.Flags.checkPort(1); err != nil { // a client needs the server's own port
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return 2
+		}
 	}
 	var id string
 	if len(names) > 0 {

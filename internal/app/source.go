@@ -48,11 +48,20 @@ func (f *Flags) Parse(args []string, version string, stdout io.Writer) (code int
 		fmt.Fprintln(stdout, f.Name(), version)
 		return 0, true
 	}
-	if *f.port < -1 || *f.port > 65535 {
-		fmt.Fprintf(f.Output(), "%s: invalid --port %d: must be between 0 and 65535\n", f.Name(), *f.port)
+	if err := f.checkPort(0); err != nil {
+		fmt.Fprintf(f.Output(), "%s: %v\n", f.Name(), err)
 		return 2, true
 	}
 	return 0, false
+}
+
+// checkPort says why --port, when given, is not a port from lowest to 65535: 0 asks a server for any free port,
+// which a client's config cannot name.
+func (f *Flags) checkPort(lowest int) error {
+	if p := *f.port; p != -1 && (p < lowest || p > 65535) {
+		return fmt.Errorf("invalid --port %d: must be between %d and 65535", p, lowest)
+	}
+	return nil
 }
 
 // override applies --host and --port, when given, to c, and marks what they set as overridden, so the settings
