@@ -35,7 +35,8 @@ type Config struct {
 	// stdio may hand the agent a folder (ask's workingDirectory); none means no such client may.
 	WorkspaceRoots []string
 	// PrivateDirs are folders never handed to the agent, nor any folder inside or holding one: the config dir
-	// (the .env file with the keys) and the user's config, data, state and cache dirs. Absolute and clean.
+	// (the .env file with the keys), the user's config, data, state and cache dirs, and on macOS ~/Library.
+	// Absolute and clean.
 	PrivateDirs       []string
 	Model             string        // GEMINI_MODEL; "" lets the Gemini CLI choose
 	CorrectionModel   string        // GEMINI_CORRECTION_MODEL; "" lets the Gemini CLI choose

@@ -542,8 +542,8 @@ func TestWorkspaceRoots(t *testing.T) {
 	}
 }
 
-// TestPrivateDirs: the config dir and the user's config, data, state and cache dirs (and %APPDATA%) are private;
-// unknown and relative ones are left out, and none is listed twice.
+// TestPrivateDirs: the config dir and the user's config, data, state and cache dirs (and %APPDATA%, and on macOS
+// ~/Library) are private; unknown and relative ones are left out, and none is listed twice.
 func TestPrivateDirs(t *testing.T) {
 	t.Parallel()
 	got := privateDirs(Env{XDGConfigHome: "/h/.config", XDGDataHome: "/h/.local/share", XDGStateHome: "/h/.local/state/",
@@ -556,9 +556,10 @@ func TestPrivateDirs(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	mac := "/Users/u/Library/Application Support"
-	got = privateDirs(Env{XDGConfigHome: mac, XDGDataHome: mac, XDGStateHome: mac, XDGCacheHome: "/Users/u/Library/Caches"},
-		filepath.Join(mac, "gemini-search-mcp"))
-	if want := []string{filepath.Join(mac, "gemini-search-mcp"), filepath.Clean(mac), filepath.Clean("/Users/u/Library/Caches")}; !slices.Equal(got, want) {
+	got = privateDirs(Env{GOOS: "darwin", Home: "/Users/u", XDGConfigHome: mac, XDGDataHome: mac, XDGStateHome: mac,
+		XDGCacheHome: "/Users/u/Library/Caches"}, filepath.Join(mac, "gemini-search-mcp"))
+	if want := []string{filepath.Join(mac, "gemini-search-mcp"), filepath.Clean(mac), filepath.Clean("/Users/u/Library/Caches"),
+		filepath.Clean("/Users/u/Library")}; !slices.Equal(got, want) {
 		t.Errorf("macOS: got %q, want %q", got, want)
 	}
 }

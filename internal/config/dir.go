@@ -140,11 +140,16 @@ func runsDir(e Env) string {
 }
 
 // privateDirs are the folders whose files must never reach the agent: the config dir (dir, which holds the .env
-// file with the keys), the user's config, data, state and cache dirs (where this program and others keep theirs)
-// and, on Windows, %APPDATA%. Unknown or relative ones are left out.
+// file with the keys), the user's config, data, state and cache dirs (where this program and others keep theirs),
+// on Windows %APPDATA% and on macOS ~/Library (Keychains, Mail, Cookies besides those dirs). Unknown or relative
+// ones are left out.
 func privateDirs(e Env, dir string) []string {
+	var library string
+	if e.GOOS == "darwin" && e.Home != "" {
+		library = filepath.Join(e.Home, "Library")
+	}
 	var dirs []string
-	for _, d := range []string{dir, e.XDGConfigHome, e.XDGDataHome, e.XDGStateHome, e.XDGCacheHome, e.AppData} {
+	for _, d := range []string{dir, e.XDGConfigHome, e.XDGDataHome, e.XDGStateHome, e.XDGCacheHome, e.AppData, library} {
 		if filepath.IsAbs(d) && !slices.Contains(dirs, filepath.Clean(d)) {
 			dirs = append(dirs, filepath.Clean(d))
 		}

@@ -25,6 +25,7 @@ type folderTree struct {
 	toConf  string // home/src/settings, a symbolic link to the config dir
 	toSSH   string // home/src/keys, a symbolic link to home/.ssh
 	toProj  string // home/src/current, a symbolic link to the project
+	toOut   string // home/src/elsewhere, a symbolic link to outside
 	outside string // a folder under no root
 }
 
@@ -40,8 +41,9 @@ func newFolderTree(t *testing.T) folderTree {
 		cache:   filepath.Join(home, "Library", "Caches"),
 		project: filepath.Join(home, "src", "project"),
 		toConf:  filepath.Join(home, "src", "settings"), toSSH: filepath.Join(home, "src", "keys"),
-		toProj: filepath.Join(home, "src", "current"), outside: filepath.Join(base, "elsewhere")}
-	for _, d := range []string{f.ssh, f.config, f.cache, f.project, f.outside} {
+		toProj: filepath.Join(home, "src", "current"), toOut: filepath.Join(home, "src", "elsewhere"),
+		outside: filepath.Join(base, "elsewhere")}
+	for _, d := range []string{f.ssh, filepath.Join(f.config, "prompts"), f.config + "2", f.cache, f.project, f.outside} {
 		mustMkdir(t, d)
 	}
 	for _, file := range []string{filepath.Join(f.config, ".env"), filepath.Join(f.ssh, "id_ed25519")} {
@@ -49,7 +51,7 @@ func newFolderTree(t *testing.T) folderTree {
 			t.Fatal(err)
 		}
 	}
-	for link, target := range map[string]string{f.toConf: f.config, f.toSSH: f.ssh, f.toProj: f.project} {
+	for link, target := range map[string]string{f.toConf: f.config, f.toSSH: f.ssh, f.toProj: f.project, f.toOut: f.outside} {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
 		}
@@ -90,6 +92,20 @@ func TestAgentFolder(t *testing.T) {
 		{"http: under no root", f.outside, false, f.workspace(), "", "is not under GEMINI_WORKSPACE_ROOTS"},
 		{"http: relative", "src", false, f.workspace(), "", `"src" is not an absolute path`},
 		{"http: missing", filepath.Join(f.home, "gone"), false, f.workspace(), "", "does not exist"},
+		// Nothing is looked at before the path, as written, is under a root and not hidden: a missing folder
+		// elsewhere is refused for where it is, not found missing.
+		{"http: missing, under no root", filepath.Join(f.outside, "gone"), false, f.workspace(), "", "is not under GEMINI_WORKSPACE_ROOTS"},
+		{"http: missing, hidden", filepath.Join(f.home, ".gnupg"), false, f.workspace(), "", "hidden folder (.gnupg)"},
+		{"http: up and out", f.home + "/../elsewhere", false, f.workspace(), "", "is not under GEMINI_WORKSPACE_ROOTS"},
+		{"http: a link out of the roots", f.toOut, false, f.workspace(), "", "is not under GEMINI_WORKSPACE_ROOTS"},
+		{"http: a folder next to the config dir", f.config + "2", false, f.workspace(), f.config + "2", ""},
+		// Private folders are compared by identity: named through a link, or missing, they still count.
+		{"http: inside a private dir named through a link", filepath.Join(f.config, "prompts"), false,
+			Workspace{Roots: []string{f.home}, Private: []string{f.toConf}}, "", "holds or lies inside " + f.toConf},
+		{"http: holding a private dir named through a link", filepath.Dir(f.config), false,
+			Workspace{Roots: []string{f.home}, Private: []string{f.toConf}}, "", "holds or lies inside " + f.toConf},
+		{"http: holding a private dir yet to be made", f.project, false,
+			Workspace{Roots: []string{f.home}, Private: []string{filepath.Join(f.project, "state", "runs")}}, "", "holds or lies inside"},
 		{"stdio: any folder, as given", f.toSSH, true, Workspace{}, f.toSSH, ""},
 		{"stdio: the config dir", f.config + "/", true, Workspace{}, f.config, ""},
 		{"stdio: relative", "src", true, Workspace{}, "", "is not an absolute path"},
@@ -103,6 +119,72 @@ func TestAgentFolder(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Errorf("got %q, %v; want an error saying %q", got, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestUnder: a folder is under another when one of its parents, or itself, is that folder, whatever name it goes by;
+// a name that only starts alike is not.
+func TestUnder(t *testing.T) {
+	t.Parallel()
+	f := newFolderTree(t)
+	prompts := filepath.Join(f.config, "prompts")
+	tests := []struct {
+		name      string
+		dir, path string
+		want      bool
+	}{
+		{"itself", f.config, f.config, true},
+		{"inside", f.config, prompts, true},
+		{"inside, dir named through a link", f.toConf, prompts, true},
+		{"the root of the file system", string(filepath.Separator), f.project, true},
+		{"a parent is not under its child", prompts, f.config, false},
+		{"a name that starts alike", f.config, f.config + "2", false},
+		{"elsewhere", f.config, f.outside, false},
+		{"dir missing", filepath.Join(f.home, "gone"), f.project, false},
+		{"path missing", f.home, filepath.Join(f.outside, "gone"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := under(tt.dir, tt.path); got != tt.want {
+				t.Errorf("under(%s, %s): got %v, want %v", tt.dir, tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPrivateDirOtherSpelling: where the file system takes a name in another Unicode normalization or case for the
+// same folder (APFS, NTFS), a folder named so is still found inside a private dir or holding it. Elsewhere (ext4:
+// names are bytes) the other spelling names no folder, and there is nothing to test.
+func TestPrivateDirOtherSpelling(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, made, spelled string }{
+		{"NFD for NFC", "caf\u00e9", "cafe\u0301"},
+		{"other case", "Keys", "kEYS"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := filepath.Join(base, strings.ReplaceAll(tt.name, " ", "-"))
+			private := filepath.Join(root, tt.made)
+			mustMkdir(t, filepath.Join(private, "sub"))
+			if _, err := os.Stat(filepath.Join(root, tt.spelled)); err != nil {
+				t.Skipf("this file system tells %q and %q apart", tt.made, tt.spelled)
+			}
+			w := Workspace{Roots: []string{root}, Private: []string{private}}
+			for _, dir := range []string{filepath.Join(root, tt.spelled), filepath.Join(root, tt.spelled, "sub")} {
+				if got, err := agentFolder(dir, false, w); err == nil || !strings.Contains(err.Error(), "holds or lies inside") {
+					t.Errorf("%q: got %q, %v; want it refused as a private dir", dir, got, err)
+				}
+			}
+			w.Private = []string{filepath.Join(root, tt.spelled, "sub")}
+			if got, err := agentFolder(private, false, w); err == nil || !strings.Contains(err.Error(), "holds or lies inside") {
+				t.Errorf("%q holding %q: got %q, %v; want it refused", private, w.Private[0], got, err)
 			}
 		})
 	}
