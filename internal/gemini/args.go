@@ -1,12 +1,14 @@
 package gemini
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/winpath"
 )
 
 // droppedEnv are variables removed from the CLI's environment.
@@ -78,15 +80,17 @@ func cliPrompt(prompt string, dirs []string) string {
 // guardPrompt returns the prompt the CLI is given in place of prompt, whose @ references can only name files in
 // dirs (the run's --include-directories). The CLI replaces each @path of its prompt with the contents of that file
 // or folder, looked up in its whole workspace: its working folder (the config dir, with the .env file), every
-// included folder, and its own temp folder, which keeps the transcripts of earlier runs. A reference that names an
-// existing file or folder inside one of dirs, its links resolved, is kept, rewritten as that absolute path; every
-// other @ gets a backslash, after which the CLI passes it on as plain text. windows selects the CLI's Windows
-// reading of a path (quotes around it, backslashes kept).
+// included folder, and its own temp folder, which keeps the transcripts of earlier runs. A reference is kept only
+// when it names a regular file inside one of dirs (refFile) whose path, links resolved, quoteRef can write; it is
+// rewritten as that absolute path. Every other @ gets a backslash, after which the CLI passes it on as plain text:
+// a folder's too, since the CLI would read every file under it and follow the links there. windows selects the
+// CLI's Windows reading of a path (no backslash escapes; quotes around a path with spaces).
 //
 // The scan follows the CLI's own (0.61.0, parseAllAtCommands): an @ not preceded by a backslash starts a
 // reference, which runs to the first space, tab, line break or one of ,;!?()[]{}, or to a dot that ends the text
 // or comes before white space; a backslash takes the next character into the reference, and "…" the text up to
-// the next quote.
+// the next quote. Another version of the CLI may read a reference otherwise, which is why quoteRef writes only
+// plain paths.
 func guardPrompt(prompt string, dirs []string, windows bool) string {
 	if !strings.Contains(prompt, "@") {
 		return prompt
@@ -102,7 +106,7 @@ func guardPrompt(prompt string, dirs []string, windows bool) string {
 			continue
 		}
 		b.WriteString(prompt[last:i])
-		if path, ok := refInside(unescapeRef(prompt[i+1:end], windows), dirs); ok {
+		if path, ok := refFile(unescapeRef(prompt[i+1:end], windows), dirs, windows); ok {
 			if ref, ok := quoteRef(path, windows); ok {
 				b.WriteString("@" + ref)
 				last, i = end, end-1
@@ -157,47 +161,73 @@ func unescapeRef(ref string, windows bool) string {
 	return b.String()
 }
 
-// refInside resolves path, absolute or relative to one of dirs, to an existing file or folder inside one of dirs,
-// links resolved.
-func refInside(path string, dirs []string) (string, bool) {
+// refFile is the file an @ reference to path names, if the CLI may read it. path, absolute or relative to one of
+// dirs, made clean, must first lie inside that dir as written (or as resolved), so that nothing is opened for a path elsewhere (on
+// Windows not a network share or a device either: looking at \\server\share sends the user's credentials there;
+// on macOS /net/host mounts it). Then, its links resolved, it must be a regular file inside the dir resolved; the
+// resolved path is returned.
+func refFile(path string, dirs []string, windows bool) (string, bool) {
+	if windows && winpath.IsShareOrDevice(path) {
+		return "", false
+	}
 	for _, dir := range dirs {
-		candidate := path
+		dir = filepath.Clean(dir)
+		candidate := filepath.Clean(path)
 		if !filepath.IsAbs(path) {
 			candidate = filepath.Join(dir, path)
 		}
+		realDir, err := filepath.EvalSymlinks(dir) // the run's folder, not the client's path
+		if err != nil || !within(dir, candidate) && !within(realDir, candidate) {
+			continue
+		}
 		real, err := filepath.EvalSymlinks(candidate)
-		if err != nil {
+		if err != nil || !within(realDir, real) {
 			continue
 		}
-		realDir, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(realDir, real); err == nil && rel != ".." &&
-			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+		if info, err := os.Stat(real); err == nil && info.Mode().IsRegular() {
 			return real, true
 		}
 	}
 	return "", false
 }
 
-// quoteRef writes path as an @ reference the CLI reads back as path: on Windows in quotes, elsewhere with a
-// backslash before each character that would end the reference or change its reading. A path with a line break
-// cannot be written.
+// within reports whether path is dir or lies inside it, as written; both are absolute and clean.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// quoteRef writes path, absolute, as an @ reference the CLI reads back as path, or reports that it will not. It
+// writes only a plain path, which a CLI whose parser differs from 0.61.0's cannot split or read otherwise: ASCII
+// letters, digits, / . _ - and spaces (on Windows also \ after the drive, as C:\…), not ending in . or \. A space
+// gets a backslash, or on Windows the path goes in quotes, as the CLI's own escapePath writes them. The file of
+// any other path is just not inlined.
 func quoteRef(path string, windows bool) (string, bool) {
-	if strings.ContainsAny(path, "\n\r") || (windows && strings.Contains(path, `"`)) {
+	body := path
+	if windows {
+		if len(path) < 3 || !isASCIILetter(path[0]) || path[1:3] != `:\` {
+			return "", false
+		}
+		body = path[2:]
+	}
+	// 0.61.0 ends a reference before a final dot, and takes the character after a final backslash into it.
+	if strings.HasSuffix(body, ".") || strings.HasSuffix(body, `\`) {
 		return "", false
 	}
-	if windows {
-		return `"` + path + `"`, true
-	}
-	var b strings.Builder
-	for k := 0; k < len(path); k++ {
-		c := path[k]
-		if strings.IndexByte(" \t,;!?()[]{}\"\\", c) >= 0 || (c == '.' && k == len(path)-1) {
-			b.WriteByte('\\')
+	for k := 0; k < len(body); k++ {
+		c := body[k]
+		if !isASCIILetter(c) && !('0' <= c && c <= '9') && strings.IndexByte("/._- ", c) < 0 && !(windows && c == '\\') {
+			return "", false
 		}
-		b.WriteByte(c)
 	}
-	return b.String(), true
+	switch {
+	case !strings.Contains(path, " "):
+		return path, true
+	case windows:
+		return `"` + path + `"`, true
+	default:
+		return strings.ReplaceAll(path, " ", `\ `), true
+	}
 }
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -110,8 +109,9 @@ func TestBuildEnv(t *testing.T) {
 	}
 }
 
-// TestGuardPrompt: an @ reference reaches the CLI only when it names an existing file or folder inside the run's
-// folders, and then as its absolute path; every other @ is escaped, so that the CLI reads no file for it.
+// TestGuardPrompt: an @ reference reaches the CLI only when it names an existing regular file inside the run's
+// folders whose path is plain, and then as its absolute path with its links resolved; every other @ is escaped, so
+// that the CLI reads no file for it: a folder's too, since the CLI would follow the links it holds.
 func TestGuardPrompt(t *testing.T) {
 	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir()) // macOS: /var is a link to /private/var
@@ -119,18 +119,28 @@ func TestGuardPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
-	for _, d := range []string{filepath.Join(ws, "dir"), outside} {
+	for _, d := range []string{filepath.Join(ws, "dir"), filepath.Join(ws, "sub"), outside} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{filepath.Join(ws, "notes.txt"), filepath.Join(ws, "my file (1).txt"), filepath.Join(outside, "secret")} {
-		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+	for _, f := range []string{"notes.txt", "my file 1.txt", "my file (1).txt", "caf\u00e9.txt", "a&b.txt", "ends."} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		filepath.Join(ws, "out"):        outside,                          // a folder elsewhere
+		filepath.Join(ws, "leak"):       filepath.Join(outside, "secret"), // a file elsewhere
+		filepath.Join(ws, "sub", "cfg"): outside,                          // inside a folder that is named
+		filepath.Join(ws, "alias.txt"):  filepath.Join(ws, "notes.txt"),   // a file of the folder
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dirs := []string{ws}
 	windows := runtime.GOOS == "windows"
@@ -141,23 +151,29 @@ func TestGuardPrompt(t *testing.T) {
 		}
 		return "@" + q
 	}
-	tests := []struct {
+	type test struct {
 		name, prompt, want string
 		dirs               []string
-	}{
+	}
+	tests := []test{
 		{"no @", "plain text", "plain text", dirs},
 		{"a file", "Summarize @notes.txt please", "Summarize " + ref("notes.txt") + " please", dirs},
 		{"a file at the end of a sentence", "Read @notes.txt.", "Read " + ref("notes.txt") + ".", dirs},
 		{"a file in parentheses", "(see @notes.txt)", "(see " + ref("notes.txt") + ")", dirs},
-		{"a folder", "@dir, then", ref("dir") + ", then", dirs},
-		{"the folder itself, absolute", "@" + ws, ref(""), dirs},
+		{"a link to a file of the folder, resolved", "@alias.txt", ref("notes.txt"), dirs},
 		{"an absolute path inside", ref("notes.txt"), ref("notes.txt"), dirs},
+		{"a folder", "@dir, then", `\@dir, then`, dirs},
+		{"a folder holding a link out", "@sub", `\@sub`, dirs},
+		{"the folder itself, absolute", "@" + ws, `\@` + ws, dirs},
 		{"no folders given", "@notes.txt", `\@notes.txt`, nil},
 		{"an absolute path outside", "Summarize @/etc/passwd", `Summarize \@/etc/passwd`, dirs},
 		{"the config dir's keys", "Summarize @.env", `Summarize \@.env`, dirs},
 		{"up and out", "@../outside/secret", `\@../outside/secret`, dirs},
 		{"a link out", "@out/secret", `\@out/secret`, dirs},
+		{"a link to a file out", "@leak", `\@leak`, dirs},
 		{"a missing file", "@missing.txt", `\@missing.txt`, dirs},
+		{"a name outside ASCII", "@caf\u00e9.txt", "\\@caf\u00e9.txt", dirs},
+		{"a name with &", "@a&b.txt", `\@a&b.txt`, dirs},
 		{"an e-mail address", "write to a@b.example", `write to a\@b.example`, dirs},
 		{"a handle", "tweets by @gopher", `tweets by \@gopher`, dirs},
 		{"already escaped", `\@notes.txt`, `\@notes.txt`, dirs},
@@ -168,10 +184,10 @@ func TestGuardPrompt(t *testing.T) {
 		{"several", "@notes.txt and @/etc/hosts", ref("notes.txt") + ` and \@/etc/hosts`, dirs},
 	}
 	if !windows { // a backslash escapes a character of the name only outside Windows
-		tests = append(tests, struct {
-			name, prompt, want string
-			dirs               []string
-		}{"an escaped name", `@my\ file\ \(1\).txt`, ref("my file (1).txt"), dirs})
+		tests = append(tests,
+			test{"an escaped name", `@my\ file\ 1.txt`, ref("my file 1.txt"), dirs},
+			test{"an escaped name that is not plain", `@my\ file\ \(1\).txt`, `\@my\ file\ \(1\).txt`, dirs},
+			test{"a name ending in a dot", `@ends\.`, `\@ends\.`, dirs})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,30 +199,54 @@ func TestGuardPrompt(t *testing.T) {
 	}
 }
 
-// TestQuoteRef: a path written as a reference reads back, as the CLI reads it, as the same path, and the
-// reference ends where it should.
+// TestGuardPromptWindowsShares: read as Windows paths, a network share or a device is escaped before anything
+// looks at it (Windows would connect to the share and send the user's NTLM credentials).
+func TestGuardPromptWindowsShares(t *testing.T) {
+	t.Parallel()
+	dirs := []string{t.TempDir()}
+	for _, path := range []string{`\\evil.example\share\x`, `//evil.example/share/x`, `\\?\C:\x`, `\\.\pipe\x`, `"\\evil.example\share\a b"`} {
+		prompt := "Read @" + path + " now"
+		if got, want := guardPrompt(prompt, dirs, true), `Read \@`+path+" now"; got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+		if _, ok := refFile(unescapeRef(path, true), dirs, true); ok {
+			t.Errorf("%s: kept", path)
+		}
+	}
+}
+
+// TestQuoteRef: a plain path written as a reference reads back, as the CLI reads it, as the same path, and the
+// reference ends where it should; any other path is not written.
 func TestQuoteRef(t *testing.T) {
 	t.Parallel()
-	for _, windows := range []bool{false, true} {
-		for _, path := range []string{"/a/b.go", "/a b/c,d;e!f?(g)[h]{i}.txt", `/q"uote\back`, "/ends.", "/tab\there", "/ü@x"} {
-			if windows && strings.Contains(path, `"`) {
-				continue
-			}
-			ref, ok := quoteRef(path, windows)
+	for _, tt := range []struct {
+		windows bool
+		written []string
+		refused []string
+	}{
+		{false, []string{"/a/b.go", "/a b/c-d_e.txt", "/x/.env", "/a. b/c", "/A/Z09"},
+			[]string{"/caf\u00e9", "/a(b)", `/a\b`, "/ends.", "/a\nb", `/q"uote`, "/a@b", "/a;b", "/tab\there", "/a,b", "/~x", "/a:b", "/a'b"}},
+		{true, []string{`C:\a\b.go`, `C:\a b\c.txt`, `c:\x\.env`},
+			[]string{`\\evil\share\x`, `\\?\C:\x`, `C:\a:b`, `C:\ends.`, `relative\x`, `C:x`, `C:\a(b)`, `C:\RUNNER~1`, `C:\q"uote`, `D:\`, `C:\a\`}},
+	} {
+		for _, path := range tt.written {
+			ref, ok := quoteRef(path, tt.windows)
 			if !ok {
-				t.Errorf("%q (windows %v): cannot be written", path, windows)
+				t.Errorf("%q (windows %v): cannot be written", path, tt.windows)
 				continue
 			}
 			for _, tail := range []string{"", " more", ". Next", ", then"} {
 				prompt := "@" + ref + tail
 				end := refEnd(prompt, 1)
-				if end != 1+len(ref) || unescapeRef(prompt[1:end], windows) != path {
-					t.Errorf("%q (windows %v): %q reads as %q", path, windows, prompt, unescapeRef(prompt[1:end], windows))
+				if end != 1+len(ref) || unescapeRef(prompt[1:end], tt.windows) != path {
+					t.Errorf("%q (windows %v): %q reads as %q", path, tt.windows, prompt, unescapeRef(prompt[1:end], tt.windows))
 				}
 			}
 		}
-	}
-	if _, ok := quoteRef("/a\nb", false); ok {
-		t.Error("a path with a line break was written")
+		for _, path := range tt.refused {
+			if ref, ok := quoteRef(path, tt.windows); ok {
+				t.Errorf("%q (windows %v): written as %q, want it refused", path, tt.windows, ref)
+			}
+		}
 	}
 }
