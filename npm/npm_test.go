@@ -43,6 +43,9 @@ func TestPinsAreExactAndLocked(t *testing.T) {
 	if FirecrawlMCP != "firecrawl-mcp@"+pkg.Dependencies["firecrawl-mcp"] {
 		t.Errorf("FirecrawlMCP is %q", FirecrawlMCP)
 	}
+	if GeminiCLI != "@google/gemini-cli@"+pkg.Dependencies["@google/gemini-cli"] {
+		t.Errorf("GeminiCLI is %q", GeminiCLI)
+	}
 }
 
 func TestPinnedNamesWhatIsMissing(t *testing.T) {

@@ -9,16 +9,15 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 )
 
 // ErrCLINotFound means no Gemini CLI could be found or executed.
 var ErrCLINotFound = errors.New("gemini CLI not found")
 
-// npxPackage is what `npx -y` runs when no gemini binary is installed.
-const npxPackage = "@google/gemini-cli"
-
 // Command is how to start the CLI, resolved once: the executable and the
-// arguments that come before ours, e.g. {"/usr/bin/npx", ["-y", "@google/gemini-cli"]}.
+// arguments that come before ours, e.g. {"/usr/bin/npx", ["-y", "@google/gemini-cli@0.61.0"]}.
 type Command struct {
 	Path string
 	Args []string
@@ -39,9 +38,10 @@ func (c Command) String() string {
 
 // Resolve decides how to start the CLI. cliPath (GEMINI_CLI_PATH) wins when
 // set: it must name an executable file (a bare name is looked up on PATH).
-// Otherwise `gemini` on PATH, otherwise `npx -y @google/gemini-cli` when npx
-// is on PATH. lookPath is exec.LookPath in production; nil means that.
-// Every failure wraps ErrCLINotFound.
+// Otherwise `gemini` on PATH, otherwise, when npx is on PATH, `npx -y` with
+// the version npm/package.json pins (npm.GeminiCLI), which the tests ran.
+// lookPath is exec.LookPath in production; nil means that. Every failure
+// wraps ErrCLINotFound.
 func Resolve(cliPath string, lookPath func(string) (string, error)) (Command, error) {
 	if lookPath == nil {
 		lookPath = exec.LookPath
@@ -57,7 +57,7 @@ func Resolve(cliPath string, lookPath func(string) (string, error)) (Command, er
 		return Command{Path: path}, nil
 	}
 	if path, err := lookPath("npx"); err == nil {
-		return Command{Path: path, Args: []string{"-y", npxPackage}}, nil
+		return Command{Path: path, Args: []string{"-y", npm.GeminiCLI}}, nil
 	}
 	return Command{}, fmt.Errorf("%w: neither gemini nor npx is on PATH", ErrCLINotFound)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 )
 
 func TestResolve(t *testing.T) {
@@ -43,7 +45,7 @@ func TestResolve(t *testing.T) {
 		{name: "cli path not executable", cliPath: plain, lookPath: on("gemini"), wantErr: "not executable", unixOnly: true},
 		{name: "cli path is a directory", cliPath: dir, lookPath: on("gemini"), wantErr: "directory"},
 		{name: "gemini on PATH", lookPath: on("gemini", "npx"), want: Command{Path: "/opt/bin/gemini"}},
-		{name: "npx fallback", lookPath: on("npx"), want: Command{Path: "/opt/bin/npx", Args: []string{"-y", "@google/gemini-cli"}}},
+		{name: "npx fallback, pinned", lookPath: on("npx"), want: Command{Path: "/opt/bin/npx", Args: []string{"-y", npm.GeminiCLI}}},
 		{name: "nothing", lookPath: on(), wantErr: "neither gemini nor npx"},
 	}
 	for _, tt := range tests {
