@@ -1,7 +1,8 @@
 // Package npm holds, in one place, the npm packages this project pins: firecrawl-mcp, which the research agent's
-// settings start with npx, the Gemini CLI, which the server starts with npx when none is installed, and the programs the end-to-end tests run (the Gemini CLI, the MCP clients and the
-// conformance suite). e2e/install.sh installs them from package.json and package-lock.json; the binaries embed
-// package.json, so the firecrawl-mcp they start is the one the tests ran.
+// settings start with npx; the Gemini CLI, which the server starts with npx when none is installed; and the
+// programs the end-to-end tests run (that CLI, the MCP clients and the conformance suite). e2e/install.sh installs
+// them from package.json and package-lock.json; the binaries embed package.json, so the firecrawl-mcp and the CLI
+// they start are the ones the tests ran.
 package npm
 
 import (
