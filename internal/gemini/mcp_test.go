@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,22 +49,16 @@ func TestMCPWatch(t *testing.T) {
 	}
 }
 
-func TestFirecrawlSet(t *testing.T) {
+// Whatever the user's settings and extensions add, a run may start Firecrawl's MCP server alone, or none; the CLI
+// takes no empty name.
+func TestMCPArgs(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		env  []string
-		want bool
-	}{
-		{nil, false},
-		{[]string{"FIRECRAWL_API_KEY=fc-1"}, true},
-		{[]string{"FIRECRAWL_API_URL=http://127.0.0.1:3002"}, true},
-		{[]string{"FIRECRAWL_API_KEY="}, false},
-		{[]string{"FIRECRAWL_API_KEY=fc-1", "FIRECRAWL_API_KEY="}, false}, // a later entry wins, as in the child's environment
-		{[]string{"FIRECRAWL_OTHER=x", "PATH=/bin"}, false},
-	}
-	for _, tt := range tests {
-		if got := firecrawlSet(tt.env); got != tt.want {
-			t.Errorf("firecrawlSet(%q) = %v, want %v", tt.env, got, tt.want)
+	for firecrawl, want := range map[bool][]string{
+		true:  {"--allowed-mcp-server-names", "firecrawl", "-e", "none"},
+		false: {"--allowed-mcp-server-names", "gemini-search-mcp-none", "-e", "none"},
+	} {
+		if got := mcpArgs(firecrawl); !slices.Equal(got, want) {
+			t.Errorf("mcpArgs(%v): got %q, want %q", firecrawl, got, want)
 		}
 	}
 }

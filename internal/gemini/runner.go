@@ -29,13 +29,14 @@ const (
 // Config is what a Runner needs, fixed for its lifetime. Build a new Runner
 // when the configuration changes.
 type Config struct {
-	Command Command
-	Dir     string // cwd of the CLI: the config folder holding .gemini/settings.json
-	RunsDir string // where each CLI in progress is recorded for SweepLeftovers; "" records none
-	// ExtraEnv is KEY=VALUE added to the child's environment (the Firecrawl variables). With FIRECRAWL_API_KEY or
-	// FIRECRAWL_API_URL set here or in the server's own environment, the CLI's settings start Firecrawl
-	// (workspace.OptionsFor), and a run whose Firecrawl did not start says so (Result.FirecrawlDown).
-	ExtraEnv  []string
+	Command  Command
+	Dir      string   // cwd of the CLI: the config folder holding .gemini/settings.json
+	RunsDir  string   // where each CLI in progress is recorded for SweepLeftovers; "" records none
+	ExtraEnv []string // KEY=VALUE added to the child's environment (the Firecrawl variables)
+	// Firecrawl says the CLI's settings start Firecrawl's MCP server (config.FirecrawlEnabled, as
+	// workspace.OptionsFor writes them): it is then the only MCP server a run may start (mcpArgs), and a run whose
+	// Firecrawl did not start says so (Result.FirecrawlDown). Without it, a run starts no MCP server at all.
+	Firecrawl bool
 	Secrets   []string      // values to mask in any message, detail or log line
 	KeyVar    string        // the variable the Gemini API key in ExtraEnv was set in, for advice; "" when none is
 	Timeout   time.Duration // whole-run limit; 0 means none
@@ -53,10 +54,9 @@ type Config struct {
 // Runner starts the Gemini CLI, one process per request, taken from its warm workers when one is waiting. It is
 // safe for concurrent use.
 type Runner struct {
-	cfg       Config
-	mask      credential.Masker
-	warm      warmPool
-	firecrawl bool // the CLI's settings start Firecrawl (see Config.ExtraEnv)
+	cfg  Config
+	mask credential.Masker
+	warm warmPool
 }
 
 // NewRunner returns a Runner for cfg, with defaults filled in. Values of
@@ -78,8 +78,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.WarmIdle <= 0 {
 		cfg.WarmIdle = defaultWarmIdle
 	}
-	env := slices.Concat(os.Environ(), cfg.ExtraEnv)
-	r := &Runner{cfg: cfg, mask: credential.NewMasker(cfg.Secrets, env), firecrawl: firecrawlSet(env)}
+	r := &Runner{cfg: cfg, mask: credential.NewMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
 	r.warm.r = r
 	return r
 }
@@ -129,7 +128,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	stdout.Close()
 	res := stdout.result().Masked(r.mask.Mask)
 	res.Duration, res.Backend = time.Since(start), backend.CLI
-	if down := p.mcp.firecrawlDown(); down != "" && r.firecrawl {
+	if down := p.mcp.firecrawlDown(); down != "" && r.cfg.Firecrawl {
 		res.FirecrawlDown = r.mask.Mask(down)
 		r.cfg.Logger.Warn("Firecrawl did not start; the agent researched without it", "reason", res.FirecrawlDown)
 	}
@@ -165,17 +164,6 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	e.Detail, e.Partial = r.detail(stderr.String(), stdout), res
 	r.cfg.Logger.Debug("gemini run failed", "code", e.Code, "message", e.Message)
 	return res, e
-}
-
-// firecrawlSet reports whether env (KEY=VALUE, later entries winning) sets FIRECRAWL_API_KEY or FIRECRAWL_API_URL
-// to a value: what makes the server configure Firecrawl (config.FirecrawlEnabled).
-func firecrawlSet(env []string) bool {
-	set := map[string]bool{}
-	for _, kv := range env {
-		key, value, _ := strings.Cut(kv, "=")
-		set[key] = value != ""
-	}
-	return set["FIRECRAWL_API_KEY"] || set["FIRECRAWL_API_URL"]
 }
 
 // Version runs `<command> --version` (limited to 15 s) and returns the first

@@ -195,6 +195,7 @@ func TestRunArgs(t *testing.T) {
 		{"model", nil, "gemini-2.5-pro", []string{"-o", "stream-json", "-m", "gemini-2.5-pro"}, "gemini-2.5-pro"},
 		{"command args first", []string{"-y", "@google/gemini-cli"}, "m1", []string{"-y", "@google/gemini-cli", "-o", "stream-json", "-m", "m1"}, "m1"},
 	}
+	noMCP := []string{"--allowed-mcp-server-names", "gemini-search-mcp-none", "-e", "none"} // TestOnlyFirecrawlsMCPServerStarts
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -205,8 +206,8 @@ func TestRunArgs(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := fake.Calls()
-			if len(calls) != 1 || !slices.Equal(calls[0].Args, tt.wantArgs) {
-				t.Fatalf("got calls %+v, want one with args %q", calls, tt.wantArgs)
+			if want := slices.Concat(tt.wantArgs, noMCP); len(calls) != 1 || !slices.Equal(calls[0].Args, want) {
+				t.Fatalf("got calls %+v, want one with args %q", calls, want)
 			}
 			if res.Model != tt.wantModel {
 				t.Errorf("got model %q, want %q", res.Model, tt.wantModel)

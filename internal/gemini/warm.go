@@ -15,9 +15,10 @@ const defaultWarmIdle = 10 * time.Minute
 // not change.
 const prelude = "\n"
 
-// launch starts the CLI for a prompt run with args, exactly as every run starts: the prompt is to follow.
+// launch starts the CLI for a prompt run with args, exactly as every run starts: the prompt is to follow, and
+// Firecrawl's is the only MCP server it may start (mcpArgs).
 func (r *Runner) launch(args []string) (*process, error) {
-	p, err := r.start(args)
+	p, err := r.start(slices.Concat(args, mcpArgs(r.cfg.Firecrawl)))
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func TestWarmRunTakesTheWaitingProcess(t *testing.T) {
 	}
 	calls := fake.Calls()
 	if len(calls) != 1 || calls[0].PID != warm || calls[0].Stdin != "\nthe prompt" ||
-		!slices.Equal(calls[0].Args, []string{"-o", "stream-json", "-m", "m1"}) {
+		!slices.Equal(calls[0].Args, []string{"-o", "stream-json", "-m", "m1", "--allowed-mcp-server-names", "gemini-search-mcp-none", "-e", "none"}) {
 		t.Fatalf("got calls %+v, want the warm process %d to get the prompt", calls, warm)
 	}
 	waitWarm(t, r, fake, 1, 2) // refilled
@@ -267,7 +267,8 @@ func TestRunWithFoldersStartsItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := fake.Calls()[0]
-	if c.PID == fake.Started()[0] || !slices.Equal(c.Args, []string{"-o", "stream-json", "--include-directories", dir}) {
+	if c.PID == fake.Started()[0] || !slices.Equal(c.Args, []string{"-o", "stream-json", "--include-directories", dir,
+		"--allowed-mcp-server-names", "gemini-search-mcp-none", "-e", "none"}) {
 		t.Errorf("got %+v, want a CLI of its own with the folder", c)
 	}
 	if r.Warm() != 1 {
@@ -284,20 +285,20 @@ func TestRunSaysFirecrawlIsDown(t *testing.T) {
 	tests := []struct {
 		name      string
 		scenario  string
+		firecrawl bool // Config.Firecrawl
 		env       []string
 		warm      bool
 		want      string
 		wantInLog bool
 	}{
-		{name: "cold", scenario: geminitest.ScenarioNoFirecrawl, env: []string{"FIRECRAWL_API_KEY=fc-test-key", "DEBUG=false"},
+		{name: "cold", scenario: geminitest.ScenarioNoFirecrawl, firecrawl: true, env: []string{"DEBUG=false"},
 			want: generic, wantInLog: true},
-		{name: "warm", scenario: geminitest.ScenarioNoFirecrawl, env: []string{"FIRECRAWL_API_KEY=fc-test-key", "DEBUG=false"},
+		{name: "warm", scenario: geminitest.ScenarioNoFirecrawl, firecrawl: true, env: []string{"DEBUG=false"},
 			warm: true, want: generic, wantInLog: true},
-		{name: "the CLI's reason with DEBUG", scenario: geminitest.ScenarioNoFirecrawl,
-			env: []string{"FIRECRAWL_API_URL=http://127.0.0.1:3002", "DEBUG=true"}, want: "MCP error -32001: Request timed out", wantInLog: true},
-		{name: "Firecrawl not configured", scenario: geminitest.ScenarioNoFirecrawl,
-			env: []string{"FIRECRAWL_API_KEY=", "FIRECRAWL_API_URL=", "DEBUG=false"}},
-		{name: "Firecrawl started", scenario: geminitest.ScenarioOK, env: []string{"FIRECRAWL_API_KEY=fc-test-key"}},
+		{name: "the CLI's reason with DEBUG", scenario: geminitest.ScenarioNoFirecrawl, firecrawl: true,
+			env: []string{"DEBUG=true"}, want: "MCP error -32001: Request timed out", wantInLog: true},
+		{name: "Firecrawl not configured", scenario: geminitest.ScenarioNoFirecrawl, env: []string{"DEBUG=false"}},
+		{name: "Firecrawl started", scenario: geminitest.ScenarioOK, firecrawl: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,6 +307,7 @@ func TestRunSaysFirecrawlIsDown(t *testing.T) {
 			var logs testkit.SyncBuffer
 			change := func(c *gemini.Config) {
 				c.ExtraEnv = append(c.ExtraEnv, tt.env...)
+				c.Firecrawl = tt.firecrawl
 				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			}
 			var r *gemini.Runner
@@ -325,6 +327,53 @@ func TestRunSaysFirecrawlIsDown(t *testing.T) {
 			}
 			if tt.warm && fake.Calls()[0].PID != fake.Started()[0] {
 				t.Error("the run did not take the warm process")
+			}
+		})
+	}
+}
+
+// Firecrawl's is the only MCP server a run may start, or none when the CLI's settings start no Firecrawl: a server
+// of the user's own settings that fails (the fake, as the real CLI, starts it only when the flags allow it) is
+// neither started nor blamed on Firecrawl, cold or warm; a Firecrawl that did not start is still reported.
+func TestOnlyFirecrawlsMCPServerStarts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		scenario  string
+		firecrawl bool
+		warm      bool
+		allowed   string // the value of --allowed-mcp-server-names
+		want      string // FirecrawlDown
+	}{
+		{"a server of the user's, with Firecrawl", geminitest.ScenarioUserMCPDown, true, false, "firecrawl", ""},
+		{"a server of the user's, with Firecrawl, warm", geminitest.ScenarioUserMCPDown, true, true, "firecrawl", ""},
+		{"a server of the user's, without Firecrawl", geminitest.ScenarioUserMCPDown, false, false, "gemini-search-mcp-none", ""},
+		{"Firecrawl that did not start", geminitest.ScenarioNoFirecrawl, true, false, "firecrawl",
+			`the Gemini CLI could not start its MCP server (it said only "MCP issues detected")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := geminitest.NewLocal(t, tt.scenario)
+			change := func(c *gemini.Config) {
+				c.ExtraEnv = append(c.ExtraEnv, "DEBUG=false")
+				c.Firecrawl = tt.firecrawl
+			}
+			var r *gemini.Runner
+			if tt.warm {
+				r = newWarmRunner(t, fake, change)
+				r.KeepWarm("m1")
+				waitWarm(t, r, fake, 1, 1)
+			} else {
+				r = newRunner(t, fake, change)
+			}
+			res, err := run(t, r, backend.Request{Model: "m1"})
+			if err != nil || res.Text != geminitest.DefaultAnswer || res.FirecrawlDown != tt.want {
+				t.Fatalf("got %q, FirecrawlDown %q, %v; want the answer and FirecrawlDown %q", res.Text, res.FirecrawlDown, err, tt.want)
+			}
+			want := []string{"-o", "stream-json", "-m", "m1", "--allowed-mcp-server-names", tt.allowed, "-e", "none"}
+			if calls := fake.Calls(); len(calls) != 1 || !slices.Equal(calls[0].Args, want) {
+				t.Errorf("got calls %+v, want one with args %q", calls, want)
 			}
 		})
 	}

@@ -15,7 +15,6 @@ import (
 // A search that succeeded without Firecrawl, which did not start, shows among the last errors as a warning: a
 // report, a raw search, and no warning for a search whose Firecrawl ran.
 func TestActivityWarnsOfAReportWithoutFirecrawl(t *testing.T) {
-	t.Setenv("FIRECRAWL_API_KEY", "fc-test-key")
 	t.Setenv("DEBUG", "false")
 	for _, tt := range []struct {
 		scenario string
@@ -27,7 +26,8 @@ func TestActivityWarnsOfAReportWithoutFirecrawl(t *testing.T) {
 		{geminitest.ScenarioOK, map[string]any{"query": "report"}, false},
 	} {
 		fake := geminitest.New(t, tt.scenario)
-		runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second})
+		runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+			Firecrawl: true})
 		engine, err := research.New(runner, research.Settings{}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -134,12 +134,13 @@ func TestStructuredSaysHowItWasMade(t *testing.T) {
 	}
 }
 
-// cliEngine is an engine on a fake CLI of its own playing scenario, with env added to the CLI's environment.
+// cliEngine is an engine on a fake CLI of its own playing scenario, with env added to the CLI's environment, whose
+// settings start Firecrawl (gemini.Config.Firecrawl).
 func cliEngine(t *testing.T, scenario string, env ...string) *research.Engine {
 	t.Helper()
 	fake := geminitest.NewLocal(t, scenario)
 	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
-		KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...)})
+		KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...), Firecrawl: true})
 	engine, err := research.New(runner, research.Settings{}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,8 @@ func TestAskAnswersInTheAgentsOwnWords(t *testing.T) {
 	if len(calls) != 1 {
 		t.Fatalf("%d CLI runs, want 1: a free answer needs no correction", len(calls))
 	}
-	if !slices.Equal(calls[0].Args, []string{"-o", "stream-json", "-m", "m1", "--include-directories", dir}) {
+	if !slices.Equal(calls[0].Args, []string{"-o", "stream-json", "-m", "m1", "--include-directories", dir,
+		"--allowed-mcp-server-names", "gemini-search-mcp-none", "-e", "none"}) { // no MCP server: no Firecrawl configured
 		t.Errorf("args %q", calls[0].Args)
 	}
 	today := time.Now().UTC().Format("2006-01-02")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 )
 
@@ -83,9 +84,14 @@ func TestTheCacheKeepsOnlyCompleteReportsForItsTimeToLive(t *testing.T) {
 // A report researched while Firecrawl, configured, did not start says so in metadata.firecrawl, and is not cached:
 // the next identical request may find Firecrawl up.
 func TestAReportWithoutItsFirecrawlSaysSoAndIsNotCached(t *testing.T) {
-	t.Setenv("FIRECRAWL_API_KEY", "fc-test-key")
 	t.Setenv("DEBUG", "false")
-	e, fake, _ := newEngine(t, geminitest.ScenarioNoFirecrawl, Settings{Cache: NewCache(time.Hour)})
+	fake := geminitest.New(t, geminitest.ScenarioNoFirecrawl)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+		Firecrawl: true})
+	e, err := New(runner, Settings{Cache: NewCache(time.Hour)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 2 {
 		rep, err := e.Search(context.Background(), SearchRequest{Query: "Rust 2024"})
 		if err != nil {

@@ -64,14 +64,16 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 			Dir:      cfg.Dir,
 			RunsDir:  cfg.RunsDir,
 			ExtraEnv: cfg.CLIEnv(),
-			Secrets:  cfg.Secrets(),
-			KeyVar:   from, // cfg.CLIEnv gives the CLI the key
-			Timeout:  cfg.SearchTimeout,
-			Logger:   logger,
-			Warm:     cfg.WarmWorkers,
-			WarmMax:  cfg.MaxConcurrent, // the queue's limit
-			WarmIdle: cfg.WarmIdle,
-			OnWarm:   onWarm,
+			// As in the workspace settings (workspace.OptionsFor): Firecrawl's MCP server when it is configured.
+			Firecrawl: cfg.FirecrawlEnabled(),
+			Secrets:   cfg.Secrets(),
+			KeyVar:    from, // cfg.CLIEnv gives the CLI the key
+			Timeout:   cfg.SearchTimeout,
+			Logger:    logger,
+			Warm:      cfg.WarmWorkers,
+			WarmMax:   cfg.MaxConcurrent, // the queue's limit
+			WarmIdle:  cfg.WarmIdle,
+			OnWarm:    onWarm,
 		})
 		s.cli = s.warm
 	}

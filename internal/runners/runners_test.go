@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,5 +219,33 @@ func TestKeepWarmOnlyWhileTheCLIServes(t *testing.T) {
 	set.KeepWarm(true)
 	if set.State().Warm != 0 {
 		t.Error("kept warm after the switch")
+	}
+}
+
+// The CLI's runs learn from the configuration whether Firecrawl is set up (config.FirecrawlEnabled): then its MCP
+// server alone may start, and one that did not start is reported; otherwise none may, and none is blamed.
+func TestTheCLIRunsFirecrawlOnlyWhenConfigured(t *testing.T) {
+	t.Setenv("DEBUG", "false")
+	for _, tt := range []struct {
+		name    string
+		url     string // FIRECRAWL_API_URL
+		allowed string // --allowed-mcp-server-names
+		down    bool   // the result says Firecrawl did not start
+	}{
+		{"configured", "http://127.0.0.1:3002", "firecrawl", true},
+		{"not configured", "", "gemini-search-mcp-none", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := geminitest.New(t, geminitest.ScenarioNoFirecrawl)
+			s := newSetup(t, config.BackendCLI, "", fake.Path, true)
+			s.cfg.FirecrawlAPIURL = tt.url
+			res, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"})
+			if err != nil || (res.FirecrawlDown != "") != tt.down {
+				t.Fatalf("got FirecrawlDown %q, %v; want it said: %v", res.FirecrawlDown, err, tt.down)
+			}
+			if calls := fake.Calls(); len(calls) != 1 || !slices.Contains(calls[0].Args, tt.allowed) {
+				t.Errorf("got calls %+v, want one that allows the MCP server %q", calls, tt.allowed)
+			}
+		})
 	}
 }

@@ -30,7 +30,7 @@ type cli struct {
 	prompt    string
 	out       *bufio.Writer
 	calls     int  // prompts recorded before this one in the same record dir
-	mcpIssues bool // ScenarioNoFirecrawl's stderr lines were written
+	mcpIssues bool // the stderr lines of an MCP server that did not start were written
 }
 
 // runCLI plays scenario and returns the exit code.
@@ -54,8 +54,8 @@ func runCLI(scenario string) int {
 		c.record(call)
 		sleepForever()
 	}
-	if scenario == ScenarioNoFirecrawl { // the CLI connects its MCP servers before it reads its prompt
-		c.reportMCPIssues()
+	if server := mcpServerDown(scenario); server != "" { // the CLI connects its MCP servers before it reads its prompt
+		c.reportMCPIssues(server)
 	}
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -188,8 +188,8 @@ func (c *cli) play(scenario string) int {
 		c.out.Write(binaryJunk)
 	case ScenarioOrphan, ScenarioOrphanDetached:
 		c.stream(answer(), 0)
-	case ScenarioNoFirecrawl:
-		c.reportMCPIssues() // a step of ScenarioScript: not written before the prompt
+	case ScenarioNoFirecrawl, ScenarioUserMCPDown:
+		c.reportMCPIssues(mcpServerDown(scenario)) // a step of ScenarioScript: not written before the prompt
 		c.stream(answer(), 0)
 	case ScenarioExit:
 		code, err := strconv.Atoi(os.Getenv(EnvExit))
@@ -205,20 +205,49 @@ func (c *cli) play(scenario string) int {
 	return 0
 }
 
-// reportMCPIssues writes, once, what the real CLI writes on stderr when its Firecrawl MCP server did not start:
-// the reason (only with DEBUG=true, among the CLI's debug lines) and the one line it always writes.
-func (c *cli) reportMCPIssues() {
-	if c.mcpIssues {
+// mcpServerDown is the MCP server of its settings that does not start in scenario; "" for none.
+func mcpServerDown(scenario string) string {
+	switch scenario {
+	case ScenarioNoFirecrawl:
+		return "firecrawl"
+	case ScenarioUserMCPDown:
+		return UserMCPServer
+	}
+	return ""
+}
+
+// reportMCPIssues writes, once, what the real CLI writes on stderr when the MCP server server of its settings did
+// not start: the reason (only with DEBUG=true, among the CLI's debug lines) and the one line it always writes.
+// Nothing when its flags keep the server from starting at all.
+func (c *cli) reportMCPIssues(server string) {
+	if c.mcpIssues || !c.mcpAllowed(server) {
 		return
 	}
 	c.mcpIssues = true
 	if debug := os.Getenv("DEBUG"); debug == "true" || debug == "1" {
-		fmt.Fprintln(os.Stderr, "[DEBUG] [MCP STDERR (firecrawl)]:  starting firecrawl-mcp")
-		fmt.Fprintln(os.Stderr, MCPErrorLine)
+		fmt.Fprintf(os.Stderr, "[DEBUG] [MCP STDERR (%s)]:  starting %s\n", server, server)
+		fmt.Fprintln(os.Stderr, strings.ReplaceAll(MCPErrorLine, "'firecrawl'", "'"+server+"'"))
 		fmt.Fprintln(os.Stderr, "    at _McpError.fromError (file:///usr/lib/node_modules/@google/gemini-cli/bundle/chunk-FAKE.js:303741:12)")
 		fmt.Fprintln(os.Stderr, "  code: -32001,")
 	}
 	fmt.Fprintln(os.Stderr, MCPIssuesLine)
+}
+
+// mcpAllowed reports whether the CLI's flags let the MCP server server start, as the real CLI 0.61.0 reads them:
+// without --allowed-mcp-server-names every server may; with it, only those it names (its values may be lists
+// separated by commas).
+func (c *cli) mcpAllowed(server string) bool {
+	var names []string
+	given := false
+	for i, arg := range c.args {
+		if arg == "--allowed-mcp-server-names" && i+1 < len(c.args) {
+			given = true
+			for name := range strings.SplitSeq(c.args[i+1], ",") {
+				names = append(names, strings.TrimSpace(name))
+			}
+		}
+	}
+	return !given || slices.Contains(names, server)
 }
 
 // exit fails as the CLI does on its way to exit code code, in its own words, and returns code.

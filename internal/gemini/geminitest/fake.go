@@ -148,9 +148,16 @@ const (
 	// ScenarioNoFirecrawl is ScenarioOK whose Firecrawl MCP server did not start, as the real CLI 0.61.0 reports
 	// it: at startup, before it reads its prompt, one stderr line (MCPIssuesLine), and the run goes on without
 	// the server's tools, exit 0. With DEBUG=true in its environment it first gives the reason, as the real CLI
-	// does (MCPErrorLine, then the error's stack).
+	// does (MCPErrorLine, then the error's stack). Nothing when --allowed-mcp-server-names leaves "firecrawl" out.
 	ScenarioNoFirecrawl = "no-firecrawl"
+	// ScenarioUserMCPDown is ScenarioOK with an MCP server of the user's own settings (UserMCPServer) that does not
+	// start, written as ScenarioNoFirecrawl writes Firecrawl's: unless --allowed-mcp-server-names leaves it out, as
+	// the real CLI 0.61.0 then never starts it.
+	ScenarioUserMCPDown = "user-mcp-down"
 )
+
+// UserMCPServer is the name of ScenarioUserMCPDown's MCP server.
+const UserMCPServer = "mine"
 
 // What ScenarioNoFirecrawl writes on stderr, in the real CLI's words (a Firecrawl that did not answer within its
 // timeout).
@@ -174,7 +181,7 @@ var Scenarios = []string{
 	ScenarioQuota, ScenarioAuth, ScenarioAuth401, ScenarioUntrusted, ScenarioEmpty,
 	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
 	ScenarioCrashEarly, ScenarioKilled, ScenarioStderrFlood, ScenarioGarbage, ScenarioBinary, ScenarioHangStart,
-	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl,
+	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl, ScenarioUserMCPDown,
 }
 
 // Version is what `--version` prints.

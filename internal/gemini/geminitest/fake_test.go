@@ -196,3 +196,35 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// An MCP server that does not start is reported as the real CLI reports it, unless --allowed-mcp-server-names
+// leaves it out: then, as with the real CLI, it never starts and nothing is said.
+func TestMCPServerDownUnlessLeftOut(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		scenario string
+		args     []string
+		want     bool // MCPIssuesLine on stderr
+	}{
+		{ScenarioUserMCPDown, nil, true},
+		{ScenarioUserMCPDown, []string{"--allowed-mcp-server-names", "firecrawl", "-e", "none"}, false},
+		{ScenarioUserMCPDown, []string{"--allowed-mcp-server-names", "firecrawl,mine"}, true},
+		{ScenarioNoFirecrawl, nil, true},
+		{ScenarioNoFirecrawl, []string{"--allowed-mcp-server-names", "firecrawl", "-e", "none"}, true},
+		{ScenarioNoFirecrawl, []string{"--allowed-mcp-server-names", "gemini-search-mcp-none"}, false},
+	}
+	for _, tt := range tests {
+		f := NewLocal(t, tt.scenario)
+		cmd := start(t, f, "the prompt", []string{"DEBUG=true"}, slices.Concat([]string{"-o", "stream-json"}, tt.args)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s %q: %v\n%s", tt.scenario, tt.args, err, stderr.String())
+		}
+		server := map[string]string{ScenarioUserMCPDown: UserMCPServer, ScenarioNoFirecrawl: "firecrawl"}[tt.scenario]
+		reason := "Error during discovery for MCP server '" + server + "'"
+		if got := strings.Contains(stderr.String(), MCPIssuesLine); got != tt.want || strings.Contains(stderr.String(), reason) != tt.want {
+			t.Errorf("%s %q: reported %v, want %v:\n%s", tt.scenario, tt.args, got, tt.want, stderr.String())
+		}
+	}
+}
