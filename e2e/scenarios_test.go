@@ -1161,8 +1161,8 @@ for (;;) {
 
 // 20. Over HTTP, what a client writes cannot make the CLI read a file outside the folders the run was given: no
 // @path of a prompt brings into any model request the CLI's own folder (the config dir, with the .env file), a file
-// elsewhere named by an absolute path or by "..", nor the transcripts of earlier runs the CLI keeps in its temp
-// folder; a file of the workingDirectory does get in. A workingDirectory that is the config dir, a link to it, a
+// elsewhere named by an absolute path or by "..", a folder of the workingDirectory holding a link to the config dir,
+// nor the transcripts of earlier runs the CLI keeps in its temp folder; a file of the workingDirectory does get in. A workingDirectory that is the config dir, a link to it, a
 // hidden folder or a folder outside GEMINI_WORKSPACE_ROOTS is refused before any CLI starts.
 func TestAtPathsStayInTheirFolders(t *testing.T) {
 	s := newScenario(t, "20 @paths stay in their folders")
@@ -1185,6 +1185,15 @@ func TestAtPathsStayInTheirFolders(t *testing.T) {
 	writeFile(t, filepath.Join(project, "readme.txt"), projectMarker+"\n")
 	if err := os.Symlink(s.config, filepath.Join(roots, "settings")); err != nil {
 		t.Fatal(err)
+	}
+	// A folder of the project holding links into the config dir: the CLI, given @docs, would read through them.
+	if err := os.MkdirAll(filepath.Join(project, "docs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"settings": s.config, "notes.txt": filepath.Join(s.config, "notes.txt")} {
+		if err := os.Symlink(target, filepath.Join(project, "docs", link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.mock.Handle(mg.KindChat, func(r *mg.Request) mg.Reply {
 		if strings.Contains(r.Prompt, "autonomous research agent") {
@@ -1212,7 +1221,7 @@ func TestAtPathsStayInTheirFolders(t *testing.T) {
 		t.Fatalf("%d model requests for refused calls: a CLI ran", n)
 	}
 
-	refs := "@.env, @notes.txt, @../outside.txt, @" + filepath.Join(s.root, "outside.txt") + " and @/etc/passwd"
+	refs := "@.env, @notes.txt, @docs, @../outside.txt, @" + filepath.Join(s.root, "outside.txt") + " and @/etc/passwd"
 	if b := call("ask", map[string]any{"prompt": "Explain @readme.txt, then " + refs, "workingDirectory": project}); !b.Success {
 		t.Fatalf("ask: %+v", b.Error)
 	}
