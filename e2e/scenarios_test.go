@@ -1161,9 +1161,10 @@ for (;;) {
 
 // 20. Over HTTP, what a client writes cannot make the CLI read a file outside the folders the run was given: no
 // @path of a prompt brings into any model request the CLI's own folder (the config dir, with the .env file), a file
-// elsewhere named by an absolute path or by "..", a folder of the workingDirectory holding a link to the config dir,
-// nor the transcripts of earlier runs the CLI keeps in its temp folder; a file of the workingDirectory does get in. A workingDirectory that is the config dir, a link to it, a
-// hidden folder or a folder outside GEMINI_WORKSPACE_ROOTS is refused before any CLI starts.
+// elsewhere named by an absolute path or by "..", a folder of the workingDirectory holding links into the config
+// dir, nor the transcripts of earlier runs the CLI keeps in its temp folder; a file of the workingDirectory does
+// get in. A workingDirectory that is the config dir, a link to it, a hidden folder or a folder outside
+// GEMINI_WORKSPACE_ROOTS is refused before any CLI starts.
 func TestAtPathsStayInTheirFolders(t *testing.T) {
 	s := newScenario(t, "20 @paths stay in their folders")
 	const (
