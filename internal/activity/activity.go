@@ -1,5 +1,6 @@
-// Package activity records what the server is doing: the research runs in progress, with their stage, and the most
-// recent failures. The tray menu, the /status page and the logs are views of one Registry.
+// Package activity records what the server is doing: the research runs in progress, with their stage, the most
+// recent failures, and, apart from them, the warnings about results. The tray menu, the /status page and the logs are
+// views of one Registry.
 package activity
 
 import (
@@ -13,8 +14,13 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 )
 
-// MaxFailures is how many recent failures, warnings included, a Registry keeps.
+// MaxFailures is how many recent failures a Registry keeps. Warnings are kept apart, so that a warning that comes
+// with every call (Firecrawl down) never pushes a failure out.
 const MaxFailures = 10
+
+// MaxWarnings is how many different warnings a Registry keeps: one like a kept warning (the same Code and Message)
+// is counted in it, not kept again.
+const MaxWarnings = 3
 
 // Run is a tool call in progress.
 type Run struct {
@@ -42,23 +48,16 @@ type Failure struct {
 	Message string
 	Details string // the fix, in words: the details the tool returned
 	Warning bool   // the call succeeded: this is a warning about its result, not a failure
+	// Count is how many calls a warning was about: its repeats since it was first kept, the newest giving Time,
+	// Tool and Query. 1 for a failure.
+	Count int
 }
 
 // Snapshot is the registry's state at one moment.
 type Snapshot struct {
 	Running  []Run     // oldest first
-	Failures []Failure // newest first, warnings among them
-}
-
-// Warnings is how many of the recent failures are warnings: calls that succeeded, which no view counts as failed.
-func (s Snapshot) Warnings() int {
-	n := 0
-	for _, f := range s.Failures {
-		if f.Warning {
-			n++
-		}
-	}
-	return n
+	Failures []Failure // newest first; no warnings
+	Warnings []Failure // calls that succeeded with something to know, which no view counts as failed; newest first
 }
 
 // Registry is safe for concurrent use. The zero value is not usable; call New.
@@ -67,7 +66,8 @@ type Registry struct {
 	nextID   uint64
 	runs     map[uint64]*Run
 	cancels  map[uint64]cancelable // each run's, for CancelAll and CancelSession
-	failures []Failure
+	failures []Failure             // newest first
+	warnings []Failure             // newest first, each with its repeats counted
 	changed  broadcast.Signal
 	now      func() time.Time
 }
@@ -146,7 +146,7 @@ func (r *Registry) Working(session string) bool {
 func (r *Registry) Snapshot() Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Snapshot{Failures: slices.Clone(r.failures)}
+	s := Snapshot{Failures: slices.Clone(r.failures), Warnings: slices.Clone(r.warnings)}
 	for _, run := range r.runs {
 		s.Running = append(s.Running, *run)
 	}
@@ -154,7 +154,8 @@ func (r *Registry) Snapshot() Snapshot {
 	return s
 }
 
-// Record adds a failure that is not a tool call's (a settings file that does not parse, say) to the recent ones.
+// Record adds a failure (or warning) that is not a tool call's (a settings file that does not parse, say) to the
+// recent ones.
 func (r *Registry) Record(f Failure) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -162,18 +163,32 @@ func (r *Registry) Record(f Failure) {
 	r.notifyLocked()
 }
 
-// recordLocked stamps f and keeps it as the newest of at most MaxFailures.
+// recordLocked stamps f and keeps it as the newest of at most MaxFailures failures, or, a warning, of at most
+// MaxWarnings warnings, a warning like a kept one taking its place with one more call counted.
 func (r *Registry) recordLocked(f Failure) {
-	f.Time = r.now()
-	r.failures = slices.Insert(r.failures, 0, f)
-	r.failures = r.failures[:min(len(r.failures), MaxFailures)]
+	f.Time, f.Count = r.now(), 1
+	if !f.Warning {
+		r.failures = newest(r.failures, f, MaxFailures)
+		return
+	}
+	if i := slices.IndexFunc(r.warnings, func(w Failure) bool { return w.Code == f.Code && w.Message == f.Message }); i >= 0 {
+		f.Count += r.warnings[i].Count
+		r.warnings = slices.Delete(r.warnings, i, i+1)
+	}
+	r.warnings = newest(r.warnings, f, MaxWarnings)
 }
 
-// ClearFailures forgets the recorded failures.
+// newest puts f first in list and keeps at most n.
+func newest(list []Failure, f Failure, n int) []Failure {
+	list = slices.Insert(list, 0, f)
+	return list[:min(len(list), n)]
+}
+
+// ClearFailures forgets the recorded failures and warnings.
 func (r *Registry) ClearFailures() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.failures = nil
+	r.failures, r.warnings = nil, nil
 	r.notifyLocked()
 }
 
@@ -202,8 +217,8 @@ func (t *Tracker) Stage(stage string) {
 	}
 }
 
-// End removes the run; a non-nil failure (or warning) is recorded among the recent failures (Tool and Time are
-// filled in). Calls after the first do nothing.
+// End removes the run; a non-nil failure is recorded among the recent failures, a warning among the warnings
+// (Tool, Query, Time and Count are filled in). Calls after the first do nothing.
 func (t *Tracker) End(f *Failure) {
 	if t == nil {
 		return

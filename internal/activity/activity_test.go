@@ -36,7 +36,7 @@ func TestRunsAndFailures(t *testing.T) {
 	if len(s.Running) != 0 {
 		t.Errorf("running = %+v, want none", s.Running)
 	}
-	want := Failure{Time: clock, Tool: "deep_search", Query: "second", Code: "QUOTA_ERROR", Message: "daily quota"}
+	want := Failure{Time: clock, Tool: "deep_search", Query: "second", Code: "QUOTA_ERROR", Message: "daily quota", Count: 1}
 	if len(s.Failures) != 1 || s.Failures[0] != want {
 		t.Errorf("failures = %+v, want [%+v]", s.Failures, want)
 	}
@@ -58,18 +58,58 @@ func TestKeepsTheTenMostRecentFailures(t *testing.T) {
 	}
 }
 
-// A warning about a call that succeeded is kept among the failures, as a warning.
-func TestAWarningIsKeptAsOne(t *testing.T) {
+// A warning about a call that succeeded is kept apart from the failures.
+func TestAWarningIsKeptApart(t *testing.T) {
 	t.Parallel()
 	r := New()
 	beginRun(r, "search", "q").End(&Failure{Code: "FIRECRAWL_UNAVAILABLE", Message: "without Firecrawl", Warning: true})
 	beginRun(r, "search", "q").End(&Failure{Code: "QUOTA_ERROR"})
-	f := r.Snapshot().Failures
-	if len(f) != 2 || f[0].Warning || !f[1].Warning || f[1].Tool != "search" || f[1].Query != "q" {
-		t.Errorf("failures = %+v, want the quota error, then the warning", f)
+	s := r.Snapshot()
+	if len(s.Failures) != 1 || s.Failures[0].Code != "QUOTA_ERROR" {
+		t.Errorf("failures = %+v, want the quota error alone", s.Failures)
 	}
-	if got := r.Snapshot().Warnings(); got != 1 {
-		t.Errorf("got %d warnings, want 1", got)
+	if w := s.Warnings; len(w) != 1 || !w[0].Warning || w[0].Tool != "search" || w[0].Query != "q" || w[0].Count != 1 {
+		t.Errorf("warnings = %+v, want the Firecrawl warning once", w)
+	}
+	r.ClearFailures()
+	if s := r.Snapshot(); len(s.Failures)+len(s.Warnings) != 0 {
+		t.Errorf("after Clear: %+v", s)
+	}
+}
+
+// A warning that comes with every call (Firecrawl down) never pushes a failure out, and is kept once, with the
+// number of calls it was about and the newest one's time, tool and query; at most MaxWarnings different ones are
+// kept, the oldest going first.
+func TestWarningsNeverPushFailuresOut(t *testing.T) {
+	t.Parallel()
+	r := New()
+	clock := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	r.now = func() time.Time { return clock }
+	beginRun(r, "search", "failed").End(&Failure{Code: "QUOTA_ERROR"})
+	warn := func(query, message string) {
+		clock = clock.Add(time.Second)
+		beginRun(r, "deep_search", query).End(&Failure{Code: "FIRECRAWL_UNAVAILABLE", Message: message, Warning: true})
+	}
+	for i := range 3 * MaxFailures {
+		warn(fmt.Sprint("q", i), "down: timed out")
+	}
+	s := r.Snapshot()
+	if len(s.Failures) != 1 || s.Failures[0].Code != "QUOTA_ERROR" {
+		t.Errorf("failures = %+v, want the quota error kept", s.Failures)
+	}
+	last := fmt.Sprint("q", 3*MaxFailures-1)
+	if w := s.Warnings; len(w) != 1 || w[0].Count != 3*MaxFailures || w[0].Query != last || !w[0].Time.Equal(clock) {
+		t.Errorf("warnings = %+v, want one for %d calls, the last %q at %v", w, 3*MaxFailures, last, clock)
+	}
+
+	for i := range MaxWarnings + 1 { // other reasons: each a warning of its own, the oldest dropped past MaxWarnings
+		warn("other", fmt.Sprint("down: reason ", i))
+	}
+	warn("again", fmt.Sprint("down: reason ", MaxWarnings)) // the newest again: counted, still first
+	w := r.Snapshot().Warnings
+	if len(w) != MaxWarnings || w[0].Message != fmt.Sprint("down: reason ", MaxWarnings) || w[0].Count != 2 ||
+		w[0].Query != "again" || w[MaxWarnings-1].Message != "down: reason 1" {
+		t.Errorf("warnings = %+v, want reasons %d (twice) down to 1", w, MaxWarnings)
 	}
 }
 

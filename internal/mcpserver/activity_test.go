@@ -12,7 +12,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// A search that succeeded without Firecrawl, which did not start, shows among the last errors as a warning: a
+// A search that succeeded without Firecrawl, which did not start, is recorded as a warning, not a failure: a
 // report, a raw search, and no warning for a search whose Firecrawl ran.
 func TestActivityWarnsOfAReportWithoutFirecrawl(t *testing.T) {
 	t.Setenv("DEBUG", "false")
@@ -37,17 +37,21 @@ func TestActivityWarnsOfAReportWithoutFirecrawl(t *testing.T) {
 		if res := callSearch(context.Background(), t, c, tt.args); res.IsError {
 			t.Fatalf("%s %v: got an error result", tt.scenario, tt.args)
 		}
-		f := reg.Snapshot().Failures
+		snap := reg.Snapshot()
+		if len(snap.Failures) != 0 {
+			t.Errorf("%s: failures %+v, want none: the call succeeded", tt.scenario, snap.Failures)
+		}
+		f := snap.Warnings
 		if !tt.warn {
 			if len(f) != 0 {
-				t.Errorf("%s: failures %+v, want none", tt.scenario, f)
+				t.Errorf("%s: warnings %+v, want none", tt.scenario, f)
 			}
 			continue
 		}
 		if len(f) != 1 || !f[0].Warning || f[0].Code != codeFirecrawlUnavailable || f[0].Tool != "search" ||
 			f[0].Query != tt.args["query"] || !strings.HasPrefix(f[0].Message, "Researched without Firecrawl, which was unavailable: ") ||
 			f[0].Details == "" {
-			t.Errorf("%s %v: failures %+v, want one Firecrawl warning", tt.scenario, tt.args, f)
+			t.Errorf("%s %v: warnings %+v, want one Firecrawl warning", tt.scenario, tt.args, f)
 		}
 	}
 }

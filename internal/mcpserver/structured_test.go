@@ -122,13 +122,15 @@ func TestStructuredSaysHowItWasMade(t *testing.T) {
 				t.Errorf("_meta %v, want partial %v, finishReason %q, firecrawl %v", fields, tt.partial, tt.finishReason,
 					tt.firecrawl)
 			}
-			f := reg.Snapshot().Failures
+			f := reg.Snapshot().Warnings
 			switch {
+			case len(reg.Snapshot().Failures) != 0:
+				t.Errorf("failures %+v, want none", reg.Snapshot().Failures)
 			case !tt.firecrawl && len(f) != 0:
-				t.Errorf("failures %+v, want none", f)
+				t.Errorf("warnings %+v, want none", f)
 			case tt.firecrawl && (len(f) != 1 || !f[0].Warning || f[0].Code != codeFirecrawlUnavailable ||
 				f[0].Tool != "structured" || f[0].Message != "Researched without Firecrawl, which was "+firecrawl):
-				t.Errorf("failures %+v, want one Firecrawl warning about the structured call", f)
+				t.Errorf("warnings %+v, want one Firecrawl warning about the structured call", f)
 			}
 		})
 	}

@@ -128,17 +128,17 @@ func (m *Menu) build(ctx context.Context) {
 		m.runSlots = append(m.runSlots, slot)
 		m.on(ctx, slot, m.openStatus)
 	}
-	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures; click one for the status page")
+	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures, then warnings; click one for the status page")
 	m.noErrs = m.errs.AddSubMenuItem(labelNoErrors, "")
 	m.noErrs.Disable()
-	for range 2 * activity.MaxFailures { // each on two lines: the failure, then its fix
+	for range 2 * (activity.MaxFailures + activity.MaxWarnings) { // each on two lines: the failure, then its fix
 		slot := m.errs.AddSubMenuItem("", "Open the status page")
 		slot.Hide()
 		m.errSlots = append(m.errSlots, slot)
 		m.on(ctx, slot, m.openStatus)
 	}
 	m.errs.AddSeparator()
-	m.clear = m.errs.AddSubMenuItem(labelClear, "Forget the recorded errors")
+	m.clear = m.errs.AddSubMenuItem(labelClear, "Forget the recorded errors and warnings")
 	m.on(ctx, m.clear, func() { m.ctl.ClearErrors() })
 	recent := systray.AddMenuItem(labelRecent, "The last finished searches; click one to read its report")
 	m.noRecent = recent.AddSubMenuItem(labelNoRecent, "")

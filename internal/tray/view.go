@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -59,7 +60,7 @@ type view struct {
 	RunsTitle            string
 	Runs                 []string // at most maxRunLines+1
 	ErrorsTitle          string
-	Errors               []string // each failure, then its fix when it has one
+	Errors               []string // each failure, then each warning, each followed by its fix when it has one
 	Recent               []string // the newest reports of the history, at most MaxRecent
 	RecentIDs            []string // their ids, for the clicks
 	Clients              []clientLine
@@ -94,8 +95,7 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 		Restart:   running,
 		RunsTitle: fmt.Sprintf("Running searches (%d)", len(snap.Running)),
 	}
-	warnings := snap.Warnings()
-	failures := len(snap.Failures) - warnings
+	failures, warnings := len(snap.Failures), len(snap.Warnings)
 	v.ErrorsTitle = fmt.Sprintf("Last errors (%d)", failures)
 	if warnings > 0 {
 		v.ErrorsTitle += fmt.Sprintf(" and warnings (%d)", warnings)
@@ -107,7 +107,7 @@ func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapsho
 		}
 		v.Runs = append(v.Runs, runLine(run, now))
 	}
-	for _, f := range snap.Failures {
+	for _, f := range slices.Concat(snap.Failures, snap.Warnings) {
 		v.Errors = append(v.Errors, errorLines(f)...)
 	}
 	for _, r := range recent[:min(len(recent), MaxRecent)] {
@@ -167,9 +167,9 @@ func runLine(r activity.Run, now time.Time) string {
 	return line
 }
 
-// errorLines are one recent failure's lines: when, tool, query, code and what went wrong (for a warning, "warning"
-// and what the result lacks), then, on a line of its own so that neither pushes the other out of a menu of
-// readable width, the fix.
+// errorLines are one recent failure's lines: when, tool, query, code and what went wrong (for a warning, "warning",
+// how many calls it was about when more than one, the newest's time, tool and query, and what the result lacks),
+// then, on a line of its own so that neither pushes the other out of a menu of readable width, the fix.
 func errorLines(f activity.Failure) []string {
 	line := f.Time.Local().Format("15:04:05") + " " + f.Tool
 	if f.Query != "" {
@@ -177,13 +177,21 @@ func errorLines(f activity.Failure) []string {
 	}
 	what := f.Code
 	if f.Warning {
-		what = "warning"
+		what = "warning" + calls(f.Count)
 	}
 	lines := []string{line + " " + what + ": " + Shorten(f.Message, 80)}
 	if fix := firstLine(f.Details); fix != "" {
 		lines = append(lines, fixLine(fix))
 	}
 	return lines
+}
+
+// calls is how a warning about count calls says so when they are more than one: " (12 calls)".
+func calls(count int) string {
+	if count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d calls)", count)
 }
 
 // fixLine is the line under a failure or a setup problem that says what to do about it.

@@ -26,7 +26,9 @@ func TestRender(t *testing.T) {
 		Details: "\nSet GEMINI_FALLBACK_MODEL or wait until tomorrow.\nstderr: quota exceeded for gemini-2.5-pro"}
 	warning := activity.Failure{Time: now, Tool: "search", Query: "rust 2024", Code: "FIRECRAWL_UNAVAILABLE", Warning: true,
 		Message: "Researched without Firecrawl, which was unavailable: MCP error -32001: Request timed out",
-		Details: "Start the command of mcpServers.firecrawl by hand to see why."}
+		Details: "Start the command of mcpServers.firecrawl by hand to see why.", Count: 1}
+	repeated := warning
+	repeated.Count = 12
 	tests := []struct {
 		name string
 		st   httpserver.Status
@@ -50,19 +52,22 @@ func TestRender(t *testing.T) {
 			ErrorsTitle: "Last errors (1)", Errors: []string{`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
 				`used up and then some and then some and then some and then some and…`,
 				`    → Set GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
-		{"a warning is no failure", running, activity.Snapshot{Failures: []activity.Failure{warning}}, view{Icon: assets.Idle,
+		{"a warning is no failure", running, activity.Snapshot{Warnings: []activity.Failure{warning}}, view{Icon: assets.Idle,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
 			ErrorsTitle: "Last errors (0) and warnings (1)", Errors: []string{`10:00:00 search "rust 2024" warning: ` +
 				`Researched without Firecrawl, which was unavailable: MCP error -32001: Request…`,
 				`    → Start the command of mcpServers.firecrawl by hand to see why.`}}},
-		{"failures and warnings", running, activity.Snapshot{Failures: []activity.Failure{warning, fail}}, view{Icon: assets.Failing,
+		// The failures come first, however new the warnings: a warning about every call is no reason to look away.
+		{"failures, then warnings", running, activity.Snapshot{Failures: []activity.Failure{fail},
+			Warnings: []activity.Failure{repeated}}, view{Icon: assets.Failing,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
-			ErrorsTitle: "Last errors (1) and warnings (1)", Errors: []string{`10:00:00 search "rust 2024" warning: ` +
-				`Researched without Firecrawl, which was unavailable: MCP error -32001: Request…`,
-				`    → Start the command of mcpServers.firecrawl by hand to see why.`,
+			ErrorsTitle: "Last errors (1) and warnings (1)", Errors: []string{
 				`10:00:00 deep_search "rust 2024" QUOTA_ERROR: daily quota ` +
 					`used up and then some and then some and then some and then some and…`,
-				`    → Set GEMINI_FALLBACK_MODEL or wait until tomorrow.`}}},
+				`    → Set GEMINI_FALLBACK_MODEL or wait until tomorrow.`,
+				`10:00:00 search "rust 2024" warning (12 calls): ` +
+					`Researched without Firecrawl, which was unavailable: MCP error -32001: Request…`,
+				`    → Start the command of mcpServers.firecrawl by hand to see why.`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +112,29 @@ func TestRenderManyRuns(t *testing.T) {
 	}
 	if !strings.Contains(v.Tooltip, "13 researching") {
 		t.Errorf("tooltip %q", v.Tooltip)
+	}
+}
+
+// A registry full of failures and warnings, each with its fix, fills the menu's slots for them and no more: a
+// warning that came with every call shows once, after every failure.
+func TestRenderAllFailuresAndWarnings(t *testing.T) {
+	t.Parallel()
+	r := activity.New()
+	for i := range activity.MaxFailures + activity.MaxWarnings {
+		r.Record(activity.Failure{Tool: "search", Code: "CLI_ERROR", Message: fmt.Sprint("failure ", i), Details: "fix it"})
+		for range 5 {
+			r.Record(activity.Failure{Tool: "search", Code: "FIRECRAWL_UNAVAILABLE", Message: fmt.Sprint("warning ", i),
+				Details: "start it", Warning: true})
+		}
+	}
+	v := render(httpserver.Status{State: httpserver.Running}, nil, r.Snapshot(), nil, time.Now())
+	if n := len(v.Errors); n != 2*(activity.MaxFailures+activity.MaxWarnings) {
+		t.Errorf("%d lines, want %d: the menu's slots", n, 2*(activity.MaxFailures+activity.MaxWarnings))
+	}
+	first := v.Errors[2*activity.MaxFailures]
+	if v.ErrorsTitle != fmt.Sprintf("Last errors (%d) and warnings (%d)", activity.MaxFailures, activity.MaxWarnings) ||
+		!strings.Contains(first, fmt.Sprint("warning (5 calls): warning ", activity.MaxFailures+activity.MaxWarnings-1)) {
+		t.Errorf("title %q, first warning %q", v.ErrorsTitle, first)
 	}
 }
 

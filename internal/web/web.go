@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -283,9 +284,9 @@ type statusPage struct {
 	Nonce    string // of the page's one script
 	Server   string
 	Running  []runView
-	Failures []activity.Failure // newest first, warnings among them
-	Errors   int                // the failures that are not warnings
-	Warnings int                // calls that succeeded with something to know: not failures
+	Failures []activity.Failure // the failures, newest first, then the warnings, newest first
+	Errors   int                // the failures
+	Warnings int                // the warnings: calls that succeeded with something to know, not failures
 	Recent   []recentView
 	Kept     int // reports in the history, of which Recent shows the newest
 }
@@ -307,8 +308,8 @@ type runView struct {
 // statusNow is what /status shows now.
 func (h *Handler) statusNow() statusPage {
 	snap := h.b.Activity()
-	p := statusPage{Server: h.b.Status().Line(), Failures: snap.Failures, Warnings: snap.Warnings()}
-	p.Errors = len(p.Failures) - p.Warnings
+	p := statusPage{Server: h.b.Status().Line(), Failures: slices.Concat(snap.Failures, snap.Warnings),
+		Errors: len(snap.Failures), Warnings: len(snap.Warnings)}
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
 	}

@@ -548,41 +548,51 @@ func TestStatusPage(t *testing.T) {
 }
 
 // TestStatusPageTellsWarningsFromErrors: a call that succeeded with a warning (Firecrawl did not start) is listed
-// among the last errors as the tray lists it: "warning" where a failure has its code, in a row of its own class, and
-// counted apart, not as an error.
+// after the last errors as the tray lists it: "warning" where a failure has its code, with the number of calls it was
+// about when more than one, in a row of its own class, and counted apart, not as an error.
 func TestStatusPageTellsWarningsFromErrors(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	warning := activity.Failure{Time: now, Tool: "search", Query: "föhn", Code: "FIRECRAWL_UNAVAILABLE", Warning: true,
 		Message: "Researched without Firecrawl, which was unavailable: MCP error -32000: Connection closed",
-		Details: "Start the command of mcpServers.firecrawl by hand to see why."}
-	failure := activity.Failure{Time: now, Tool: "search", Query: "go_1.26", Code: "QUOTA_ERROR", Message: "quota used up"}
+		Details: "Start the command of mcpServers.firecrawl by hand to see why.", Count: 1}
+	repeated := warning
+	repeated.Count = 7
+	failure := activity.Failure{Time: now, Tool: "search", Query: "go_1.26", Code: "QUOTA_ERROR", Message: "quota used up", Count: 1}
 	clock := now.Local().Format("15:04:05")
 	warningRow := `<tr class="warning" title="FIRECRAWL_UNAVAILABLE: the call succeeded"><td class="mono">` + clock +
 		`</td><td>search</td><td>föhn</td><td class="mono">warning</td><td>Researched without Firecrawl, which was ` +
 		`unavailable: MCP error -32000: Connection closed</td><td class="pre">Start the command of mcpServers.firecrawl by ` +
 		`hand to see why.</td></tr>`
+	errorRow := `<tr><td class="mono">` + clock +
+		`</td><td>search</td><td>go_1.26</td><td class="mono">QUOTA_ERROR</td><td>quota used up</td>`
 	tests := []struct {
-		name     string
-		failures []activity.Failure
-		want     []string
+		name string
+		snap activity.Snapshot
+		want []string // in this order
 	}{
-		{"a warning alone", []activity.Failure{warning}, []string{"Last errors (0) and warnings (1)", warningRow}},
-		{"a warning and an error", []activity.Failure{warning, failure},
-			[]string{"Last errors (1) and warnings (1)", warningRow, `<tr><td class="mono">` + clock +
-				`</td><td>search</td><td>go_1.26</td><td class="mono">QUOTA_ERROR</td><td>quota used up</td>`}},
-		{"an error alone", []activity.Failure{failure}, []string{"Last errors (1)</h2>", "QUOTA_ERROR"}},
+		{"a warning alone", activity.Snapshot{Warnings: []activity.Failure{warning}},
+			[]string{"Last errors (0) and warnings (1)", warningRow}},
+		{"an error, then a warning", activity.Snapshot{Failures: []activity.Failure{failure}, Warnings: []activity.Failure{warning}},
+			[]string{"Last errors (1) and warnings (1)", errorRow, warningRow}},
+		{"a warning of many calls", activity.Snapshot{Warnings: []activity.Failure{repeated}},
+			[]string{"Last errors (0) and warnings (1)", `<td class="mono">warning (7 calls)</td>`}},
+		{"an error alone", activity.Snapshot{Failures: []activity.Failure{failure}}, []string{"Last errors (1)</h2>", "QUOTA_ERROR"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b, srv, _ := setup(t)
-			b.snap = activity.Snapshot{Failures: tt.failures}
+			b.snap = tt.snap
 			_, body := get(t, srv.URL+"/status", true)
+			rest := body
 			for _, want := range tt.want {
-				if !strings.Contains(body, want) {
-					t.Errorf("status page lacks %q:\n%s", want, body)
+				_, after, ok := strings.Cut(rest, want)
+				if !ok {
+					t.Errorf("status page lacks %q, or has it before %q:\n%s", want, tt.want, body)
+					break
 				}
+				rest = after
 			}
 			if strings.Contains(body, "FIRECRAWL_UNAVAILABLE</td>") {
 				t.Errorf("the warning's code is shown as a failure's:\n%s", body)
