@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -1274,4 +1275,77 @@ func containsInFiles(t *testing.T, dir, s string) bool {
 		}
 	}
 	return false
+}
+
+// 21. The user's own MCP servers stay out of the research: servers of ~/.gemini/settings.json (one of them named
+// firecrawl) and one of an extension, all broken, never start, with Firecrawl configured or not. Without DEBUG the
+// CLI would only say "MCP issues detected" for them, which the server would take for Firecrawl down: every search
+// warned of, none cached. Firecrawl, configured, starts in place of the user's and is offered; each report is
+// whole, warns of nothing, and is cached.
+func TestUserMCPServersStayOut(t *testing.T) {
+	s := newScenario(t, "21 user MCP servers stay out")
+	groundedScript(s)
+	s.withFirecrawl("")
+	started := filepath.Join(s.root, "started.txt") // each broken server writes its name here when it starts
+	broken := filepath.Join(s.root, "broken-mcp")
+	writeFile(t, broken, "#!/bin/sh\necho \"$1\" >> '"+started+"'\nexit 1\n")
+	if err := os.Chmod(broken, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	server := func(name string) map[string]any {
+		return map[string]any{"command": broken, "args": []string{name}, "timeout": 15000}
+	}
+	user, _ := json.Marshal(map[string]any{
+		"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"privacy":    map[string]any{"usageStatisticsEnabled": false},
+		"mcpServers": map[string]any{"mine": server("user"), "firecrawl": server("user-firecrawl")},
+	})
+	writeFile(t, filepath.Join(s.home, ".gemini", "settings.json"), string(user))
+	ext := filepath.Join(s.home, ".gemini", "extensions", "mine")
+	if err := os.MkdirAll(ext, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	manifest, _ := json.Marshal(map[string]any{"name": "mine", "version": "1.0.0",
+		"mcpServers": map[string]any{"mine-ext": server("extension")}})
+	writeFile(t, filepath.Join(ext, "gemini-extension.json"), string(manifest))
+
+	for _, tt := range []struct {
+		name  string
+		env   []string
+		tools []string
+	}{
+		{"with Firecrawl", []string{"GEMINI_SEARCH_CONFIG_DIR=" + filepath.Join(s.root, "config-firecrawl"),
+			"FIRECRAWL_API_URL=" + s.firecrawlURL}, firecrawlTools},
+		{"without Firecrawl", nil, plainTools},
+	} {
+		seen := len(s.mock.Requests())
+		srv := s.startHTTP(append(tt.env, "DEBUG=false", "GEMINI_CACHE_TTL=900000")...)
+		for i := range 2 {
+			out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question}}, nil)
+			checkGroundedReport(t, tt.name, out.Result)
+			h := honestyOf(t, tt.name, out.Result)
+			if h.Metadata.Firecrawl != "" || h.Metadata.Cached != (i == 1) {
+				t.Errorf("%s, call %d: metadata.firecrawl %q, cached %v; want no warning, and the second call cached",
+					tt.name, i+1, h.Metadata.Firecrawl, h.Metadata.Cached)
+			}
+		}
+		chats := 0
+		for _, r := range s.mock.Requests()[seen:] {
+			if r.Kind == mg.KindChat {
+				chats++
+				if !slices.Equal(sorted(r.Tools), sorted(tt.tools)) {
+					t.Errorf("%s: request %d offered %q, want exactly %q", tt.name, r.Seq, sorted(r.Tools), sorted(tt.tools))
+				}
+			}
+		}
+		if chats == 0 {
+			t.Errorf("%s: the CLI never asked the model", tt.name)
+		}
+	}
+	if data, err := os.ReadFile(started); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the user's own MCP servers started: %q (%v)", data, err)
+	}
+	if log := srvLog(s); strings.Contains(log, "Firecrawl did not start") {
+		t.Errorf("the server blamed Firecrawl:\n%s", log)
+	}
 }
