@@ -3,6 +3,7 @@ package research
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -112,8 +113,13 @@ func (b *builder) report(now time.Time) Report {
 		footer += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
 	}
 	report := prefix + text + section + footer
+	if len(report) == len(text) {
+		// Nothing around the text: a copy of its own, since the text may be a slice of a larger answer that
+		// whoever keeps the report (the cache, the parts of a long report) would keep too.
+		report = strings.Clone(text)
+	}
 	// The summary is the report's text without the notice, the sources list and the footers: a part of the report,
-	// not a copy of its own, which whoever keeps the report (the cache, a task's result) would keep too.
+	// not a copy of its own.
 	return Report{Success: true, Report: report, ParseWarning: !b.freeText && !cur.parsed, Partial: b.partial, Metadata: m,
 		Summary: report[len(prefix) : len(prefix)+len(text)]}
 }

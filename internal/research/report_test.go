@@ -38,3 +38,20 @@ func inMemoryOf(part, whole string) bool {
 	p, w := uintptr(unsafe.Pointer(unsafe.StringData(part))), uintptr(unsafe.Pointer(unsafe.StringData(whole)))
 	return w <= p && p < w+uintptr(len(whole))
 }
+
+// A report with nothing around its text (no notice, sources or footer) is a copy, not a slice of the answer it came
+// from, which whoever keeps the report would keep too.
+func TestReportIsAStringOfItsOwn(t *testing.T) {
+	t.Parallel()
+	answer := "The answer. " + strings.Repeat("Then the rest of the output. ", 100)
+	b := newBuilder("topic", "", time.Time{})
+	b.freeText = true
+	b.use(roundResult{res: backend.Result{Text: answer[:len("The answer.")]}})
+	rep := b.report(time.Time{})
+	if rep.Report != "The answer." || rep.Summary != rep.Report {
+		t.Fatalf("report %q, summary %q, want the answer's text", rep.Report, rep.Summary)
+	}
+	if inMemoryOf(rep.Report, answer) {
+		t.Error("the report is a slice of the answer")
+	}
+}
