@@ -36,8 +36,9 @@ type chunkStore struct {
 	reports *expiring.Map[string, chunked] // by id
 }
 
-// chunked is a report kept in parts: a copy of its own of the whole text, which pins nothing else and whose bytes
-// count once, and the end of each part in it.
+// chunked is a report kept in parts: its text and the end of each part in it. The text is the report the engine
+// made, a string of its own (research's report.go), which the cache may hold too: it is not copied again, and its
+// bytes count once however many parts it has.
 type chunked struct {
 	text string
 	ends []int
@@ -47,23 +48,17 @@ func newChunkStore() *chunkStore {
 	return &chunkStore{now: time.Now, reports: expiring.New[string, chunked](chunkTTL, maxChunkBytes, 0)}
 }
 
-// put stores parts and returns their id.
-func (s *chunkStore) put(parts []string) string {
+// put stores report, cut into parts (split), and returns its id.
+func (s *chunkStore) put(report string, parts []string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b) // never fails
 	id := hex.EncodeToString(b)
-	c := chunked{ends: make([]int, 0, len(parts))}
-	size := 0
-	for _, p := range parts {
-		size += len(p)
+	c := chunked{text: report, ends: make([]int, len(parts))}
+	end := 0
+	for i, p := range parts {
+		end += len(p)
+		c.ends[i] = end
 	}
-	var text strings.Builder
-	text.Grow(size)
-	for _, p := range parts {
-		text.WriteString(p)
-		c.ends = append(c.ends, text.Len())
-	}
-	c.text = text.String()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()

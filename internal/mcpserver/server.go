@@ -480,7 +480,7 @@ func (t *tools) reportResult(rep research.Report, out outputFile) *mcp.CallToolR
 	}
 	if limit := t.opts.ResponseLimit(); len(rep.Report) > limit { // bytes ≥ characters: a cheap first check
 		if parts := split(rep.Report, limit); len(parts) > 1 {
-			id := t.chunks.put(parts)
+			id := t.chunks.put(rep.Report, parts)
 			body.Chunks = &chunkRef{ID: id, Count: len(parts)}
 			body.Report.Report = parts[0] + fmt.Sprintf("\n\n[Report continues: this is part 1 of %d. Call fetch_chunk with "+
 				"id %q and index 2 to %d for the rest; the parts are kept for up to %d minutes.]", len(parts), id, len(parts),
