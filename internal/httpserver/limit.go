@@ -30,8 +30,8 @@ type connLimit struct {
 	open   int
 	idle   map[*limitedConn]idleSince // the keep-alive connections between requests, and since when
 	seq    uint64                     // counts the connections that went idle: an order, where a clock may tie
-	wake   chan struct{}           // a connection closed or went idle
-	closed chan struct{}           // the listener was closed
+	wake   chan struct{}              // a connection closed or went idle
+	closed chan struct{}              // the listener was closed
 	once   sync.Once
 }
 
