@@ -17,7 +17,7 @@ import (
 // maxChunkBytes of them, all reports together: past it, the oldest report's parts go first.
 const (
 	chunkTTL      = 30 * time.Minute
-	maxChunkBytes = 8 << 20
+	maxChunkBytes = 4 << 20
 )
 
 // chunksKept says how long parts are kept, as the tool's description and the errors say it.

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,8 +94,8 @@ func TestChunkStoreKeepsAtMostMaxChunkBytes(t *testing.T) {
 		t.Errorf("%d bytes held, want at most %d and no less than the last reports that fit", held, maxChunkBytes)
 	}
 	_, _, err := s.get(ids[0], 2)
-	if !errors.Is(err, errChunkNotFound) || !strings.Contains(err.Error(), "8 MiB") {
-		t.Errorf("the oldest report: %v, want errChunkNotFound saying the store keeps 8 MiB", err)
+	if !errors.Is(err, errChunkNotFound) || !strings.Contains(err.Error(), fmt.Sprintf("%d MiB", maxChunkBytes>>20)) {
+		t.Errorf("the oldest report: %v, want errChunkNotFound saying how much the store keeps", err)
 	}
 	part, n, err := s.get(ids[reports-1], 4)
 	if err != nil || n != 4 || part != last[3*size/4:] {

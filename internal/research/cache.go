@@ -11,7 +11,7 @@ import (
 // Bounds on what a Cache holds: past either, the oldest report goes first.
 const (
 	maxCached      = 256
-	maxCachedBytes = 8 << 20
+	maxCachedBytes = 4 << 20
 )
 
 // Cache keeps finished reports for a while (GEMINI_CACHE_TTL), so that an identical request (same tool, arguments
