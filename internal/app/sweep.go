@@ -15,7 +15,7 @@ const sweepEvery = time.Minute
 // releaseAfter is how much less the stores must hold than at their peak since memory was last handed back for a
 // sweep to hand it back to the OS at once (when no call runs): else the runtime takes two of its collections,
 // about four minutes after the load, to do it.
-const releaseAfter = 8 << 20
+const releaseAfter = 4 << 20
 
 // sweeper runs the sweeps of the stores every sweepEvery (mcpserver.Sweeper), so that what they keep goes when the
 // traffic stops too, not only when new traffic comes, and hands the memory freed back to the OS.

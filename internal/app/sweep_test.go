@@ -30,11 +30,11 @@ func TestSweeperHandsMemoryBackOnceTheStoresLetGo(t *testing.T) {
 		busy          bool
 		want          int // releases so far
 	}{
-		{"under load", 10 << 20, 8 << 20, true, 0},
-		{"the events go while a call runs", 0, 8 << 20, true, 0},
-		{"no call runs", 0, 8 << 20, false, 1},
-		{"again: nothing more went", 0, 8 << 20, false, 1},
-		{"a little went", 0, 4 << 20, false, 1},
+		{"under load", 2 * releaseAfter, 2 * releaseAfter, true, 0},
+		{"the events go while a call runs", 0, 2 * releaseAfter, true, 0},
+		{"no call runs", 0, 2 * releaseAfter, false, 1},
+		{"again: nothing more went", 0, 2 * releaseAfter, false, 1},
+		{"a little went", 0, 2*releaseAfter - releaseAfter/2, false, 1},
 		{"the cache went", 0, 0, false, 2},
 	} {
 		events, cache, busy = step.events, step.cache, step.busy
