@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/winpath"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/pathcheck"
 )
 
 // droppedEnv are variables removed from the CLI's environment.
@@ -167,7 +167,7 @@ func unescapeRef(ref string, windows bool) string {
 // on macOS /net/host mounts it). Then, its links resolved, it must be a regular file inside the dir resolved; the
 // resolved path is returned.
 func refFile(path string, dirs []string, windows bool) (string, bool) {
-	if windows && winpath.IsShareOrDevice(path) {
+	if windows && pathcheck.IsShareOrDevice(path) {
 		return "", false
 	}
 	for _, dir := range dirs {
@@ -177,11 +177,11 @@ func refFile(path string, dirs []string, windows bool) (string, bool) {
 			candidate = filepath.Join(dir, path)
 		}
 		realDir, err := filepath.EvalSymlinks(dir) // the run's folder, not the client's path
-		if err != nil || !within(dir, candidate) && !within(realDir, candidate) {
+		if err != nil || !pathcheck.Within(dir, candidate) && !pathcheck.Within(realDir, candidate) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(candidate)
-		if err != nil || !within(realDir, real) {
+		if err != nil || !pathcheck.Within(realDir, real) {
 			continue
 		}
 		if info, err := os.Stat(real); err == nil && info.Mode().IsRegular() {
@@ -189,12 +189,6 @@ func refFile(path string, dirs []string, windows bool) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// within reports whether path is dir or lies inside it, as written; both are absolute and clean.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // quoteRef writes path, absolute, as an @ reference the CLI reads back as path, or reports that it will not. It

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/winpath"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/pathcheck"
 )
 
 // A folder handed to the agent (ask's workingDirectory) lets it read every file there, and the files the prompt
@@ -53,7 +53,7 @@ func agentFolder(dir string, stdio bool, w Workspace) (string, error) {
 		}
 		return clean, nil
 	}
-	if runtime.GOOS == "windows" && winpath.IsShareOrDevice(clean) {
+	if runtime.GOOS == "windows" && pathcheck.IsShareOrDevice(clean) {
 		return "", fmt.Errorf("%q names a network share or a device: over HTTP the agent may be handed only a "+
 			"folder on a local disk", dir)
 	}
@@ -61,7 +61,7 @@ func agentFolder(dir string, stdio bool, w Workspace) (string, error) {
 		return "", err
 	}
 	if !slices.ContainsFunc(w.Roots, func(root string) bool {
-		return lexicallyUnder(filepath.Clean(root), clean) || lexicallyUnder(resolvedOrClean(root), clean)
+		return pathcheck.Within(filepath.Clean(root), clean) || pathcheck.Within(resolvedOrClean(root), clean)
 	}) {
 		return "", notUnderRoots(dir, w)
 	}
@@ -132,12 +132,6 @@ func resolvedOrClean(path string) string {
 		return real
 	}
 	return filepath.Clean(path)
-}
-
-// lexicallyUnder reports whether path is dir or lies inside it, as written; both are absolute and clean. It opens
-// nothing, and reads names as the platform's filepath.Rel does (Windows: in any case).
-func lexicallyUnder(dir, path string) bool {
-	return dir == path || inside(dir, path)
 }
 
 // under reports whether path is the folder dir or lies inside it, comparing folders by identity (os.SameFile), not

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/pathcheck"
 )
 
 // output_file: search and deep_search can also write their report to a file. A stdio client is a process the user
@@ -86,7 +87,7 @@ func outputPath(name string, stdio bool, cwd, dir string) (outputFile, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, name)
 	}
-	if !inside(dir, path) {
+	if !pathcheck.Inside(dir, path) {
 		return outputFile{}, fmt.Errorf("output_file %q is outside GEMINI_OUTPUT_DIR (%s): over HTTP a report may be "+
 			"written only inside that folder; give a path relative to it", name, dir)
 	}
@@ -101,7 +102,7 @@ func confine(o outputFile) error {
 	dir, err := resolveExisting(o.dir)
 	if err == nil {
 		var path string
-		if path, err = resolveExisting(o.path); err == nil && !inside(dir, path) {
+		if path, err = resolveExisting(o.path); err == nil && !pathcheck.Inside(dir, path) {
 			return fmt.Errorf("output_file %s leads outside GEMINI_OUTPUT_DIR (%s) through a symbolic link: over HTTP "+
 				"a report may be written only inside that folder", o.path, o.dir)
 		}
@@ -148,12 +149,6 @@ func resolveExistingDepth(path string, depth int) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
-}
-
-// inside reports whether path lies strictly inside dir; both are absolute and clean.
-func inside(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // outputFile reads a call's output_file argument and applies the rule of the transport it came over. A refusal is
