@@ -310,14 +310,7 @@ func TestRunSaysFirecrawlIsDown(t *testing.T) {
 				c.Firecrawl = tt.firecrawl
 				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			}
-			var r *gemini.Runner
-			if tt.warm {
-				r = newWarmRunner(t, fake, change)
-				r.KeepWarm("m1")
-				waitWarm(t, r, fake, 1, 1)
-			} else {
-				r = newRunner(t, fake, change)
-			}
+			r := coldOrWarmRunner(t, fake, tt.warm, change)
 			res, err := run(t, r, backend.Request{Model: "m1"})
 			if err != nil || res.Text != geminitest.DefaultAnswer || res.FirecrawlDown != tt.want {
 				t.Fatalf("got %q, FirecrawlDown %q, %v; want the answer and FirecrawlDown %q", res.Text, res.FirecrawlDown, err, tt.want)
@@ -359,14 +352,7 @@ func TestOnlyFirecrawlsMCPServerStarts(t *testing.T) {
 				c.ExtraEnv = append(c.ExtraEnv, "DEBUG=false")
 				c.Firecrawl = tt.firecrawl
 			}
-			var r *gemini.Runner
-			if tt.warm {
-				r = newWarmRunner(t, fake, change)
-				r.KeepWarm("m1")
-				waitWarm(t, r, fake, 1, 1)
-			} else {
-				r = newRunner(t, fake, change)
-			}
+			r := coldOrWarmRunner(t, fake, tt.warm, change)
 			res, err := run(t, r, backend.Request{Model: "m1"})
 			if err != nil || res.Text != geminitest.DefaultAnswer || res.FirecrawlDown != tt.want {
 				t.Fatalf("got %q, FirecrawlDown %q, %v; want the answer and FirecrawlDown %q", res.Text, res.FirecrawlDown, err, tt.want)
@@ -377,4 +363,17 @@ func TestOnlyFirecrawlsMCPServerStarts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// coldOrWarmRunner is a runner on fake with change applied to its config: warm, with a process for model m1
+// waiting, or cold.
+func coldOrWarmRunner(t *testing.T, fake *geminitest.Fake, warm bool, change func(*gemini.Config)) *gemini.Runner {
+	t.Helper()
+	if !warm {
+		return newRunner(t, fake, change)
+	}
+	r := newWarmRunner(t, fake, change)
+	r.KeepWarm("m1")
+	waitWarm(t, r, fake, 1, 1)
+	return r
 }
