@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -18,14 +19,14 @@ type configured struct {
 	cfg      config.Config
 	backends *runners.Set
 	engine   *research.Engine
-	problems []doctor.Check // what the setup checks find wrong with it: no CLI, no credentials
+	problems []checklist.Check // what the setup checks find wrong with it: no CLI, no credentials
 }
 
 // configure builds the backends cfg asks for and the engine around them. The queue and the joined calls are the
 // App's, shared with the engines built before; the queue and the cache take cfg's limits once the engine is built.
 func (a *App) configure(cfg config.Config) (*configured, error) {
 	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, a.env.Home, a.log, a.warmth.Notify)}
-	c.problems = doctor.Problems(doctor.Setup(cfg, c.backends, a.env))
+	c.problems = checklist.Problems(doctor.Setup(cfg, c.backends, a.env))
 	if c.backends.CLIErr == nil {
 		a.log.Info("using the Gemini CLI", "command", c.backends.CLI.String())
 	}

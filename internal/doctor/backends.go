@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
@@ -37,7 +38,7 @@ type backends struct {
 
 // probe is what doctor found of one backend.
 type probe struct {
-	Check
+	checklist.Check
 	shown   bool  // the line belongs in the checklist
 	queried bool  // a query was sent
 	err     error // the query's error
@@ -47,7 +48,7 @@ type probe struct {
 // Gemini API, each with the answer to a real query unless offline: the active backend is always queried, and the
 // other one too when the configuration sets it up (auto: the CLI when it is signed in, the API when a key is set).
 // Both queries run at once. answered names the active backend when it answered its query, "" otherwise.
-func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, offline bool) (checks []Check, answered string) {
+func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, offline bool) (checks []checklist.Check, answered string) {
 	b := backends{cfg: cfg, set: set, offline: offline, limit: queryTimeout}
 	if cfg.SearchTimeout > 0 {
 		b.limit = min(b.limit, cfg.SearchTimeout)
@@ -80,7 +81,7 @@ func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, off
 			cli.Detail += "\nauto switches to the Gemini API at the first search: " + reason
 		}
 	}
-	checks = []Check{{Name: "Backend", OK: true, Detail: state.String()}}
+	checks = []checklist.Check{{Name: "Backend", OK: true, Detail: state.String()}}
 	for _, p := range []probe{cli, api} {
 		if p.shown {
 			checks = append(checks, p.Check)
@@ -97,7 +98,7 @@ type versioner interface {
 // cli checks the Gemini CLI: it is found, it runs, and it answers when it is the active backend or signed in.
 // Where auto serves from the API anyway, its problems are hints.
 func (b backends) cli(ctx context.Context) probe {
-	p := probe{Check: Check{Name: "Gemini CLI"}, shown: true}
+	p := probe{Check: checklist.Check{Name: "Gemini CLI"}, shown: true}
 	if b.cfg.Backend == config.BackendAPI {
 		p.OK, p.Detail = true, "not used (GEMINI_BACKEND=api)"
 		return p
@@ -134,7 +135,7 @@ func (b backends) cli(ctx context.Context) probe {
 
 // api checks the Gemini API: a key is set, and the API answers it.
 func (b backends) api(ctx context.Context) probe {
-	p := probe{Check: Check{Name: "Gemini API"}, shown: true}
+	p := probe{Check: checklist.Check{Name: "Gemini API"}, shown: true}
 	switch {
 	case b.cfg.Backend == config.BackendCLI:
 		p.shown = false

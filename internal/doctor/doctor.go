@@ -13,19 +13,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
-
-// Check is one line of the checklist. A failed check makes doctor exit non-zero; a hint does not.
-type Check struct {
-	Name   string
-	OK     bool
-	Hint   bool   // informational: shown with "!" instead of "✗" and never fails the run
-	Detail string // one line; doctor's own checks may add more (what a backend said, the fix)
-}
 
 // Options are what a doctor run needs besides the configuration.
 type Options struct {
@@ -37,8 +30,8 @@ type Options struct {
 }
 
 // Run runs every check for cfg, in the order people read them, the queries to the backends last.
-func Run(ctx context.Context, cfg config.Config, o Options) []Check {
-	checks := []Check{
+func Run(ctx context.Context, cfg config.Config, o Options) []checklist.Check {
+	checks := []checklist.Check{
 		checkConfigDir(cfg, o.Env.Home), // first: it prepares the dir the CLI runs in
 		checkSettings(cfg, o.Env.Home),
 		checkFirecrawl(cfg),
@@ -67,10 +60,10 @@ func notFound(err error) string {
 // Setup runs the checks that start no program and write nothing, on the backends set built for cfg: the Gemini
 // CLI was found (unless the Gemini API does all the work), and a credential is there. The servers run them at start
 // and after each configuration change.
-func Setup(cfg config.Config, set *runners.Set, env config.Env) []Check {
-	var checks []Check
+func Setup(cfg config.Config, set *runners.Set, env config.Env) []checklist.Check {
+	var checks []checklist.Check
 	if cfg.Backend != config.BackendAPI {
-		c := Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
+		c := checklist.Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
 		if set.CLIErr != nil {
 			c.Detail = fmt.Sprintf("%s\nfix: %s", notFound(set.CLIErr), gemini.HintNotFound)
 		}
@@ -79,33 +72,16 @@ func Setup(cfg config.Config, set *runners.Set, env config.Env) []Check {
 	return append(checks, checkAuth(cfg, env))
 }
 
-// Problems are the checks that did not pass, hints included.
-func Problems(checks []Check) []Check {
-	var problems []Check
-	for _, c := range checks {
-		if !c.OK {
-			problems = append(problems, c)
-		}
-	}
-	return problems
-}
-
 // Print writes checks as a checklist and reports whether nothing is broken. The further lines of a detail are
 // indented under its first.
-func Print(w io.Writer, checks []Check) bool {
+func Print(w io.Writer, checks []checklist.Check) bool {
 	const width = 13
 	indent := strings.Repeat(" ", 2+width+1) // under the first line's detail: mark and space, name, space
 	healthy := true
 	for _, c := range checks {
-		mark := "✓"
-		switch {
-		case !c.OK && c.Hint:
-			mark = "!"
-		case !c.OK:
-			mark, healthy = "✗", false
-		}
+		healthy = healthy && !c.Broken()
 		first, rest, _ := strings.Cut(c.Detail, "\n")
-		fmt.Fprintf(w, "%s %-*s %s\n", mark, width, c.Name, first)
+		fmt.Fprintf(w, "%s %-*s %s\n", c.Mark(), width, c.Name, first)
 		for line := range strings.Lines(rest) {
 			fmt.Fprint(w, indent+line)
 		}
@@ -121,8 +97,8 @@ func Print(w io.Writer, checks []Check) bool {
 
 // checkConfigDir creates the config dir, and settings.json when it is missing, as the servers do at start, then
 // proves the dir is writable. An existing settings.json is left as it is: checkSettings reports on it.
-func checkConfigDir(cfg config.Config, home string) Check {
-	c := Check{Name: "Config dir"}
+func checkConfigDir(cfg config.Config, home string) checklist.Check {
+	c := checklist.Check{Name: "Config dir"}
 	dir := cfg.Dir
 	if _, err := os.Stat(workspace.SettingsPath(dir)); errors.Is(err, fs.ErrNotExist) {
 		if _, err := workspace.Regenerate(dir, workspace.OptionsFor(cfg, home), false); err != nil {
@@ -143,8 +119,8 @@ func checkConfigDir(cfg config.Config, home string) Check {
 
 // checkSettings reports a settings.json that the CLI cannot read, and one whose owned entries (Firecrawl, key
 // auth) do not match the configuration yet.
-func checkSettings(cfg config.Config, home string) Check {
-	c := Check{Name: "settings.json"}
+func checkSettings(cfg config.Config, home string) checklist.Check {
+	c := checklist.Check{Name: "settings.json"}
 	path := workspace.SettingsPath(cfg.Dir)
 	if err := workspace.Check(cfg.Dir); err != nil {
 		c.Detail = fmt.Sprintf("%v; delete it to have it regenerated", err)
@@ -159,8 +135,8 @@ func checkSettings(cfg config.Config, home string) Check {
 	return c
 }
 
-func checkFirecrawl(cfg config.Config) Check {
-	c := Check{Name: "Firecrawl", Hint: true, OK: true, Detail: cfg.FirecrawlMode()}
+func checkFirecrawl(cfg config.Config) checklist.Check {
+	c := checklist.Check{Name: "Firecrawl", Hint: true, OK: true, Detail: cfg.FirecrawlMode()}
 	if !cfg.FirecrawlEnabled() {
 		c.Detail = "off: set FIRECRAWL_API_KEY (cloud) or FIRECRAWL_API_URL (self-hosted) to scrape JavaScript-heavy pages"
 	}
@@ -170,8 +146,8 @@ func checkFirecrawl(cfg config.Config) Check {
 // checkAuth lists the credentials there are: the Gemini API key in force (its variable and last four characters,
 // never more) and the Gemini CLI's own sign-in. It fails when there is neither: every search would fail, unless the
 // CLI signs in some way it cannot see (Run makes it a hint when the active backend answers its query).
-func checkAuth(cfg config.Config, env config.Env) Check {
-	c := Check{Name: "Auth"}
+func checkAuth(cfg config.Config, env config.Env) checklist.Check {
+	c := checklist.Check{Name: "Auth"}
 	var found []string
 	if key, from := cfg.APIKey(); key != "" {
 		found = append(found, fmt.Sprintf("%s %s (%s)", from, cfg.Shown(from), origin(cfg, from)))
@@ -200,8 +176,8 @@ func origin(cfg config.Config, name string) string {
 
 // checkHTTP applies the servers' rule for the HTTP host (exposure) to cfg, so that doctor fails on a host that
 // `--http` would refuse.
-func checkHTTP(cfg config.Config, exposure func(config.Config) error) Check {
-	c := Check{Name: "HTTP", OK: true, Detail: "--http serves http://" + cfg.Addr() + "/mcp"}
+func checkHTTP(cfg config.Config, exposure func(config.Config) error) checklist.Check {
+	c := checklist.Check{Name: "HTTP", OK: true, Detail: "--http serves http://" + cfg.Addr() + "/mcp"}
 	if cfg.AuthToken != "" {
 		c.Detail += " (MCP_AUTH_TOKEN required)"
 	}
@@ -210,3 +186,6 @@ func checkHTTP(cfg config.Config, exposure func(config.Config) error) Check {
 	}
 	return c
 }
+
+// Check is the checklist's line, under its old name while callers move to checklist.Check.
+type Check = checklist.Check

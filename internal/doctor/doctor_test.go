@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
@@ -354,14 +355,14 @@ func TestSetup(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	missing := config.Config{Dir: dir, CLIPath: filepath.Join(dir, "no-gemini")}
-	problems := Problems(Setup(missing, runners.New(t.Context(), missing, "", nil, nil), config.Env{Home: t.TempDir()}))
+	problems := checklist.Problems(Setup(missing, runners.New(t.Context(), missing, "", nil, nil), config.Env{Home: t.TempDir()}))
 	if len(problems) != 2 || problems[0].Name != "Gemini CLI" || !strings.Contains(problems[0].Detail, "npm install -g @google/gemini-cli") ||
 		problems[1].Name != "Auth" || problems[1].Hint || !strings.Contains(problems[1].Detail, gemini.HintAuth) {
 		t.Errorf("got %+v, want the missing CLI (saying how to install it) and the missing credential (a failure)", problems)
 	}
 
 	found := config.Config{Dir: dir, CLIPath: os.Args[0], GeminiAPIKey: "k"}
-	if problems := Problems(Setup(found, runners.New(t.Context(), found, "", nil, nil), config.Env{})); len(problems) != 0 {
+	if problems := checklist.Problems(Setup(found, runners.New(t.Context(), found, "", nil, nil), config.Env{})); len(problems) != 0 {
 		t.Errorf("got %+v, want no problem with a CLI and a key", problems)
 	}
 
@@ -374,12 +375,12 @@ func TestSetup(t *testing.T) {
 func TestPrint(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	healthy := Print(&out, []Check{{Name: "Config dir", OK: true, Detail: "/cfg"}, {Name: "Auth", Hint: true, Detail: "none"}})
+	healthy := Print(&out, []checklist.Check{{Name: "Config dir", OK: true, Detail: "/cfg"}, {Name: "Auth", Hint: true, Detail: "none"}})
 	if !healthy || !strings.Contains(out.String(), "✓ Config dir") || !strings.Contains(out.String(), "! Auth") {
 		t.Errorf("a hint must not fail the checklist: healthy=%v\n%s", healthy, out.String())
 	}
 	out.Reset()
-	if Print(&out, []Check{{Name: "Gemini CLI", Detail: "not found\n  it said\nfix: install it"}}) {
+	if Print(&out, []checklist.Check{{Name: "Gemini CLI", Detail: "not found\n  it said\nfix: install it"}}) {
 		t.Errorf("a failed check must fail the checklist:\n%s", out.String())
 	}
 	want := "✗ Gemini CLI    not found\n                  it said\n                fix: install it\n"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 )
 
@@ -16,7 +17,7 @@ type Reload func(env config.Env, dotenv []byte) (config.Config, error)
 // refuse (*config.InvalidError) do not stop doctor: each becomes a failed check naming the variable and where its
 // value came from, the .env file or the process environment, and the configuration is loaded again without them
 // (reload), with their defaults, so that the rest of the checklist still runs. Any other error is returned.
-func Load(env config.Env, cfg config.Config, err error, reload Reload) (config.Config, []Check, error) {
+func Load(env config.Env, cfg config.Config, err error, reload Reload) (config.Config, []checklist.Check, error) {
 	invalid, ok := invalidValues(err)
 	if err == nil || !ok {
 		return cfg, nil, err
@@ -32,7 +33,7 @@ func Load(env config.Env, cfg config.Config, err error, reload Reload) (config.C
 	}
 
 	hide, drop := map[string]bool{}, map[string]bool{} // left out of the environment, of the file
-	var checks []Check
+	var checks []checklist.Check
 	for first := true; ; first = false {
 		progress := false
 		for _, e := range invalid {
@@ -60,14 +61,14 @@ func Load(env config.Env, cfg config.Config, err error, reload Reload) (config.C
 }
 
 // invalidCheck is the failed check of a refused value.
-func invalidCheck(e *config.InvalidError, where, fix string) Check {
+func invalidCheck(e *config.InvalidError, where, fix string) checklist.Check {
 	instead := "without it"
 	for _, v := range config.EnvVars() {
 		if v.Name == e.Var && v.Default != "" {
 			instead = "with its default, " + v.Default
 		}
 	}
-	return Check{Name: "Config", Detail: fmt.Sprintf("invalid %s=%q %s: %s\nfix: %s; the checks below go on %s",
+	return checklist.Check{Name: "Config", Detail: fmt.Sprintf("invalid %s=%q %s: %s\nfix: %s; the checks below go on %s",
 		e.Var, e.Value, where, e.Reason, fix, instead)}
 }
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
@@ -41,7 +41,7 @@ type Controller interface {
 	ReportURL(id string) (string, error) // the page of a report of the history, with this launch's token
 	Clients() []clients.Client           // the MCP client entries for the server as it is configured now
 	Report(what string, err error)       // show a failed menu action among the last errors
-	Setup() []doctor.Check               // what the setup checks find wrong now; a change shows in Changed
+	Setup() []checklist.Check            // what the setup checks find wrong now; a change shows in Changed
 	CheckSetup() error                   // look the CLI and the credentials up again (Check setup, Restart)
 }
 

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 )
 
 // fakeController answers the page URLs and records what the menu reports; the rest of Controller is not used.
@@ -28,7 +28,7 @@ func (f *fakeController) url(page string) (string, error) {
 
 func (f *fakeController) SettingsURL() (string, error) { return f.url("/settings") }
 func (f *fakeController) SetupURL() (string, error)    { return f.url("/setup") }
-func (f *fakeController) Setup() []doctor.Check        { return nil }
+func (f *fakeController) Setup() []checklist.Check     { return nil }
 func (f *fakeController) CheckSetup() error            { return nil }
 func (f *fakeController) StatusURL() (string, error)   { return f.url("/status") }
 func (f *fakeController) WelcomeURL() (string, error)  { return f.url("/welcome") }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
@@ -86,7 +86,7 @@ func clientView(name string, status clients.Status) clientLine {
 
 // render computes the menu for a server status, the setup's problems, an activity snapshot and the newest reports
 // of the history at now.
-func render(st httpserver.Status, problems []doctor.Check, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
+func render(st httpserver.Status, problems []checklist.Check, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
 	running := st.State == httpserver.Running
 	v := view{
 		Status:    st.Line(),
@@ -199,7 +199,7 @@ func fixLine(fix string) string { return "    → " + Shorten(fix, 140) }
 
 // problemLines are one setup problem's lines: what is wrong, then, on a line of its own so that a menu stays
 // readable, the fix (doctor's "fix: " line).
-func problemLines(c doctor.Check) []string {
+func problemLines(c checklist.Check) []string {
 	lines := []string{c.Name + ": " + Shorten(firstLine(c.Detail), 60)}
 	for l := range strings.Lines(c.Detail) {
 		if fix, ok := strings.CutPrefix(strings.TrimSpace(l), "fix: "); ok {

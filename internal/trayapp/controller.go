@@ -17,9 +17,9 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
@@ -186,7 +186,7 @@ func (c *controller) RestartServer() error {
 }
 
 // Setup is what the setup checks find wrong with the configuration in force.
-func (c *controller) Setup() []doctor.Check { return c.app.SetupProblems() }
+func (c *controller) Setup() []checklist.Check { return c.app.SetupProblems() }
 
 // CheckSetup looks the CLI and the credentials up again, by committing the configuration in force again; the
 // menu redraws as after any commit.

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -27,7 +27,7 @@ func (c *controller) TrySearch(ctx context.Context, query string) (history.Repor
 	return c.app.TrySearch(ctx, query)
 }
 
-func (c *controller) Checklist(ctx context.Context, offline bool) []doctor.Check {
+func (c *controller) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	return c.app.Checklist(ctx, offline)
 }
 

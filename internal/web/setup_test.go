@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
@@ -30,7 +31,7 @@ func postSetup(t *testing.T, srv *httptest.Server, origin string, form url.Value
 
 // sampleChecks is a checklist with a check of each kind; the broken one's detail holds HTML, a line the backend printed
 // and the fix.
-var sampleChecks = []doctor.Check{
+var sampleChecks = []checklist.Check{
 	{Name: "Config dir", OK: true, Detail: "/home/me/.config/gemini-search-mcp (writable)"},
 	{Name: "Firecrawl", Hint: true, Detail: "off: set FIRECRAWL_API_KEY"},
 	{Name: "Gemini <CLI>", Detail: "gemini did not answer (AUTH_ERROR): <script>alert(1)</script>\n" +
@@ -40,11 +41,11 @@ var sampleChecks = []doctor.Check{
 func TestSetupPage(t *testing.T) {
 	t.Parallel()
 	b, srv, h := setup(t)
-	b.checklist = func(_ context.Context, offline bool) []doctor.Check {
+	b.checklist = func(_ context.Context, offline bool) []checklist.Check {
 		if offline {
 			return sampleChecks
 		}
-		return append(slices.Clone(sampleChecks[:2]), doctor.Check{Name: "Gemini CLI", OK: true, Detail: "gemini answered in 1.2s"})
+		return append(slices.Clone(sampleChecks[:2]), checklist.Check{Name: "Gemini CLI", OK: true, Detail: "gemini answered in 1.2s"})
 	}
 
 	resp, err := noRedirect.Get(h.URL(srv.URL, "/setup"))
@@ -142,7 +143,7 @@ func TestSetupPageBounded(t *testing.T) {
 	b, srv, h := setup(t)
 	deadlines := make(chan time.Duration, 1)
 	ended := make(chan error, 1)
-	b.checklist = func(ctx context.Context, offline bool) []doctor.Check {
+	b.checklist = func(ctx context.Context, offline bool) []checklist.Check {
 		if d, ok := ctx.Deadline(); ok {
 			deadlines <- time.Until(d)
 		} else {
@@ -196,7 +197,7 @@ func TestSetupPageShowsNoKey(t *testing.T) {
 	})
 	b, srv, h := setupWith(t, dotenv, map[string]string{"GEMINI_BACKEND": "api", "GOOGLE_GEMINI_BASE_URL": api.URL})
 	home := t.TempDir()
-	b.checklist = func(ctx context.Context, offline bool) []doctor.Check {
+	b.checklist = func(ctx context.Context, offline bool) []checklist.Check {
 		return doctor.Run(ctx, b.cfg, doctor.Options{Env: config.Env{Lookup: b.lookup, Home: home, GOOS: "linux"}, Offline: offline})
 	}
 

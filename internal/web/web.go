@@ -31,9 +31,9 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
@@ -59,7 +59,7 @@ type Backend interface {
 	Changed() <-chan struct{}  // closed at the next change of what /status shows
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
-	Checklist(ctx context.Context, offline bool) []doctor.Check
+	Checklist(ctx context.Context, offline bool) []checklist.Check
 }
 
 // Settings is what /settings needs on top of a Backend. Pages whose Backend is not also a Settings serve /status
@@ -392,10 +392,9 @@ type setupPage struct {
 	Broken  bool // a check failed that is not a hint: searches will fail
 }
 
-// checkView is one line of the checklist, marked as doctor prints it: ✓ passed, ! a hint, ✗ broken.
+// checkView is one line of the checklist, marked as doctor prints it (Check.Mark).
 type checkView struct {
-	doctor.Check
-	Mark  string
+	checklist.Check
 	Class string // ok, hint or bad
 	Lines []detailLine
 }
@@ -408,22 +407,22 @@ type detailLine struct {
 }
 
 // viewChecks are checks as the pages show them, and whether one of them is broken (not a mere hint).
-func viewChecks(checks []doctor.Check) (views []checkView, broken bool) {
+func viewChecks(checks []checklist.Check) (views []checkView, broken bool) {
 	for _, c := range checks {
 		v := viewCheck(c)
-		broken = broken || v.Class == "bad"
+		broken = broken || c.Broken()
 		views = append(views, v)
 	}
 	return views, broken
 }
 
-func viewCheck(c doctor.Check) checkView {
-	v := checkView{Check: c, Mark: "✓", Class: "ok"}
+func viewCheck(c checklist.Check) checkView {
+	v := checkView{Check: c, Class: "ok"}
 	switch {
-	case !c.OK && c.Hint:
-		v.Mark, v.Class = "!", "hint"
+	case c.Broken():
+		v.Class = "bad"
 	case !c.OK:
-		v.Mark, v.Class = "✗", "bad"
+		v.Class = "hint"
 	}
 	for line := range strings.Lines(c.Detail) {
 		line = strings.TrimRight(line, "\r\n")

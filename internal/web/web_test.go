@@ -21,8 +21,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
@@ -55,9 +55,9 @@ type fakeBackend struct {
 	refuse   error // why SaveDotenv refuses a file whose values are all valid
 	applyErr error // why applying the saved file fails
 
-	checklist func(ctx context.Context, offline bool) []doctor.Check // nil: no checks
-	mu        sync.Mutex                                             // guards runs and snap
-	runs      []bool                                                 // each Checklist call's offline
+	checklist func(ctx context.Context, offline bool) []checklist.Check // nil: no checks
+	mu        sync.Mutex                                                // guards runs and snap
+	runs      []bool                                                    // each Checklist call's offline
 	changed   broadcast.Signal
 }
 
@@ -69,7 +69,7 @@ func (f *fakeBackend) setActivity(snap activity.Snapshot) {
 	f.changed.Notify()
 }
 
-func (f *fakeBackend) Checklist(ctx context.Context, offline bool) []doctor.Check {
+func (f *fakeBackend) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	f.mu.Lock()
 	f.runs = append(f.runs, offline)
 	f.mu.Unlock()
@@ -683,7 +683,7 @@ func (s statusOnly) Changed() <-chan struct{}    { return s.b.Changed() }
 func (s statusOnly) History() *history.Store     { return s.b.History() }
 func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
 func (s statusOnly) Version() string             { return s.b.Version() }
-func (s statusOnly) Checklist(ctx context.Context, offline bool) []doctor.Check {
+func (s statusOnly) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	return s.b.Checklist(ctx, offline)
 }
 

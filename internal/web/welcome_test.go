@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 )
 
@@ -41,7 +41,7 @@ func setupWelcome(t *testing.T) (*welcomeBackend, *httptest.Server, *Handler) {
 	t.Helper()
 	b, _, _ := setup(t)
 	wb := &welcomeBackend{fakeBackend: b, home: t.TempDir()}
-	wb.checklist = func(context.Context, bool) []doctor.Check { return sampleChecks }
+	wb.checklist = func(context.Context, bool) []checklist.Check { return sampleChecks }
 	h := New(wb, "secret-token", slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
