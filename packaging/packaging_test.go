@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 )
 
@@ -103,7 +104,7 @@ func TestManifest(t *testing.T) {
 						key, m.UserConfig[key].Sensitive, env, m.Server.MCPConfig.Env[env], env)
 				}
 			}
-			if d := m.UserConfig["backend"].Default; d == nil || *d != config.BackendAuto || m.Server.MCPConfig.Env["GEMINI_BACKEND"] != "${user_config.backend}" {
+			if d := m.UserConfig["backend"].Default; d == nil || *d != backend.Auto || m.Server.MCPConfig.Env["GEMINI_BACKEND"] != "${user_config.backend}" {
 				t.Errorf("user_config.backend defaults to %v, GEMINI_BACKEND=%q; want auto, from the field", d, m.Server.MCPConfig.Env["GEMINI_BACKEND"])
 			}
 			if m.Icon != "icon.png" {

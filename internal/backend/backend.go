@@ -25,10 +25,12 @@ type RunnerFunc func(ctx context.Context, req Request) (Result, error)
 // Run calls f.
 func (f RunnerFunc) Run(ctx context.Context, req Request) (Result, error) { return f(ctx, req) }
 
-// Names of the backends, as metadata.backend and the status views show them.
+// Names of the backends: the values of GEMINI_BACKEND, and (CLI and API) what metadata.backend and the status
+// views show.
 const (
-	CLI = "cli"
-	API = "api"
+	CLI  = "cli"
+	API  = "api"
+	Auto = "auto" // GEMINI_BACKEND's choice per call: the CLI while it can serve, else the API
 )
 
 // Request is one research prompt.

@@ -25,7 +25,7 @@ import (
 // parsed; an empty string means "not set" where the field says so.
 type Config struct {
 	Dir          string            // absolute config dir, holding .env and the Gemini CLI workspace
-	Backend      string            // GEMINI_BACKEND: BackendAuto, BackendCLI or BackendAPI
+	Backend      string            // GEMINI_BACKEND: backend.Auto, backend.CLI or backend.API
 	GeminiAPIKey Secret            // GEMINI_API_KEY
 	GoogleAPIKey Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
 	APIBaseURL   string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
@@ -87,13 +87,6 @@ type Config struct {
 	// reads that file too, so they can turn up in its error output.
 	fileSecrets []Secret
 }
-
-// Values of GEMINI_BACKEND.
-const (
-	BackendAuto = "auto"
-	BackendCLI  = "cli"
-	BackendAPI  = "api"
-)
 
 // Model aliases (seed 001), accepted wherever a model is named.
 const (

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // testEnv returns an Env whose config dir is a fresh temporary directory
@@ -37,7 +39,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := Config{
 		Dir:     dir,
-		Backend: BackendAuto,
+		Backend: backend.Auto,
 		Aliases: map[string]string{AliasPro: "gemini-3.1-pro-preview", AliasFlash: "gemini-3-flash-preview",
 			AliasFlashLite: "gemini-3.1-flash-lite-preview"},
 		FallbackModel:       "gemini-2.5-flash",
@@ -466,7 +468,7 @@ func TestBackendAndAPIKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if key, from := c.APIKey(); c.Backend != BackendAPI || key.Reveal() != "google-key-0123" || from != "GOOGLE_API_KEY" {
+	if key, from := c.APIKey(); c.Backend != backend.API || key.Reveal() != "google-key-0123" || from != "GOOGLE_API_KEY" {
 		t.Errorf("got backend %q, key from %q", c.Backend, from)
 	}
 	e, _ = testEnv(t, map[string]string{"GOOGLE_API_KEY": "google-key-0123"}, "GEMINI_API_KEY=gemini-key-4567\n")

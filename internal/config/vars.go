@@ -74,15 +74,15 @@ func (v variable) apply(c *Config, value string) error {
 // variables is the one list of configuration variables: what Load reads, .env.example and the README document,
 // and the settings page shows, in this order.
 var variables = []variable{
-	{VarDoc{Name: "GEMINI_BACKEND", Label: "Backend", Input: "select", Options: []string{BackendAuto, BackendCLI, BackendAPI},
+	{VarDoc{Name: "GEMINI_BACKEND", Label: "Backend", Input: "select", Options: []string{backend.Auto, backend.CLI, backend.API},
 		Help:    "auto: the Gemini CLI when it is installed and signed in, else the Gemini API with the key below.",
-		Default: BackendAuto, Description: "What runs the research: cli (the Gemini CLI agent), api (the Gemini API " +
+		Default: backend.Auto, Description: "What runs the research: cli (the Gemini CLI agent), api (the Gemini API " +
 			"with Google Search grounding; needs GEMINI_API_KEY) or auto (the CLI when it is installed and signed in, " +
 			"else the API; a CLI run refused for its account, its sign-in or a daily quota is run again on the API " +
 			"when a key is set)."},
 		func(c *Config, v string) error {
 			v = strings.ToLower(v)
-			if !slices.Contains([]string{BackendAuto, BackendCLI, BackendAPI}, v) {
+			if !slices.Contains([]string{backend.Auto, backend.CLI, backend.API}, v) {
 				return errors.New("must be auto, cli or api")
 			}
 			c.Backend = v

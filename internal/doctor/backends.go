@@ -68,7 +68,7 @@ func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, off
 		answered = active.Name
 	}
 	switch {
-	case cfg.Backend != config.BackendAuto:
+	case cfg.Backend != backend.Auto:
 	case answered != "" && !other.OK && !other.Hint:
 		// auto serves from the active backend, which answered: the other one failing stops no search.
 		other.Hint = true
@@ -99,7 +99,7 @@ type versioner interface {
 // Where auto serves from the API anyway, its problems are hints.
 func (b backends) cli(ctx context.Context) probe {
 	p := probe{Check: checklist.Check{Name: "Gemini CLI"}, shown: true}
-	if b.cfg.Backend == config.BackendAPI {
+	if b.cfg.Backend == backend.API {
 		p.OK, p.Detail = true, "not used (GEMINI_BACKEND=api)"
 		return p
 	}
@@ -137,10 +137,10 @@ func (b backends) cli(ctx context.Context) probe {
 func (b backends) api(ctx context.Context) probe {
 	p := probe{Check: checklist.Check{Name: "Gemini API"}, shown: true}
 	switch {
-	case b.cfg.Backend == config.BackendCLI:
+	case b.cfg.Backend == backend.CLI:
 		p.shown = false
 		return p
-	case b.set.KeyFrom == "" && b.cfg.Backend == config.BackendAuto:
+	case b.set.KeyFrom == "" && b.cfg.Backend == backend.Auto:
 		p.Hint, p.Detail = true, "no key, so auto has nothing to fall back on when the Gemini CLI fails\n"+
 			"fix: set GEMINI_API_KEY (aistudio.google.com/apikey) to have it"
 		return p

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
@@ -62,7 +63,7 @@ func notFound(err error) string {
 // and after each configuration change.
 func Setup(cfg config.Config, set *runners.Set, env config.Env) []checklist.Check {
 	var checks []checklist.Check
-	if cfg.Backend != config.BackendAPI {
+	if cfg.Backend != backend.API {
 		c := checklist.Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
 		if set.CLIErr != nil {
 			c.Detail = fmt.Sprintf("%s\nfix: %s", notFound(set.CLIErr), gemini.HintNotFound)

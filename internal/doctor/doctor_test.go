@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
@@ -366,7 +367,7 @@ func TestSetup(t *testing.T) {
 		t.Errorf("got %+v, want no problem with a CLI and a key", problems)
 	}
 
-	apiOnly := config.Config{Dir: dir, Backend: config.BackendAPI, CLIPath: filepath.Join(dir, "no-gemini"), GeminiAPIKey: "k"}
+	apiOnly := config.Config{Dir: dir, Backend: backend.API, CLIPath: filepath.Join(dir, "no-gemini"), GeminiAPIKey: "k"}
 	if checks := Setup(apiOnly, runners.New(t.Context(), apiOnly, "", nil, nil), config.Env{}); len(checks) != 1 || checks[0].Name != "Auth" {
 		t.Errorf("got %+v, want only Auth: GEMINI_BACKEND=api needs no CLI", checks)
 	}

@@ -92,9 +92,9 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 	}
 
 	switch cfg.Backend {
-	case config.BackendCLI:
+	case backend.CLI:
 		s.runner = s.cli
-	case config.BackendAPI:
+	case backend.API:
 		s.runner = s.API()
 	default:
 		s.runner = backend.RunnerFunc(s.auto)
@@ -161,9 +161,9 @@ func (s *Set) State() State {
 		st.Warm = s.warm.Warm()
 	}
 	switch {
-	case s.Mode == config.BackendAPI:
+	case s.Mode == backend.API:
 		st.Active = backend.API
-	case s.Mode == config.BackendAuto:
+	case s.Mode == backend.Auto:
 		if reason := s.switched.Load(); reason != nil {
 			st.Active, st.Reason = backend.API, *reason
 		}
@@ -182,7 +182,7 @@ func (st State) String() string {
 	case st.Reason != "":
 		reason, _, _ := strings.Cut(st.Reason, " (")
 		name += " (auto: " + reason + ")"
-	case st.Mode == config.BackendAuto:
+	case st.Mode == backend.Auto:
 		name += " (auto)"
 	}
 	if st.Warm > 0 {

@@ -74,7 +74,7 @@ func TestAutoSwitchesWhenTheCLIIsRefused(t *testing.T) {
 	} {
 		t.Run(tt.scenario, func(t *testing.T) {
 			fake := geminitest.New(t, tt.scenario)
-			s := newSetup(t, config.BackendAuto, key, fake.Path, true)
+			s := newSetup(t, backend.Auto, key, fake.Path, true)
 			set := s.set(t)
 			if st := set.State(); st.Active != backend.CLI || st.String() != "Gemini CLI (auto)" {
 				t.Fatalf("before any call: %+v", st)
@@ -118,7 +118,7 @@ func TestAutoSwitchesWhenTheCLIIsRefused(t *testing.T) {
 func TestAutoStaysOnTheCLI(t *testing.T) {
 	t.Run("it serves", func(t *testing.T) {
 		fake := geminitest.New(t, geminitest.ScenarioOK)
-		s := newSetup(t, config.BackendAuto, key, fake.Path, true)
+		s := newSetup(t, backend.Auto, key, fake.Path, true)
 		res, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"})
 		if err != nil || res.Backend != backend.CLI || res.Switched != "" {
 			t.Errorf("got %+v, %v", res, err)
@@ -129,14 +129,14 @@ func TestAutoStaysOnTheCLI(t *testing.T) {
 	})
 	t.Run("refused, but no key", func(t *testing.T) {
 		fake := geminitest.New(t, geminitest.ScenarioAuth)
-		s := newSetup(t, config.BackendAuto, "", fake.Path, true)
+		s := newSetup(t, backend.Auto, "", fake.Path, true)
 		if _, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"}); backend.ErrorCode(err) != backend.CodeAuth {
 			t.Errorf("got %v, want the CLI's AUTH_ERROR", err)
 		}
 	})
 	t.Run("a per-minute limit or other failure does not switch", func(t *testing.T) {
 		fake := geminitest.New(t, geminitest.ScenarioUntrusted)
-		s := newSetup(t, config.BackendAuto, key, fake.Path, true)
+		s := newSetup(t, backend.Auto, key, fake.Path, true)
 		set := s.set(t)
 		if _, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q"}); backend.ErrorCode(err) != backend.CodeUntrusted {
 			t.Errorf("got %v", err)
@@ -150,8 +150,8 @@ func TestAutoStaysOnTheCLI(t *testing.T) {
 func TestAutoStartsOnTheAPI(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
 	for name, s := range map[string]*setup{
-		"the Gemini CLI is not installed": newSetup(t, config.BackendAuto, key, filepath.Join(t.TempDir(), "no-gemini"), true),
-		"the Gemini CLI is not signed in": newSetup(t, config.BackendAuto, key, fake.Path, false),
+		"the Gemini CLI is not installed": newSetup(t, backend.Auto, key, filepath.Join(t.TempDir(), "no-gemini"), true),
+		"the Gemini CLI is not signed in": newSetup(t, backend.Auto, key, fake.Path, false),
 	} {
 		set := s.set(t)
 		if st := set.State(); st.Active != backend.API || st.Reason != name {
@@ -169,7 +169,7 @@ func TestAutoStartsOnTheAPI(t *testing.T) {
 
 func TestFixedBackends(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioAuth)
-	s := newSetup(t, config.BackendCLI, key, fake.Path, false)
+	s := newSetup(t, backend.CLI, key, fake.Path, false)
 	if _, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"}); backend.ErrorCode(err) != backend.CodeAuth {
 		t.Errorf("cli: got %v, want the CLI's own AUTH_ERROR and no switch", err)
 	}
@@ -177,7 +177,7 @@ func TestFixedBackends(t *testing.T) {
 		t.Errorf("cli: %d API requests", n)
 	}
 
-	s = newSetup(t, config.BackendAPI, "", fake.Path, true)
+	s = newSetup(t, backend.API, "", fake.Path, true)
 	_, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"})
 	var e *backend.Error
 	if !errors.As(err, &e) || e.Code != backend.CodeAuth || !strings.Contains(e.Message, "GEMINI_API_KEY") ||
@@ -201,12 +201,12 @@ func TestKeepWarmOnlyWhileTheCLIServes(t *testing.T) {
 		return s, set
 	}
 
-	_, set := warmSetup(config.BackendAPI)
+	_, set := warmSetup(backend.API)
 	if st := set.State(); st.Warm != 0 || len(fake.Started()) != 0 {
 		t.Fatalf("api: got %+v, %d CLI starts", st, len(fake.Started()))
 	}
 
-	_, set = warmSetup(config.BackendAuto)
+	_, set = warmSetup(backend.Auto)
 	testkit.WaitFor(t, "a warm CLI", func() bool { return set.State().Warm == 1 && len(fake.Started()) == 1 })
 	if st := set.State().String(); st != "Gemini CLI (auto), 1 warm" {
 		t.Errorf("got %q", st)
@@ -237,7 +237,7 @@ func TestTheCLIRunsFirecrawlOnlyWhenConfigured(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := geminitest.New(t, geminitest.ScenarioNoFirecrawl)
-			s := newSetup(t, config.BackendCLI, "", fake.Path, true)
+			s := newSetup(t, backend.CLI, "", fake.Path, true)
 			s.cfg.FirecrawlAPIURL = tt.url
 			res, err := s.set(t).Runner().Run(t.Context(), backend.Request{Prompt: "q"})
 			if err != nil || (res.FirecrawlDown != "") != tt.down {
