@@ -243,3 +243,31 @@ func (c Citation) Marker() string {
 	}
 	return b.String()
 }
+
+// State is which backend serves research and why, for the status views.
+type State struct {
+	Mode   string // GEMINI_BACKEND
+	Active string // CLI or API
+	Reason string // why auto uses the API; "" otherwise
+	Warm   int    // CLI processes waiting for a prompt
+}
+
+// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)", "Gemini CLI (auto),
+// 1 warm". The reason loses its details in brackets (the CLI's own message): results and the log have them.
+func (st State) String() string {
+	name := "Gemini CLI"
+	if st.Active == API {
+		name = "Gemini API"
+	}
+	switch {
+	case st.Reason != "":
+		reason, _, _ := strings.Cut(st.Reason, " (")
+		name += " (auto: " + reason + ")"
+	case st.Mode == Auto:
+		name += " (auto)"
+	}
+	if st.Warm > 0 {
+		name += fmt.Sprintf(", %d warm", st.Warm)
+	}
+	return name
+}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
-	"strings"
 	"sync/atomic"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -146,17 +145,9 @@ func (s *Set) Close() {
 	}
 }
 
-// State is which backend serves research and why, for the status views.
-type State struct {
-	Mode   string // GEMINI_BACKEND
-	Active string // backend.CLI or backend.API
-	Reason string // why auto uses the API; "" otherwise
-	Warm   int    // CLI processes waiting for a prompt
-}
-
 // State reports the backend in use now.
-func (s *Set) State() State {
-	st := State{Mode: s.Mode, Active: backend.CLI}
+func (s *Set) State() backend.State {
+	st := backend.State{Mode: s.Mode, Active: backend.CLI}
 	if s.warm != nil {
 		st.Warm = s.warm.Warm()
 	}
@@ -169,26 +160,6 @@ func (s *Set) State() State {
 		}
 	}
 	return st
-}
-
-// String is the state in a few words: "Gemini API (auto: the Gemini CLI is not installed)", "Gemini CLI (auto),
-// 1 warm". The reason loses its details in brackets (the CLI's own message): results and the log have them.
-func (st State) String() string {
-	name := "Gemini CLI"
-	if st.Active == backend.API {
-		name = "Gemini API"
-	}
-	switch {
-	case st.Reason != "":
-		reason, _, _ := strings.Cut(st.Reason, " (")
-		name += " (auto: " + reason + ")"
-	case st.Mode == backend.Auto:
-		name += " (auto)"
-	}
-	if st.Warm > 0 {
-		name += fmt.Sprintf(", %d warm", st.Warm)
-	}
-	return name
 }
 
 // startOnAPI is why auto starts on the API, before any call: the CLI cannot serve.
@@ -276,3 +247,6 @@ func (n noAPI) Run(context.Context, backend.Request) (backend.Result, error) {
 		ExitCode: -1,
 	}
 }
+
+// State is the backend in use, under its old name while callers move to backend.State.
+type State = backend.State
