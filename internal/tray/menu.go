@@ -1,6 +1,6 @@
-// Package tray is the system tray icon and its menu. It holds no research logic: it shows what a Controller
-// reports (server status, running searches, recent errors, recent research) and turns clicks into Controller calls
-// and desktop actions (open the settings page or a report, connect MCP clients, start at login).
+// Package tray is the system tray icon and its menu. It holds no research logic: it shows the app's state
+// (server status, running searches, recent errors, recent research) and turns clicks into the app's Actions and
+// desktop actions (open the settings page or a report, connect MCP clients, start at login).
 package tray
 
 import (
@@ -17,46 +17,43 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 )
 
-// Controller is what the menu needs from the app.
-type Controller interface {
-	Status() httpserver.Status
-	Activity() activity.Snapshot
-	Changed() <-chan struct{} // closed at the next change of Status, Activity or Recent
+// App is what the menu reads: one snapshot of the app's state, and a signal of its next change.
+type App interface {
+	State() appstate.State
+	Changed() <-chan struct{} // closed at the next change of State
+}
+
+// Actions are what the menu's items do in the app.
+type Actions interface {
 	StartServer() error
 	StopServer()
 	RestartServer() error
-	ClearErrors()
-	SettingsURL() (string, error)        // the settings page, with this launch's token
-	StatusURL() (string, error)          // the status page, with this launch's token
-	SetupURL() (string, error)           // the setup checklist page, with this launch's token
-	WelcomeURL() (string, error)         // the first-run page, with this launch's token
-	Recent(n int) []history.Summary      // the n newest reports of the history; it changes only as a report finishes
+	CheckSetup() error                   // look the CLI and the credentials up again (Check setup, Restart)
+	ClearErrors()                        // forget the last errors and warnings
+	PageURL(page string) (string, error) // "/settings", "/status", "/setup" or "/welcome", with this launch's token
 	ReportURL(id string) (string, error) // the page of a report of the history, with this launch's token
 	Clients() []clients.Client           // the MCP client entries for the server as it is configured now
 	Report(what string, err error)       // show a failed menu action among the last errors
-	Setup() []checklist.Check            // what the setup checks find wrong now; a change shows in Changed
-	CheckSetup() error                   // look the CLI and the credentials up again (Check setup, Restart)
 }
 
 // Options configures the menu.
 type Options struct {
-	Controller Controller
-	Autostart  desktop.Autostart // nil hides "Start at login"
-	ConfigDir  string
-	LogFile    string
-	Open       func(target string) error // opens a URL, folder or file
-	Copy       func(text string) error   // puts text on the clipboard
-	Quit       func()                    // asked to quit; the caller stops everything and ends Run
-	Version    string                    // shown above Quit
-	Logger     *slog.Logger
-	Now        func() time.Time
+	App       App
+	Actions   Actions
+	Autostart desktop.Autostart // nil hides "Start at login"
+	ConfigDir string
+	LogFile   string
+	Open      func(target string) error // opens a URL, folder or file
+	Copy      func(text string) error   // puts text on the clipboard
+	Quit      func()                    // asked to quit; the caller stops everything and ends Run
+	Version   string                    // shown above Quit
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // flashTime is how long an item shows the outcome of its click ("✓ Copied").
@@ -69,7 +66,8 @@ const confirmTime = 10 * time.Second
 // Menu owns the tray menu: its items, what they show, and the goroutines that serve their clicks.
 type Menu struct {
 	o   Options
-	ctl Controller
+	app App
+	act Actions
 
 	mu    sync.Mutex
 	shown view                         // what the items show now
@@ -95,7 +93,7 @@ func newMenu(o Options) *Menu {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Menu{o: o, ctl: o.Controller, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{},
+	return &Menu{o: o, app: o.App, act: o.Actions, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{},
 		armed: map[*systray.MenuItem]int{}}
 }
 
@@ -139,7 +137,7 @@ func (m *Menu) build(ctx context.Context) {
 	}
 	m.errs.AddSeparator()
 	m.clear = m.errs.AddSubMenuItem(labelClear, "Forget the recorded errors and warnings")
-	m.on(ctx, m.clear, func() { m.ctl.ClearErrors() })
+	m.on(ctx, m.clear, func() { m.act.ClearErrors() })
 	recent := systray.AddMenuItem(labelRecent, "The last finished searches; click one to read its report")
 	m.noRecent = recent.AddSubMenuItem(labelNoRecent, "")
 	m.noRecent.Disable()
@@ -152,15 +150,15 @@ func (m *Menu) build(ctx context.Context) {
 	systray.AddSeparator()
 
 	m.start = systray.AddMenuItem(labelStart, "Start the MCP server")
-	m.on(ctx, m.start, func() { m.report("start the server", m.ctl.StartServer()) })
+	m.on(ctx, m.start, func() { m.report("start the server", m.act.StartServer()) })
 	m.stop = systray.AddMenuItem(labelStop, "Stop the MCP server; running searches are cancelled")
-	m.onConfirmed(ctx, m.stop, labelStop, "stop", m.ctl.StopServer)
+	m.onConfirmed(ctx, m.stop, labelStop, "stop", m.act.StopServer)
 	m.restart = systray.AddMenuItem(labelRestart, "Restart the MCP server; running searches are cancelled")
-	m.onConfirmed(ctx, m.restart, labelRestart, "restart", func() { m.report("restart the server", m.ctl.RestartServer()) })
+	m.onConfirmed(ctx, m.restart, labelRestart, "restart", func() { m.report("restart the server", m.act.RestartServer()) })
 	systray.AddSeparator()
 
 	clientsItem := systray.AddMenuItem(labelClients, "This server in the MCP clients on this computer")
-	for i, c := range m.ctl.Clients() {
+	for i, c := range m.act.Clients() {
 		sub := clientsItem.AddSubMenuItem(c.Name, c.Path)
 		connect := sub.AddSubMenuItem(labelConnect, "Add this server to "+c.Path+" (the old file is backed up)")
 		disconnect := sub.AddSubMenuItem(labelDisconnect, "Remove this server from "+c.Path+" (the old file is backed up)")
@@ -198,10 +196,11 @@ func (m *Menu) build(ctx context.Context) {
 	m.applyLocked(m.render())
 }
 
-// render computes the menu's view from the controller's state now.
+// render computes the menu's view from the app's state now.
 func (m *Menu) render() view {
-	v := render(m.ctl.Status(), m.ctl.Setup(), m.ctl.Activity(), m.ctl.Recent(MaxRecent), m.o.Now())
-	for _, c := range m.ctl.Clients() {
+	st := m.app.State()
+	v := render(st.Server, st.Setup, st.Activity, st.Recent[:min(len(st.Recent), MaxRecent)], m.o.Now())
+	for _, c := range m.act.Clients() {
 		v.Clients = append(v.Clients, clientView(c.Name, c.Status()))
 	}
 	return v
@@ -231,7 +230,7 @@ func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
 func (m *Menu) onConfirmed(ctx context.Context, item *systray.MenuItem, label, verb string, do func()) {
 	m.base[item] = label
 	m.on(ctx, item, func() {
-		running := len(m.ctl.Activity().Running)
+		running := len(m.app.State().Activity.Running)
 		m.mu.Lock()
 		confirmed := m.armed[item] == m.gen[item] && m.armed[item] != 0
 		if confirmed || running == 0 {
@@ -254,7 +253,7 @@ func (m *Menu) onConfirmed(ctx context.Context, item *systray.MenuItem, label, v
 func (m *Menu) loop(ctx context.Context) {
 	reassert := time.After(reassertAfter)
 	for ctx.Err() == nil {
-		changed := m.ctl.Changed()
+		changed := m.app.Changed()
 		v := m.render()
 		m.mu.Lock()
 		m.applyLocked(v)
@@ -414,37 +413,37 @@ func (m *Menu) report(what string, err error) {
 		return
 	}
 	m.o.Logger.Warn("menu action failed", "action", what, "err", err)
-	m.ctl.Report(what, err)
+	m.act.Report(what, err)
 }
 
 // A pageLink is a menu item that opens one of the app's pages in the browser, with this launch's token.
 type pageLink struct {
 	label, tooltip string
 	what           string // the action, as the last errors name it when it fails
-	url            func(Controller) (string, error)
-	before         func(Controller) error // done first, when set
+	page           string // its path, which Actions.PageURL turns into a link
+	checkFirst     bool   // look the setup up again first (Actions.CheckSetup)
 }
 
 // The pages' items, in the menu's order. The lines of the running searches and of the last errors open the status
 // page too.
 var (
 	settingsLink = pageLink{labelSettings, "Edit the Firecrawl keys and other settings in the browser",
-		"open the settings page", Controller.SettingsURL, nil}
+		"open the settings page", "/settings", false}
 	setupLink = pageLink{labelSetup, "Check the installation, the credentials and each backend in the browser",
-		"open the setup check", Controller.SetupURL, Controller.CheckSetup}
+		"open the setup check", "/setup", true}
 	statusLink = pageLink{labelStatusPage, "Running searches and recent errors in the browser",
-		"open the status page", Controller.StatusURL, nil}
+		"open the status page", "/status", false}
 	welcomeLink = pageLink{labelWelcome, "The first steps: a backend, Firecrawl, a client, a test search",
-		"open the getting started page", Controller.WelcomeURL, nil}
+		"open the getting started page", "/welcome", false}
 	pageLinks = []pageLink{welcomeLink, settingsLink, setupLink, statusLink}
 )
 
 // open opens link's page in the browser; a failure shows among the last errors.
 func (m *Menu) open(link pageLink) {
-	if link.before != nil {
-		m.report(link.what, link.before(m.ctl))
+	if link.checkFirst {
+		m.report(link.what, m.act.CheckSetup())
 	}
-	u, err := link.url(m.ctl)
+	u, err := m.act.PageURL(link.page)
 	if err == nil {
 		err = m.o.Open(u)
 	}
@@ -464,7 +463,7 @@ func (m *Menu) openReport(i int) {
 	if id == "" {
 		return
 	}
-	u, err := m.ctl.ReportURL(id)
+	u, err := m.act.ReportURL(id)
 	if err == nil {
 		err = m.o.Open(u)
 	}
@@ -472,7 +471,7 @@ func (m *Menu) openReport(i int) {
 }
 
 func (m *Menu) client(i int) (clients.Client, error) {
-	all := m.ctl.Clients()
+	all := m.act.Clients()
 	if i >= len(all) {
 		return clients.Client{}, errors.New("no such client")
 	}

@@ -6,34 +6,27 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 )
 
-// fakeController answers the page URLs and records what the menu reports; the rest of Controller is not used.
+// fakeController answers the page URLs and records what the menu reports; the rest of Actions is not used.
 type fakeController struct {
-	Controller
+	Actions
 	urlErr error // what the URL methods fail with
 
 	mu       sync.Mutex
 	reported []string
 }
 
-func (f *fakeController) url(page string) (string, error) {
+func (f *fakeController) PageURL(page string) (string, error) {
 	if f.urlErr != nil {
 		return "", f.urlErr
 	}
 	return "http://127.0.0.1:3000" + page + "?token=t0k", nil
 }
 
-func (f *fakeController) SettingsURL() (string, error) { return f.url("/settings") }
-func (f *fakeController) SetupURL() (string, error)    { return f.url("/setup") }
-func (f *fakeController) Setup() []checklist.Check     { return nil }
-func (f *fakeController) CheckSetup() error            { return nil }
-func (f *fakeController) StatusURL() (string, error)   { return f.url("/status") }
-func (f *fakeController) WelcomeURL() (string, error)  { return f.url("/welcome") }
+func (f *fakeController) CheckSetup() error { return nil }
 func (f *fakeController) ReportURL(id string) (string, error) {
-	u, err := f.url("/report")
+	u, err := f.PageURL("/report")
 	return strings.Replace(u, "?", "?id="+id+"&", 1), err
 }
 
@@ -74,7 +67,7 @@ func TestPageLinks(t *testing.T) {
 			t.Parallel()
 			ctl := &fakeController{urlErr: tt.urlErr}
 			var opened []string
-			m := newMenu(Options{Controller: ctl, Open: func(target string) error {
+			m := newMenu(Options{Actions: ctl, Open: func(target string) error {
 				opened = append(opened, target)
 				return tt.openErr
 			}})
@@ -113,7 +106,7 @@ func TestOpenReport(t *testing.T) {
 			t.Parallel()
 			ctl := &fakeController{urlErr: tt.urlErr}
 			var opened []string
-			m := newMenu(Options{Controller: ctl, Open: func(target string) error {
+			m := newMenu(Options{Actions: ctl, Open: func(target string) error {
 				opened = append(opened, target)
 				return nil
 			}})

@@ -24,7 +24,8 @@ func Run(ctx context.Context, o Options) error {
 	// (SetIcon sees no exported properties yet, and the properties are exported with the icon from before).
 	// Setting the first icon before Run makes it part of the exported properties; the menu's loop sets it
 	// again once registration is surely over, for a state that changed meanwhile.
-	m.setIcon(render(o.Controller.Status(), o.Controller.Setup(), o.Controller.Activity(), nil, m.o.Now()).Icon)
+	st := o.App.State()
+	m.setIcon(render(st.Server, st.Setup, st.Activity, nil, m.o.Now()).Icon)
 	systray.Run(func() {
 		m.build(ctx)
 		loopDone := make(chan struct{})

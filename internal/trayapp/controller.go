@@ -16,11 +16,10 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -28,7 +27,7 @@ import (
 
 // controller runs an App the way the tray does: on a server that can be stopped, restarted and moved, with the
 // settings and status pages on the same port and a watcher on the config files. It is what the menu controls
-// (tray.Controller), what the pages show and save (web.Backend, web.Settings), and the HTTP side's Committer.
+// (tray.App, tray.Actions), what the pages show and save (web.Backend, web.Settings), and the HTTP side's Committer.
 type controller struct {
 	app      *app.App
 	source   app.Source
@@ -157,17 +156,17 @@ func (c *controller) Committed(from, to config.Config) {
 	}()
 }
 
-// The tray's Controller.
+// The tray's App and Actions.
 
-// Status is the server's, with the backend that serves its research.
-func (c *controller) Status() httpserver.Status {
-	st := c.server.Status()
-	st.Backend = c.app.Backend().String()
+// State is the App's, with the server the tray runs.
+func (c *controller) State() appstate.State {
+	st := c.app.State()
+	st.Server = c.server.Status()
+	st.Server.Backend = st.Backend.String()
 	return st
 }
-func (c *controller) Activity() activity.Snapshot { return c.app.Activity().Snapshot() }
-func (c *controller) Changed() <-chan struct{}    { return c.changes.Changed() }
-func (c *controller) StartServer() error          { return c.server.Start() }
+func (c *controller) Changed() <-chan struct{} { return c.changes.Changed() }
+func (c *controller) StartServer() error       { return c.server.Start() }
 
 // StopServer stops the server; the calls in progress are answered CANCELLED first, saying why.
 func (c *controller) StopServer() {
@@ -185,9 +184,6 @@ func (c *controller) RestartServer() error {
 	return c.server.Restart()
 }
 
-// Setup is what the setup checks find wrong with the configuration in force.
-func (c *controller) Setup() []checklist.Check { return c.app.SetupProblems() }
-
 // CheckSetup looks the CLI and the credentials up again, by committing the configuration in force again; the
 // menu redraws as after any commit.
 func (c *controller) CheckSetup() error {
@@ -196,13 +192,6 @@ func (c *controller) CheckSetup() error {
 	return c.app.Recheck()
 }
 func (c *controller) ClearErrors() { c.app.Activity().ClearFailures() }
-
-func (c *controller) SettingsURL() (string, error) { return c.pageURL("/settings") }
-func (c *controller) StatusURL() (string, error)   { return c.pageURL("/status") }
-func (c *controller) SetupURL() (string, error)    { return c.pageURL("/setup") }
-func (c *controller) WelcomeURL() (string, error)  { return c.pageURL("/welcome") }
-
-func (c *controller) Recent(n int) []history.Summary { return c.app.History().List(n) }
 
 // ReportURL is the page of the report id of the history, with this launch's token.
 func (c *controller) ReportURL(id string) (string, error) {
@@ -228,9 +217,9 @@ func (c *controller) Report(what string, err error) {
 
 // logPages logs why there is no icon and where the pages are, for people without a tray.
 func (c *controller) logPages(why string) {
-	settings, err := c.SettingsURL()
-	status, _ := c.StatusURL()
-	setup, _ := c.SetupURL()
+	settings, err := c.PageURL("/settings")
+	status, _ := c.PageURL("/status")
+	setup, _ := c.PageURL("/setup")
 	if err != nil {
 		c.log.Warn(why, "err", err)
 		return

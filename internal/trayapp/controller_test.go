@@ -297,7 +297,7 @@ func TestNoRestartAfterShutdown(t *testing.T) {
 	if st := c.server.Status(); st.State == httpserver.Running {
 		t.Errorf("the server runs again on %s after shutdown", st.Addr)
 	}
-	if u, err := c.SettingsURL(); err == nil {
+	if u, err := c.PageURL("/settings"); err == nil {
 		t.Errorf("the pages are served after shutdown, at %s", u)
 	}
 }
@@ -316,7 +316,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 	if st := c.server.Status(); st.State != httpserver.Failed {
 		t.Fatalf("server %v, want failed on the busy port", st.State)
 	}
-	link, err := c.SettingsURL()
+	link, err := c.PageURL("/settings")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if link, err := c.SettingsURL(); err != nil || !strings.HasPrefix(link, "http://"+c.server.Status().Addr+"/") {
+	if link, err := c.PageURL("/settings"); err != nil || !strings.HasPrefix(link, "http://"+c.server.Status().Addr+"/") {
 		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, c.server.Status().Addr)
 	}
 }

@@ -17,7 +17,7 @@ import (
 func TestRecentResearch(t *testing.T) {
 	t.Parallel()
 	c := startController(t, controllerOptions{cache: t.TempDir()})
-	if got := c.Recent(10); len(got) != 0 {
+	if got := c.State().Recent; len(got) != 0 {
 		t.Fatalf("a new history lists %v", got)
 	}
 	// The controller follows the history from goroutines that run starts: a report kept before they listen is
@@ -38,7 +38,7 @@ func TestRecentResearch(t *testing.T) {
 			return false
 		}
 	})
-	if got := c.Recent(10); len(got) == 0 || got[0].ID != id || got[0].Topic != "rust 2024" {
+	if got := c.State().Recent; len(got) == 0 || got[0].ID != id || got[0].Topic != "rust 2024" {
 		t.Fatalf("Recent: %+v, want the report first", got)
 	}
 

@@ -88,15 +88,16 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 			logger.Warn("start at login is not available", "err", err)
 		}
 		opts := tray.Options{
-			Controller: c,
-			Autostart:  auto,
-			ConfigDir:  cfg.Dir,
-			LogFile:    logPath,
-			Open:       openHidingQuery(desktop.Open),
-			Copy:       desktop.CopyText,
-			Quit:       stop,
-			Logger:     logger,
-			Version:    version,
+			App:       c,
+			Actions:   c,
+			Autostart: auto,
+			ConfigDir: cfg.Dir,
+			LogFile:   logPath,
+			Open:      openHidingQuery(desktop.Open),
+			Copy:      desktop.CopyText,
+			Quit:      stop,
+			Logger:    logger,
+			Version:   version,
 		}
 		if !tray.HostPresent() {
 			c.logPages("no tray host is running yet: the icon appears when one starts")

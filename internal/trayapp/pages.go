@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
@@ -16,10 +17,14 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
 
-// The pages' Backend and Settings (Activity and Status are the menu's too).
+// The pages' Backend and Settings.
 
-func (c *controller) Config() config.Config { return c.app.Config() }
-func (c *controller) Version() string       { return c.app.Version() }
+func (c *controller) Config() config.Config       { return c.app.Config() }
+func (c *controller) Activity() activity.Snapshot { return c.app.Activity().Snapshot() }
+
+// Status is the server's, with the backend that serves its research.
+func (c *controller) Status() httpserver.Status { return c.State().Server }
+func (c *controller) Version() string           { return c.app.Version() }
 
 func (c *controller) History() *history.Store { return c.app.History() }
 
@@ -53,7 +58,8 @@ func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
 	return c.moving, nil
 }
 
-func (c *controller) pageURL(page string) (string, error) {
+// PageURL is page ("/settings", "/status", "/setup" or "/welcome") with this launch's token.
+func (c *controller) PageURL(page string) (string, error) {
 	base, err := c.pagesBase()
 	if err != nil {
 		return "", fmt.Errorf("serve the %s page: %w", page, err)
@@ -113,7 +119,7 @@ func (c *controller) openFirstRun(stateDir string, open func(target string) erro
 	if _, err := os.Stat(mark); !errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	u, err := c.WelcomeURL()
+	u, err := c.PageURL("/welcome")
 	if err == nil {
 		err = open(u)
 	}

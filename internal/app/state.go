@@ -1,0 +1,27 @@
+package app
+
+import (
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
+)
+
+// State is the App's state now, as every view reads it: the menu, the pages, ping and /healthz.
+func (a *App) State() appstate.State {
+	c := a.configured.Load()
+	running, queued := a.queue.Active()
+	st := appstate.State{
+		Version:  a.version,
+		Config:   c.cfg,
+		Backend:  c.backends.State(),
+		SignedIn: c.backends.Login != "",
+		Setup:    c.problems,
+		Activity: a.activity.Snapshot(),
+		Running:  running,
+		Queued:   queued,
+		Recent:   a.history.List(appstate.RecentMax),
+		Kept:     a.history.Len(),
+	}
+	if c.backends.CLIErr == nil {
+		st.CLI = c.backends.CLI.String()
+	}
+	return st
+}
