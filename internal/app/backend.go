@@ -10,6 +10,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 )
@@ -25,8 +26,9 @@ type configured struct {
 // configure builds the backends cfg asks for and the engine around them. The queue and the joined calls are the
 // App's, shared with the engines built before; the queue and the cache take cfg's limits once the engine is built.
 func (a *App) configure(cfg config.Config) (*configured, error) {
-	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, a.env.Home, a.log, a.warmth.Notify)}
-	c.problems = checklist.Problems(doctor.Setup(cfg, c.backends, a.env))
+	login := gemini.Login(a.env.Home)
+	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, login, a.log, a.warmth.Notify)}
+	c.problems = checklist.Problems(doctor.Setup(cfg, c.backends, login))
 	if c.backends.CLIErr == nil {
 		a.log.Info("using the Gemini CLI", "command", c.backends.CLI.String())
 	}

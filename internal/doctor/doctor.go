@@ -32,17 +32,18 @@ type Options struct {
 
 // Run runs every check for cfg, in the order people read them, the queries to the backends last.
 func Run(ctx context.Context, cfg config.Config, o Options) []checklist.Check {
+	login := gemini.Login(o.Env.Home)
 	checks := []checklist.Check{
 		checkConfigDir(cfg, o.Env.Home), // first: it prepares the dir the CLI runs in
 		checkSettings(cfg, o.Env.Home),
 		checkFirecrawl(cfg),
-		checkAuth(cfg, o.Env),
+		checkAuth(cfg, login),
 	}
 	auth := len(checks) - 1
 	if o.Exposure != nil {
 		checks = append(checks, checkHTTP(cfg, o.Exposure))
 	}
-	set := runners.New(ctx, cfg, o.Env.Home, nil, nil)
+	set := runners.New(ctx, cfg, login, nil, nil)
 	found, answered := checkBackends(ctx, cfg, set, o.Offline)
 	if answered != "" && !checks[auth].OK {
 		checks[auth].Hint = true // the query proved a credential Auth cannot see
@@ -58,10 +59,10 @@ func notFound(err error) string {
 	return "not found (" + strings.TrimPrefix(err.Error(), gemini.ErrCLINotFound.Error()+": ") + ")"
 }
 
-// Setup runs the checks that start no program and write nothing, on the backends set built for cfg: the Gemini
-// CLI was found (unless the Gemini API does all the work), and a credential is there. The servers run them at start
-// and after each configuration change.
-func Setup(cfg config.Config, set *runners.Set, env config.Env) []checklist.Check {
+// Setup runs the checks that start no program and write nothing, on the backends set built for cfg with the CLI's
+// sign-in login: the Gemini CLI was found (unless the Gemini API does all the work), and a credential is there. The
+// servers run them at start and after each configuration change.
+func Setup(cfg config.Config, set *runners.Set, login string) []checklist.Check {
 	var checks []checklist.Check
 	if cfg.Backend != backend.API {
 		c := checklist.Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
@@ -70,7 +71,7 @@ func Setup(cfg config.Config, set *runners.Set, env config.Env) []checklist.Chec
 		}
 		checks = append(checks, c)
 	}
-	return append(checks, checkAuth(cfg, env))
+	return append(checks, checkAuth(cfg, login))
 }
 
 // Print writes checks as a checklist and reports whether nothing is broken. The further lines of a detail are
@@ -145,15 +146,15 @@ func checkFirecrawl(cfg config.Config) checklist.Check {
 }
 
 // checkAuth lists the credentials there are: the Gemini API key in force (its variable and last four characters,
-// never more) and the Gemini CLI's own sign-in. It fails when there is neither: every search would fail, unless the
+// never more) and the Gemini CLI's own sign-in (login, gemini.Login's). It fails when there is neither: every search would fail, unless the
 // CLI signs in some way it cannot see (Run makes it a hint when the active backend answers its query).
-func checkAuth(cfg config.Config, env config.Env) checklist.Check {
+func checkAuth(cfg config.Config, login string) checklist.Check {
 	c := checklist.Check{Name: "Auth"}
 	var found []string
 	if key, from := cfg.APIKey(); key != "" {
 		found = append(found, fmt.Sprintf("%s %s (%s)", from, cfg.Shown(from), origin(cfg, from)))
 	}
-	if login := gemini.Login(env.Home); login != "" {
+	if login != "" {
 		found = append(found, login)
 	}
 	if len(found) == 0 {

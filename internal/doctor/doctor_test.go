@@ -356,19 +356,19 @@ func TestSetup(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	missing := config.Config{Dir: dir, CLIPath: filepath.Join(dir, "no-gemini")}
-	problems := checklist.Problems(Setup(missing, runners.New(t.Context(), missing, "", nil, nil), config.Env{Home: t.TempDir()}))
+	problems := checklist.Problems(Setup(missing, runners.New(t.Context(), missing, "", nil, nil), ""))
 	if len(problems) != 2 || problems[0].Name != "Gemini CLI" || !strings.Contains(problems[0].Detail, "npm install -g @google/gemini-cli") ||
 		problems[1].Name != "Auth" || problems[1].Hint || !strings.Contains(problems[1].Detail, gemini.HintAuth) {
 		t.Errorf("got %+v, want the missing CLI (saying how to install it) and the missing credential (a failure)", problems)
 	}
 
 	found := config.Config{Dir: dir, CLIPath: os.Args[0], GeminiAPIKey: "k"}
-	if problems := checklist.Problems(Setup(found, runners.New(t.Context(), found, "", nil, nil), config.Env{})); len(problems) != 0 {
+	if problems := checklist.Problems(Setup(found, runners.New(t.Context(), found, "", nil, nil), "")); len(problems) != 0 {
 		t.Errorf("got %+v, want no problem with a CLI and a key", problems)
 	}
 
 	apiOnly := config.Config{Dir: dir, Backend: backend.API, CLIPath: filepath.Join(dir, "no-gemini"), GeminiAPIKey: "k"}
-	if checks := Setup(apiOnly, runners.New(t.Context(), apiOnly, "", nil, nil), config.Env{}); len(checks) != 1 || checks[0].Name != "Auth" {
+	if checks := Setup(apiOnly, runners.New(t.Context(), apiOnly, "", nil, nil), ""); len(checks) != 1 || checks[0].Name != "Auth" {
 		t.Errorf("got %+v, want only Auth: GEMINI_BACKEND=api needs no CLI", checks)
 	}
 }

@@ -43,10 +43,10 @@ type Set struct {
 	log       *slog.Logger
 }
 
-// New builds the backends cfg asks for. home is the user's home folder, where the CLI keeps its sign-in. It never
-// fails: a backend that cannot run answers every call with an error saying why. onWarm is told whenever the
+// New builds the backends cfg asks for. login is the CLI's own sign-in (gemini.Login), which the caller reads once
+// for everything it builds from cfg. It never fails: a backend that cannot run answers every call with an error saying why. onWarm is told whenever the
 // number of warm CLI processes changes (KeepWarm); nil: nobody.
-func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logger, onWarm func()) *Set {
+func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logger, onWarm func()) *Set {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -57,7 +57,7 @@ func New(ctx context.Context, cfg config.Config, home string, logger *slog.Logge
 	if s.CLIErr != nil {
 		s.cli = missingCLI{err: s.CLIErr}
 	} else {
-		s.Login = gemini.Login(home)
+		s.Login = login
 		s.warm = gemini.NewRunner(gemini.Config{
 			Command:  s.CLI,
 			Dir:      cfg.Dir,

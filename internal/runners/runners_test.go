@@ -15,6 +15,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
@@ -55,7 +56,7 @@ func newSetup(t *testing.T, mode string, key string, cliPath string, signedIn bo
 }
 
 func (s *setup) set(t *testing.T) *runners.Set {
-	return runners.New(t.Context(), s.cfg, s.home, slog.New(slog.NewTextHandler(&s.log, nil)), nil)
+	return runners.New(t.Context(), s.cfg, gemini.Login(s.home), slog.New(slog.NewTextHandler(&s.log, nil)), nil)
 }
 
 const key = "AIzaRunnersTestKey-0123456789-abcdefghij"
