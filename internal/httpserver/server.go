@@ -98,6 +98,27 @@ func (s *Server) Start() error {
 // ErrClosed refuses to start a server that was closed.
 var ErrClosed = errors.New("the server is shutting down")
 
+// StartOn serves on ln, a listener the caller opened (the headless server's, whose failure to listen ends the
+// program), and says nothing of it in the log: the caller says where it serves. It closes ln and does nothing else
+// when the server runs already, or was closed (ErrClosed).
+func (s *Server) StartOn(ln net.Listener) error {
+	s.op.Lock()
+	defer s.op.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		ln.Close()
+		return ErrClosed
+	case s.status.State == Running:
+		ln.Close()
+		return nil
+	}
+	s.addr = ln.Addr().String()
+	s.serveLocked(ln)
+	return nil
+}
+
 func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,11 +132,17 @@ func (s *Server) start() error {
 		s.setLocked(Status{State: Failed, Addr: s.addr, Err: err})
 		return err
 	}
+	s.serveLocked(ln)
+	s.log.Info("serving MCP over HTTP", "url", s.status.URL())
+	return nil
+}
+
+// serveLocked serves on ln until stop, or until serving fails: the server is then Failed.
+func (s *Server) serveLocked(ln net.Listener) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.cancel, s.done = cancel, done
 	s.setLocked(Status{State: Running, Addr: ln.Addr().String()})
-	s.log.Info("serving MCP over HTTP", "url", s.status.URL())
 	go func() {
 		defer close(done)
 		err := Serve(ctx, ln, s.handler)
@@ -134,7 +161,6 @@ func (s *Server) start() error {
 		}
 		cancel()
 	}()
-	return nil
 }
 
 // Stop cancels the requests in progress (so running searches end and their processes are killed), shuts the

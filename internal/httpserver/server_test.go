@@ -140,3 +140,44 @@ func TestSlowBodyDoesNotHoldStop(t *testing.T) {
 		t.Errorf("the slow client's connection is still open after Stop")
 	}
 }
+
+// TestStartOn: a server started on a listener the caller opened serves there, stops like any other, and takes no
+// listener once closed.
+func TestStartOn(t *testing.T) {
+	t.Parallel()
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hello") })
+	s := New(h, "127.0.0.1:1", slog.New(slog.DiscardHandler))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartOn(ln); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Status(); st.State != Running || st.Addr != ln.Addr().String() {
+		t.Fatalf("got %v on %s, want running on %s", st.State, st.Addr, ln.Addr())
+	}
+	res, err := http.Get("http://" + ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(body) != "hello" {
+		t.Errorf("got %q, want hello", body)
+	}
+	s.Close()
+	if st := s.Status(); st.State != Stopped {
+		t.Errorf("after Close: %v, want stopped", st.State)
+	}
+	again, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartOn(again); !errors.Is(err, ErrClosed) {
+		t.Errorf("StartOn after Close: %v, want ErrClosed", err)
+	}
+	if _, err := net.Dial("tcp", again.Addr().String()); err == nil {
+		t.Error("the listener given after Close is still open")
+	}
+}
