@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // The server's own share of a search, with the fake Gemini CLI (the test binary: a process start and a canned
@@ -53,7 +54,7 @@ func BenchmarkSearchOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := client.NewInProcessClient(mcpserver.New(engine, mcpserver.Options{Version: "bench"}))
+		c, err := client.NewInProcessClient(mcpserver.New(tools.New(engine, tools.Options{Version: "bench"}), mcpserver.Options{Version: "bench"}))
 		if err != nil {
 			b.Fatal(err)
 		}

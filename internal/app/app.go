@@ -28,7 +28,9 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
@@ -49,6 +51,7 @@ type App struct {
 	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
+	tools    *tools.Tools
 	mcp      *server.MCPServer
 	mcpHTTP  http.Handler // /mcp, /api and /healthz
 	calls    answering    // the tool calls over HTTP that have not answered yet
@@ -122,15 +125,16 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.changes.Follow(a.lifetime, a.history.Changed)
 	a.sweeps = newSweeper(func() bool { return len(a.activity.Snapshot().Running) == 0 })
 	a.sweeps.Add(a.cache.Sweep)
-	a.mcp = mcpserver.New(engineOf{a}, mcpserver.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
+	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
-		OutputDir:     func() string { return a.Config().OutputDir }, Lifetime: a.lifetime, Status: a.status,
-		Workspace: func() mcpserver.Workspace {
+		OutputDir:     func() string { return a.Config().OutputDir }, Status: a.status,
+		Workspace: func() tools.Workspace {
 			cfg := a.Config()
-			return mcpserver.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
+			return tools.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
 		},
 		Sweeper: a.sweeps,
 	})
+	a.mcp = mcpserver.New(a.tools, mcpserver.Options{Version: o.Version, Lifetime: a.lifetime, Sweeper: a.sweeps})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
 		Health:    func() any { return a.status() },
@@ -141,6 +145,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 		Working:   a.activity.Working,
 		Answering: a.calls.begin,
 		Sweeper:   a.sweeps,
+		API:       restapi.Handler(a.tools),
 	})
 	go a.sweeps.run(a.lifetime)
 	return a, nil
@@ -370,7 +375,7 @@ func (a *App) Shutdown() {
 }
 
 // status is what ping answers and /healthz serves.
-func (a *App) status() mcpserver.Status {
+func (a *App) status() tools.Status {
 	c := a.configured.Load()
 	cli := "missing"
 	if c.backends.CLIErr == nil {
@@ -378,7 +383,7 @@ func (a *App) status() mcpserver.Status {
 	}
 	running, queued := a.queue.Active()
 	st := c.backends.State()
-	return mcpserver.Status{Status: "ok", Version: a.version, GeminiCLI: cli, CLISignedIn: c.backends.Login != "",
+	return tools.Status{Status: "ok", Version: a.version, GeminiCLI: cli, CLISignedIn: c.backends.Login != "",
 		Backend: st.Active, BackendMode: st.Mode, BackendReason: st.Reason, WarmWorkers: st.Warm,
 		RunningSearches: running, QueuedSearches: queued}
 }

@@ -17,7 +17,7 @@ const sweepEvery = time.Minute
 // about four minutes after the load, to do it.
 const releaseAfter = 4 << 20
 
-// sweeper runs the sweeps of the stores every sweepEvery (mcpserver.Sweeper), so that what they keep goes when the
+// sweeper runs the sweeps of the stores every sweepEvery (tools.Sweeper), so that what they keep goes when the
 // traffic stops too, not only when new traffic comes, and hands the memory freed back to the OS.
 type sweeper struct {
 	idle    func() bool // no call runs

@@ -19,7 +19,7 @@ import (
 func (a *App) TrySearch(ctx context.Context, query string) (history.Report, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "search", map[string]any{"query": query, "fresh": true}
-	res, err := a.mcp.GetTool("search").Handler(ctx, req)
+	res, err := a.tools.Handler("search")(ctx, req)
 	if err != nil {
 		return history.Report{}, err
 	}

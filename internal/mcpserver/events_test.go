@@ -18,6 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // sseEvent is one event of a stream: its id and its JSON-RPC message.
@@ -55,7 +56,7 @@ func readEvents(body *bufio.Reader) <-chan sseEvent {
 // (GET with Last-Event-ID) sends what it missed, the report included.
 func TestResumingAStreamAfterABrokenConnection(t *testing.T) {
 	t.Setenv(geminitest.EnvDelay, "1s")
-	s, fake := newPipelineServer(t, "slow", research.Settings{MaxRounds: 1}, Options{Heartbeat: 50 * time.Millisecond},
+	s, fake := newPipelineServer(t, "slow", research.Settings{MaxRounds: 1}, tools.Options{Heartbeat: 50 * time.Millisecond},
 		30*time.Second)
 	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
 	defer srv.Close()

@@ -17,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // maxBodyBytes bounds an HTTP request body.
@@ -41,7 +43,9 @@ type HTTPOptions struct {
 	Answering func() (answered func())
 	// Sweeper runs the sweeps that forget idle sessions and drop the events of answered calls' streams; nil: idle
 	// sessions are forgotten only when a new one needs room, and events only make room for newer ones.
-	Sweeper Sweeper
+	Sweeper tools.Sweeper
+	// API is the HTTP JSON API, served under /api/ behind the same checks; nil: none.
+	API http.Handler
 }
 
 // HTTPHandler serves MCP over Streamable HTTP at /mcp, the HTTP JSON API under /api/ and a health check at
@@ -73,7 +77,9 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
 	})
-	mountAPI(mux, s)
+	if o.API != nil {
+		mux.Handle("/api/", o.API)
+	}
 	return guard(mux, o, live)
 }
 
@@ -103,12 +109,12 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				refuse(w, http.StatusRequestEntityTooLarge, codeInvalidArgument,
+				refuse(w, http.StatusRequestEntityTooLarge, tools.CodeInvalidArgument,
 					fmt.Sprintf("Request body too large: the limit is %d bytes", maxBodyBytes))
 				return
 			}
 			if err != nil {
-				refuse(w, http.StatusBadRequest, codeInvalidArgument, "Bad request: could not read the body")
+				refuse(w, http.StatusBadRequest, tools.CodeInvalidArgument, "Bad request: could not read the body")
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -149,11 +155,11 @@ func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
 				r.Method == http.MethodPost && msg.Method != string(mcp.MethodInitialize) && !msg.modern() {
 				switch _, err := live.Validate(id); {
 				case id == "":
-					refuse(w, http.StatusBadRequest, codeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
+					refuse(w, http.StatusBadRequest, tools.CodeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
 						"that initialize gave")
 					return
 				case err != nil:
-					refuse(w, http.StatusNotFound, codeInvalidArgument, "Not found: this session is unknown or has "+
+					refuse(w, http.StatusNotFound, tools.CodeInvalidArgument, "Not found: this session is unknown or has "+
 						"ended; initialize a new one")
 					return
 				}
@@ -176,7 +182,7 @@ const (
 // refusal is how r is refused: in JSON as the tools' errors for the API, in plain text elsewhere.
 func refusal(r *http.Request) func(w http.ResponseWriter, status int, code, message string) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		return apiError
+		return restapi.WriteError
 	}
 	return func(w http.ResponseWriter, status int, _, message string) { http.Error(w, message, status) }
 }

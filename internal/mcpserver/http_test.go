@@ -8,11 +8,16 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
@@ -62,7 +67,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 	if err != nil || len(list.Tools) != 6 {
 		t.Fatalf("tools/list = %+v, %v", list, err)
 	}
-	res := callSearch(ctx, t, c, map[string]any{"query": "q"})
+	res := call(ctx, t, c, "search", map[string]any{"query": "q"}, nil)
 	if res.IsError || !strings.Contains(resultText(t, res), "# Fake report") {
 		t.Errorf("search over HTTP: %+v", res)
 	}
@@ -162,5 +167,32 @@ func TestHTTPBatchRefused(t *testing.T) {
 	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusBadRequest ||
 		body.Error.Code != -32600 || !strings.Contains(body.Error.Message, "batches are not supported") {
 		t.Errorf("batch: %d %+v %v", res.StatusCode, body, err)
+	}
+}
+
+// TestAPIRefusalsAreJSON: the HTTP side's refusals of the JSON API's requests are JSON, as the API's own errors are.
+func TestAPIRefusalsAreJSON(t *testing.T) {
+	engine, _ := newEngine(t, "ok", research.Settings{}, 30*time.Second)
+	t2 := tools.New(engine, tools.Options{Version: "test"})
+	srv := httptest.NewServer(HTTPHandler(New(t2, Options{Version: "test"}), HTTPOptions{
+		AuthToken: func() string { return "tok-1234567890" }, API: restapi.Handler(t2)}))
+	t.Cleanup(srv.Close)
+	postAPI := func(path, body string, header map[string]string) (int, string) {
+		res := post(t, srv.URL+path, []byte(body), header)
+		var got struct{ Error tools.Error }
+		if err := json.NewDecoder(res.Body).Decode(&got); err != nil && res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d, not a JSON answer: %v", path, res.StatusCode, err)
+		}
+		return res.StatusCode, got.Error.Code
+	}
+	if status, code := postAPI("/api/google-search", `{"query": "q"}`, nil); status != http.StatusUnauthorized || code != codeUnauthorized {
+		t.Errorf("no token: %d %s", status, code)
+	}
+	if status, code := postAPI("/api/gemini-chat", `{"prompt": "q"}`, map[string]string{"Authorization": "Bearer tok-1234567890",
+		"Origin": "https://evil.example"}); status != http.StatusForbidden || code != codeForbidden {
+		t.Errorf("foreign origin: %d %s", status, code)
+	}
+	if status, _ := postAPI("/api/google-search", `{"query": "q"}`, map[string]string{"Authorization": "Bearer tok-1234567890"}); status != http.StatusOK {
+		t.Errorf("with the token: %d", status)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // The server's start-up, as a client sees it: `make bench` prints these; nothing here asserts a time. ns/op is the
@@ -80,7 +81,9 @@ func BenchmarkStartup(b *testing.B) {
 			outR, outW := io.Pipe()
 			start := time.Now()
 			done := make(chan error, 1)
-			go func() { done <- ServeStdio(ctx, New(blockedEngine{}, Options{Version: "bench"}), inR, outW, nil) }()
+			go func() {
+				done <- ServeStdio(ctx, newServer(blockedEngine{}, tools.Options{Version: "bench"}), inR, outW, nil)
+			}()
 			if _, err := io.WriteString(inW, initializeLine); err != nil {
 				b.Fatal(err)
 			}

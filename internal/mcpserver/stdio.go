@@ -7,6 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // The stdio server's tool-call workers and queue: mcp-go's maximums.
@@ -30,7 +32,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	for _, option := range []server.StdioOption{server.WithWorkerPoolSize(stdioWorkers), server.WithQueueSize(stdioQueue)} {
 		option(stdio)
 	}
-	err := stdio.Listen(withStdio(ctx), in, out)
+	err := stdio.Listen(tools.WithStdio(ctx), in, out)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // blockedEngine holds every research call until release is closed.
@@ -45,7 +46,7 @@ func TestStdioCallsDoNotWaitBehindSearches(t *testing.T) {
 	t.Parallel()
 	const searches = 20 // far more than mcp-go's default of 5 workers
 	e := blockedEngine{started: make(chan struct{}, searches), release: make(chan struct{})}
-	c := connectStdio(t, New(e, Options{Version: "test"}))
+	c := connectStdio(t, newServer(e, tools.Options{Version: "test"}))
 
 	done := make(chan error, searches)
 	for i := range searches {

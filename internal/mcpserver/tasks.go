@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // Tools called as MCP tasks (protocol 2025-11-25). mcp-go (v1.2.1) creates the tasks, runs their handlers and keeps
@@ -105,7 +106,7 @@ type storedTask struct {
 	kept      time.Time           // when result was kept
 	size      int                 // result's bytes, about
 	ended     bool                // its session ended: nobody can read its result
-	cancelled *errorInfo          // why the task was cancelled; nil unless it was
+	cancelled *tools.Error        // why the task was cancelled; nil unless it was
 }
 
 func newTasks(lifetime context.Context, taskTools map[string]bool) *tasks {
@@ -118,7 +119,7 @@ func (t *tasks) hooks() *server.Hooks {
 	h := &server.Hooks{}
 	h.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
 		raw, _ := message.(json.RawMessage)
-		return t.admit(sessionOf(ctx), raw)
+		return t.admit(tools.SessionOf(ctx), raw)
 	})
 	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
 		if req.Params.Task == nil {
@@ -245,7 +246,7 @@ func (t *tasks) taskHooks() *server.TaskHooks {
 	h.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) {
 		t.mu.Lock()
 		if st := t.stored[m.TaskID]; st != nil && st.cancelled == nil {
-			st.cancelled = &errorInfo{Code: codeCancelled, Message: "the task was cancelled (tasks/cancel) before it finished"}
+			st.cancelled = &tools.Error{Code: tools.CodeCancelled, Message: "the task was cancelled (tasks/cancel) before it finished"}
 		}
 		t.mu.Unlock()
 		t.cancel(m.TaskID)
@@ -333,14 +334,14 @@ func (t *tasks) fill(id string, res *mcp.TaskResultResult) {
 	var out *mcp.CallToolResult
 	switch st := t.stored[id]; {
 	case st == nil: // its TTL ran out as mcp-go answered
-		out = errorResultInfo(errorInfo{Code: codeResultDropped, Message: "the task's TTL ran out: its result is " +
+		out = tools.ErrorResult(tools.Error{Code: tools.CodeResultDropped, Message: "the task's TTL ran out: its result is " +
 			"no longer kept", Details: "Call the tool again."})
 	case st.result != nil:
 		out = st.result
 	case st.cancelled != nil:
-		out = errorResultInfo(*st.cancelled)
+		out = tools.ErrorResult(*st.cancelled)
 	default: // its result was dropped
-		out = errorResultInfo(errorInfo{Code: codeResultDropped, Message: fmt.Sprintf("the task's result was "+
+		out = tools.ErrorResult(tools.Error{Code: tools.CodeResultDropped, Message: fmt.Sprintf("the task's result was "+
 			"dropped to make room for newer ones: the server keeps at most %d task results and %d MiB of them, "+
 			"all sessions together, and drops the oldest first", maxKeptResults, maxKeptResultBytes>>20),
 			Details: "Call the tool again (its report may come from the cache), and read a task's result soon " +
@@ -372,6 +373,17 @@ func (t *tasks) cancel(id string) {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// taskRun is the run of a task call, as its tool sees it.
+type taskRun struct {
+	tasks *tasks
+	slot  *taskSlot
+}
+
+func (r taskRun) ID() string { return r.slot.get() }
+func (r taskRun) Detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	return r.tasks.detach(ctx, r.slot)
 }
 
 // detach returns the context the research of a task call, whose slot is slot, runs with: it keeps ctx's values,
@@ -409,9 +421,12 @@ func (t *tasks) detach(ctx context.Context, slot *taskSlot) (context.Context, co
 // returns as a JSON-RPC error: mcp-go keeps no result of a failed task).
 func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := next(ctx, req)
 		slot := taskSlotOf(req)
-		if slot == nil || err != nil || res == nil {
+		if slot == nil {
+			return next(ctx, req)
+		}
+		res, err := next(tools.WithTask(ctx, taskRun{t, slot}), req)
+		if err != nil || res == nil {
 			return res, err
 		}
 		if !res.IsError {
@@ -420,8 +435,8 @@ func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			// validate results against output schemas.
 			return &mcp.CallToolResult{}, nil
 		}
-		info := errorInfoOf(res)
-		if info.Code != codeCancelled {
+		info := tools.ErrorOf(res)
+		if info.Code != tools.CodeCancelled {
 			return nil, errors.New(info.String())
 		}
 		t.mu.Lock()
@@ -435,7 +450,7 @@ func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 
 // cancelledTask is the error of a task call that was cancelled: mcp-go ends a task cancelled, with the error's text
 // as its status message, when its handler fails with context.Canceled.
-type cancelledTask struct{ info errorInfo }
+type cancelledTask struct{ info tools.Error }
 
 func (e cancelledTask) Error() string        { return e.info.String() }
 func (e cancelledTask) Is(target error) bool { return target == context.Canceled }

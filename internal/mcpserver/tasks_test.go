@@ -17,6 +17,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // stdioPeer is a client speaking raw JSON-RPC to a server over stdio, as a client that uses tasks would.
@@ -110,7 +111,7 @@ func taskID(t *testing.T, created map[string]any) string {
 // Over stdio too, tasks/cancel stops the research of a task (its CLI ends), the task ends cancelled, tasks/result
 // says so, and the task's progress names the task.
 func TestCancellingATaskOverStdio(t *testing.T) {
-	s, fake := newPipelineServer(t, "hang", research.Settings{}, Options{Heartbeat: 50 * time.Millisecond}, 60*time.Second)
+	s, fake := newPipelineServer(t, "hang", research.Settings{}, tools.Options{Heartbeat: 50 * time.Millisecond}, 60*time.Second)
 	p := serveStdioPeer(t, s)
 	id := taskID(t, p.result(2, "tools/call", map[string]any{"name": "deep_search",
 		"arguments": map[string]any{"topic": "never ends"}, "task": map[string]any{},
@@ -146,7 +147,7 @@ func TestCancellingATaskOverStdio(t *testing.T) {
 // A tool that fails ends its task failed, not completed, with the error (its code and fix) as the status message,
 // which tasks/result returns as the error.
 func TestFailedToolEndsTaskFailed(t *testing.T) {
-	s, _ := newPipelineServer(t, "quota", research.Settings{}, Options{}, 30*time.Second)
+	s, _ := newPipelineServer(t, "quota", research.Settings{}, tools.Options{}, 30*time.Second)
 	p := serveStdioPeer(t, s)
 	id := taskID(t, p.result(2, "tools/call", map[string]any{"name": "ask",
 		"arguments": map[string]any{"prompt": "explain"}, "task": map[string]any{}}))
@@ -168,7 +169,7 @@ func TestFailedToolEndsTaskFailed(t *testing.T) {
 
 // A tool that answers in seconds does not run as a task: asked to, it refuses at once, and no task is made.
 func TestToolsWithoutTaskSupportRefuseTasks(t *testing.T) {
-	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, tools.Options{}, 30*time.Second)
 	p := serveStdioPeer(t, s)
 	for i, name := range []string{"search", "fetch_chunk", "ping"} {
 		msg := p.call(2+i, "tools/call", map[string]any{"name": name,
@@ -243,8 +244,8 @@ func TestOldestTaskResultsAreDropped(t *testing.T) {
 		tasks.fill(id, res)
 		return fmt.Sprint(res.IsError, res.Content, res.StructuredContent)
 	}
-	if got := read("0"); !strings.Contains(got, "true") || !strings.Contains(got, codeResultDropped) {
-		t.Errorf("tasks/result of the oldest: %s, want a %s error", got, codeResultDropped)
+	if got := read("0"); !strings.Contains(got, "true") || !strings.Contains(got, tools.CodeResultDropped) {
+		t.Errorf("tasks/result of the oldest: %s, want a %s error", got, tools.CodeResultDropped)
 	}
 	for _, id := range []string{"1", fmt.Sprint(maxKeptResults)} {
 		if got := read(id); !strings.Contains(got, "report "+id) {
@@ -253,8 +254,8 @@ func TestOldestTaskResultsAreDropped(t *testing.T) {
 	}
 	sessionEnded := tasks.hooks().OnUnregisterSession[0]
 	sessionEnded(context.Background(), clientSession("session 1"))
-	if got := read("1"); !strings.Contains(got, codeResultDropped) {
-		t.Errorf("tasks/result of a task whose session ended: %s, want a %s error", got, codeResultDropped)
+	if got := read("1"); !strings.Contains(got, tools.CodeResultDropped) {
+		t.Errorf("tasks/result of a task whose session ended: %s, want a %s error", got, tools.CodeResultDropped)
 	}
 	createTask(tasks, "late", "session 1")
 	sessionEnded(context.Background(), clientSession("session 1"))
@@ -273,7 +274,8 @@ func TestTaskResultsAreBoundedInBytes(t *testing.T) {
 	tasks.now = func() time.Time { return now }
 	keep := func(id string, size int) {
 		createTask(tasks, id, "s1")
-		tasks.keep(id, structured(map[string]string{"report": strings.Repeat("x", size)}))
+		report := strings.Repeat("x", size)
+		tasks.keep(id, mcp.NewToolResultStructured(map[string]string{"report": report}, `{"report": "`+report+`"}`))
 		now = now.Add(time.Second)
 	}
 	kept := func(id string) bool {
@@ -324,7 +326,7 @@ func TestOneSessionsTasksDoNotLockOutAnother(t *testing.T) {
 	release := make(chan struct{})
 	close(release) // every research call answers at once
 	e := blockedEngine{started: make(chan struct{}, 1000), release: release}
-	srv := httptest.NewServer(HTTPHandler(New(e, Options{Version: "test"}), HTTPOptions{}))
+	srv := httptest.NewServer(HTTPHandler(newServer(e, tools.Options{Version: "test"}), HTTPOptions{}))
 	t.Cleanup(srv.Close)
 	url := srv.URL + "/mcp"
 	greedy, other := rpcSession(t, url), rpcSession(t, url)
@@ -352,7 +354,7 @@ func TestOneSessionsTasksDoNotLockOutAnother(t *testing.T) {
 
 // Over stdio, a task call completes with its report.
 func TestTaskCompletesOverStdio(t *testing.T) {
-	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, tools.Options{}, 30*time.Second)
 	p := serveStdioPeer(t, s)
 	id := taskID(t, p.result(2, "tools/call", map[string]any{"name": "ask", "arguments": map[string]any{"prompt": "p"},
 		"task": map[string]any{}}))
@@ -367,7 +369,7 @@ func TestTaskCompletesOverStdio(t *testing.T) {
 
 // On protocol 2026-07-28, where mcp-go serves no tasks, the server does not announce them.
 func TestModernDiscoverAnnouncesNoTasks(t *testing.T) {
-	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
+	s, _ := newPipelineServer(t, "ok", research.Settings{}, tools.Options{}, 30*time.Second)
 	p := serveStdioPeer(t, s)
 	res := p.result(2, string(mcp.MethodServerDiscover), map[string]any{"_meta": map[string]any{
 		mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728, mcp.MetaKeyClientCapabilities: map[string]any{},

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestActivityWarnsOfAReportWithoutFirecrawl(t *testing.T) {
 			t.Fatal(err)
 		}
 		reg := activity.New()
-		c := connect(t, New(engine, Options{Version: "test", Activity: reg}))
+		c := connect(t, newServer(engine, Options{Version: "test", Activity: reg}))
 		if res := callSearch(context.Background(), t, c, tt.args); res.IsError {
 			t.Fatalf("%s %v: got an error result", tt.scenario, tt.args)
 		}

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func invalidArguments(toolName string, err error) *mcp.CallToolResult {
 	if errors.As(err, &verr) {
 		msg = strings.Join(describe(verr), "; ")
 	}
-	return errorResultInfo(errorInfo{Code: codeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg})
+	return ErrorResult(Error{Code: CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg})
 }
 
 // describe renders each leaf of a validation error as a sentence naming the argument: the missing arguments first,

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 func recordActivity(reg *activity.Registry) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			ctx, tracker := reg.Begin(ctx, sessionOf(ctx), req.Params.Name, subjectOf(req))
+			ctx, tracker := reg.Begin(ctx, SessionOf(ctx), req.Params.Name, subjectOf(req))
 			res, err := next(ctx, req)
 			tracker.End(failureOf(res, err))
 			return res, err
@@ -42,8 +42,8 @@ func failureOf(res *mcp.CallToolResult, err error) *activity.Failure {
 	case !res.IsError:
 		return warningOf(res)
 	}
-	info := errorInfoOf(res)
-	if info.Code == codeCancelled {
+	info := ErrorOf(res)
+	if info.Code == CodeCancelled {
 		return nil
 	}
 	if info.Code == "" { // every error result of ours has a code; this is a safety net
@@ -79,8 +79,8 @@ func warningOf(res *mcp.CallToolResult) *activity.Failure {
 			"the first start downloads firecrawl-mcp, which may take longer than its start timeout allows."}
 }
 
-// sessionOf is the id of the MCP session a call came in on; "" when there is none.
-func sessionOf(ctx context.Context) string {
+// SessionOf is the id of the MCP session a call came in on; "" when there is none.
+func SessionOf(ctx context.Context) string {
 	if s := server.ClientSessionFromContext(ctx); s != nil {
 		return s.SessionID()
 	}

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -39,11 +39,11 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		return Status{Status: "ok", Version: "1.2.3", GeminiCLI: "/usr/bin/gemini", CLISignedIn: true, Backend: "api",
 			BackendMode: "auto", BackendReason: "the Gemini CLI is not signed in", WarmWorkers: 1, RunningSearches: 2}
 	}}))
-	withoutFirecrawl := connect(t, New(cliEngine(t, geminitest.ScenarioNoFirecrawl, "FIRECRAWL_API_KEY=fc-test-key"),
+	withoutFirecrawl := connect(t, newServer(cliEngine(t, geminitest.ScenarioNoFirecrawl, "FIRECRAWL_API_KEY=fc-test-key"),
 		Options{Version: "test"}))
 	mock := mg.New()
 	mock.Handle(mg.KindSearch, mg.Always(mg.MaxTokens("Der Föhn ist ein warmer")))
-	cutOff := connect(t, New(apiEngine(t, mock), Options{Version: "test"}))
+	cutOff := connect(t, newServer(apiEngine(t, mock), Options{Version: "test"}))
 	schemas := declaredSchemas(t, ok)
 	report := call(context.Background(), t, ok, "search", map[string]any{"query": "q"}, nil)
 	chunks, _ := decodeBody(t, report)["chunks"].(map[string]any)
@@ -126,7 +126,7 @@ func localServerWith(t *testing.T, scenario string, timeout time.Duration, o Opt
 		t.Fatal(err)
 	}
 	o.Version = "test"
-	return New(engine, o)
+	return newServer(engine, o)
 }
 
 // declaredSchemas compiles the output schema of each tool c lists, closed to undescribed fields.

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func structuredTool() mcp.Tool {
 
 // structured runs the structured tool. Its result's structuredContent is the answer itself, which follows the
 // caller's schema, so the tool declares no output schema of its own; a failure is an error result as the others'.
-func (t *tools) structured(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (t *Tools) structured(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	prompt := req.GetString("prompt", "")
 	model := req.GetString("model", "")
 	fresh := req.GetBool("fresh", false)
@@ -49,7 +49,7 @@ func (t *tools) structured(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	schemaJSON, schema, err := callerSchema(req.GetArguments()["schema"])
 	if err != nil {
-		return errorResultInfo(errorInfo{Code: codeInvalidArgument,
+		return ErrorResult(Error{Code: CodeInvalidArgument,
 			Message: "invalid arguments for structured: schema " + err.Error()}), nil
 	}
 	validate := func(v any) error {
@@ -130,7 +130,7 @@ const (
 func answerResult(rep research.Report) *mcp.CallToolResult {
 	var value map[string]any
 	if err := json.Unmarshal([]byte(rep.Report), &value); err != nil {
-		return errorResultInfo(errorInfo{Code: research.CodeSchemaMismatch, Message: "the answer is not a JSON object"})
+		return ErrorResult(Error{Code: research.CodeSchemaMismatch, Message: "the answer is not a JSON object"})
 	}
 	res := mcp.NewToolResultStructured(value, rep.Report)
 	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)

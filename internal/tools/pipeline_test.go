@@ -1,14 +1,9 @@
-package mcpserver
+package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -36,7 +30,7 @@ func newPipelineServer(t *testing.T, scenario string, s research.Settings, o Opt
 		t.Fatal(err)
 	}
 	o.Version = "test"
-	return New(engine, o), fake
+	return newServer(engine, o), fake
 }
 
 func call(ctx context.Context, t *testing.T, c *client.Client, tool string, args map[string]any, progressToken any) *mcp.CallToolResult {
@@ -216,154 +210,14 @@ func TestLongReportComesInChunks(t *testing.T) {
 	}
 
 	res := call(context.Background(), t, c, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)
-	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != codeChunkNotFound {
+	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != CodeChunkNotFound {
 		t.Errorf("unknown id: %v", body)
 	}
 	// A part past the last one: the id is good, so the fix is another index, not another search.
 	res = call(context.Background(), t, c, "fetch_chunk", map[string]any{"id": id, "index": count + 1}, nil)
 	e, _ := decodeBody(t, res)["error"].(map[string]any)
-	if !res.IsError || e["code"] != codeInvalidArgument || !strings.Contains(e["message"].(string), fmt.Sprintf("parts 1 to %d", count)) ||
+	if !res.IsError || e["code"] != CodeInvalidArgument || !strings.Contains(e["message"].(string), fmt.Sprintf("parts 1 to %d", count)) ||
 		strings.Contains(e["details"].(string), "search again") {
 		t.Errorf("index past the end: %v", e)
-	}
-}
-
-// rpcSession initializes a session of the HTTP MCP endpoint at url with raw JSON-RPC and returns its id.
-func rpcSession(t *testing.T, url string) string {
-	t.Helper()
-	init := rpc(t, url, "", 1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "t", "version": "1"}})
-	return init["_session"].(string)
-}
-
-// rpc posts one JSON-RPC request to an HTTP MCP endpoint and returns the decoded result.
-func rpc(t *testing.T, url, session string, id int, method string, params any) map[string]any {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if i := bytes.LastIndex(raw, []byte("data: ")); bytes.HasPrefix(bytes.TrimSpace(raw), []byte("event:")) || i >= 0 && !bytes.HasPrefix(raw, []byte("{")) {
-		raw = raw[i+len("data: "):] // an SSE response: the result is the last event
-	}
-	var msg struct {
-		Result map[string]any `json:"result"`
-		Error  map[string]any `json:"error"`
-	}
-	if err := json.Unmarshal(bytes.TrimSpace(raw), &msg); err != nil || msg.Error != nil {
-		t.Fatalf("%s: %s (%v)", method, raw, err)
-	}
-	if method == "initialize" {
-		msg.Result["_session"] = res.Header.Get("Mcp-Session-Id")
-	}
-	return msg.Result
-}
-
-func TestDeepSearchAsTaskOverHTTP(t *testing.T) {
-	t.Setenv(geminitest.EnvDelay, "500ms")
-	s, _ := newPipelineServer(t, "slow", research.Settings{MaxRounds: 2}, Options{}, 30*time.Second)
-	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
-	defer srv.Close()
-	url := srv.URL + "/mcp"
-
-	session := rpcSession(t, url)
-	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
-		"arguments": map[string]any{"topic": "task topic"}, "task": map[string]any{"ttl": 600000}})
-	task, ok := created["task"].(map[string]any)
-	if !ok {
-		t.Fatalf("tools/call as a task returned %v, want a task", created)
-	}
-	taskID := task["taskId"].(string)
-
-	deadline := time.Now().Add(testkit.WaitLimit)
-	for status := task["status"]; status != "completed"; {
-		if time.Now().After(deadline) || status == "failed" || status == "cancelled" {
-			t.Fatalf("task status %v", status)
-		}
-		time.Sleep(100 * time.Millisecond)
-		status = rpc(t, url, session, 3, "tasks/get", map[string]any{"taskId": taskID})["status"]
-	}
-	result := rpc(t, url, session, 4, "tasks/result", map[string]any{"taskId": taskID})
-	structured, _ := result["structuredContent"].(map[string]any)
-	if structured["success"] != true || !strings.Contains(structured["report"].(string), "# Fake report") {
-		t.Errorf("task result = %v", result)
-	}
-}
-
-// hangingTask starts a deep_search that never ends as an MCP task over HTTP, on a server with o, and returns the
-// endpoint, the session and the task's id once its CLI runs.
-func hangingTask(t *testing.T, o Options) (url, session, taskID string, fake *geminitest.Fake) {
-	t.Helper()
-	s, fake := newPipelineServer(t, "hang", research.Settings{}, o, 60*time.Second)
-	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
-	t.Cleanup(srv.Close)
-	url = srv.URL + "/mcp"
-	session = rpcSession(t, url)
-	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
-		"arguments": map[string]any{"topic": "never ends"}, "task": map[string]any{}})
-	taskID = created["task"].(map[string]any)["taskId"].(string)
-	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
-	return url, session, taskID, fake
-}
-
-func TestCancellingATaskStopsTheCLI(t *testing.T) {
-	url, session, taskID, fake := hangingTask(t, Options{})
-	rpc(t, url, session, 3, "tasks/cancel", map[string]any{"taskId": taskID})
-	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
-	if status := rpc(t, url, session, 4, "tasks/get", map[string]any{"taskId": taskID})["status"]; status != "cancelled" {
-		t.Errorf("status %v, want cancelled", status)
-	}
-}
-
-// A call running as a task outlives its request, but not the app ending the calls (Stop server, a deleted session):
-// it stops, and its result says why.
-func TestAppEndsTaskCalls(t *testing.T) {
-	reg := activity.New()
-	url, session, taskID, fake := hangingTask(t, Options{Activity: reg})
-	reg.CancelAll("the server was stopped from the tray menu", "Start it again.")
-	testkit.WaitFor(t, "every fake CLI process to end", func() bool { return len(fake.LivePIDs()) == 0 })
-	testkit.WaitFor(t, "the task to end", func() bool {
-		status := rpc(t, url, session, 3, "tasks/get", map[string]any{"taskId": taskID})["status"]
-		return status != "working"
-	})
-	result := rpc(t, url, session, 4, "tasks/result", map[string]any{"taskId": taskID})
-	if text := fmt.Sprint(result); !strings.Contains(text, "CANCELLED") || !strings.Contains(text, "the server was stopped from the tray menu") {
-		t.Errorf("task result %v, want CANCELLED with the reason", result)
-	}
-}
-
-// Every task gets a TTL within half an hour and a day, an hour when it asks for none, so that no result is kept
-// for good and no run is forgotten before it could end: the client reads the TTL granted in the created task.
-func TestTaskTTLIsBounded(t *testing.T) {
-	s, _ := newPipelineServer(t, "ok", research.Settings{}, Options{}, 30*time.Second)
-	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
-	defer srv.Close()
-	url := srv.URL + "/mcp"
-	session := rpcSession(t, url)
-	for i, tt := range []struct {
-		task map[string]any
-		want float64
-	}{
-		{map[string]any{}, float64(time.Hour.Milliseconds())},
-		{map[string]any{"ttl": 600000}, float64(minTaskTTL.Milliseconds())}, // shorter than a run may take
-		{map[string]any{"ttl": 7200000}, 7200000},
-		{map[string]any{"ttl": 10 * 365 * 24 * time.Hour.Milliseconds()}, float64(24 * time.Hour.Milliseconds())},
-		{map[string]any{"ttl": int64(math.MaxInt64)}, float64(24 * time.Hour.Milliseconds())},
-	} {
-		created := rpc(t, url, session, 10+i, "tools/call", map[string]any{"name": "deep_search",
-			"arguments": map[string]any{"topic": "ttl"}, "task": tt.task})
-		task, _ := created["task"].(map[string]any)
-		if task["ttl"] != tt.want {
-			t.Errorf("task %v: granted ttl %v, want %v", tt.task, task["ttl"], tt.want)
-		}
 	}
 }

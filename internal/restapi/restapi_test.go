@@ -1,4 +1,4 @@
-package mcpserver
+package restapi
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,10 +18,16 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
+func TestMain(m *testing.M) {
+	geminitest.Main()
+	os.Exit(m.Run())
+}
+
 // apiServer serves the HTTP side of a server on the fake CLI playing scenario.
-func apiServer(t *testing.T, scenario string, o HTTPOptions, env ...string) (*httptest.Server, *geminitest.Fake) {
+func apiServer(t *testing.T, scenario string, env ...string) (*httptest.Server, *geminitest.Fake) {
 	t.Helper()
 	fake := geminitest.NewLocal(t, scenario)
 	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
@@ -29,7 +36,7 @@ func apiServer(t *testing.T, scenario string, o HTTPOptions, env ...string) (*ht
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(HTTPHandler(New(engine, Options{Version: "test"}), o))
+	srv := httptest.NewServer(Handler(tools.New(engine, tools.Options{Version: "test"})))
 	t.Cleanup(srv.Close)
 	return srv, fake
 }
@@ -66,7 +73,7 @@ func TestAPIAnswersAsTheTools(t *testing.T) {
 	t.Parallel()
 	answer := "```json\n" + `{"success": true, "report": "Two facts [1][2].", "metadata": {"sources": [
   {"url": "https://a.example/1", "title": "A"}, {"url": "https://b.example/2", "title": "B"}]}}` + "\n```"
-	srv, fake := apiServer(t, geminitest.ScenarioOK, HTTPOptions{}, geminitest.EnvAnswer+"="+answer)
+	srv, fake := apiServer(t, geminitest.ScenarioOK, geminitest.EnvAnswer+"="+answer)
 
 	status, body := postAPI(t, srv, "/api/google-search", `{"query": "two facts"}`)
 	if status != http.StatusOK || body["success"] != true || !strings.HasPrefix(body["report"].(string), "Two facts [1][2].") {
@@ -92,7 +99,7 @@ func TestAPIAnswersAsTheTools(t *testing.T) {
 	} {
 		status, body := postAPI(t, srv, tt.path, tt.body)
 		msg, _ := body["error"].(map[string]any)["message"].(string)
-		if status/100 != 4 || errorCode(body) != codeInvalidArgument || !strings.Contains(msg, tt.want) {
+		if status/100 != 4 || errorCode(body) != tools.CodeInvalidArgument || !strings.Contains(msg, tt.want) {
 			t.Errorf("%s %s: %d %v, want INVALID_ARGUMENT saying %q", tt.path, tt.body, status, body, tt.want)
 		}
 	}
@@ -101,26 +108,15 @@ func TestAPIAnswersAsTheTools(t *testing.T) {
 	}
 }
 
-// TestAPIStatuses: a tool's error code becomes the fitting HTTP status; the HTTP side's own refusals are JSON too.
+// TestAPIStatuses: a tool's error code becomes the fitting HTTP status.
 func TestAPIStatuses(t *testing.T) {
 	t.Parallel()
 	for scenario, want := range map[string]int{geminitest.ScenarioAuth: http.StatusForbidden,
 		geminitest.ScenarioQuota: http.StatusTooManyRequests, geminitest.ScenarioEmpty: http.StatusBadGateway} {
-		srv, _ := apiServer(t, scenario, HTTPOptions{})
+		srv, _ := apiServer(t, scenario)
 		if status, body := postAPI(t, srv, "/api/google-search", `{"query": "q"}`); status != want || body["success"] != false {
 			t.Errorf("%s: %d %v, want %d", scenario, status, body, want)
 		}
-	}
-	srv, _ := apiServer(t, geminitest.ScenarioOK, HTTPOptions{AuthToken: func() string { return "tok-1234567890" }})
-	if status, body := postAPI(t, srv, "/api/google-search", `{"query": "q"}`); status != http.StatusUnauthorized || errorCode(body) != codeUnauthorized {
-		t.Errorf("no token: %d %v", status, body)
-	}
-	if status, body := postAPI(t, srv, "/api/gemini-chat", `{"prompt": "q"}`, "Authorization", "Bearer tok-1234567890",
-		"Origin", "https://evil.example"); status != http.StatusForbidden || errorCode(body) != codeForbidden {
-		t.Errorf("foreign origin: %d %v", status, body)
-	}
-	if status, _ := postAPI(t, srv, "/api/google-search", `{"query": "q"}`, "Authorization", "Bearer tok-1234567890"); status != http.StatusOK {
-		t.Errorf("with the token: %d", status)
 	}
 }
 
@@ -128,7 +124,7 @@ func TestAPIStatuses(t *testing.T) {
 // client that goes away stops the run and every process it started.
 func TestAPIChatStreams(t *testing.T) {
 	t.Parallel()
-	srv, _ := apiServer(t, geminitest.ScenarioOK, HTTPOptions{})
+	srv, _ := apiServer(t, geminitest.ScenarioOK)
 	events := stream(t, context.Background(), srv, `{"prompt": "hello"}`, -1)
 	var text strings.Builder
 	for _, e := range events[:len(events)-1] {
@@ -144,7 +140,7 @@ func TestAPIChatStreams(t *testing.T) {
 		t.Errorf("got %v", events)
 	}
 
-	srv, fake := apiServer(t, geminitest.ScenarioHang, HTTPOptions{})
+	srv, fake := apiServer(t, geminitest.ScenarioHang)
 	ctx, cancel := context.WithCancel(context.Background())
 	first := stream(t, ctx, srv, `{"prompt": "never ends"}`, 1) // the partial answer, while the agent hangs
 	if len(first) != 1 || first[0]["type"] != "stdout" || len(fake.LiveRunPIDs()) == 0 {
@@ -188,7 +184,7 @@ func stream(t *testing.T, ctx context.Context, srv *httptest.Server, body string
 // and every route it describes answers.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	t.Parallel()
-	srv, _ := apiServer(t, geminitest.ScenarioOK, HTTPOptions{})
+	srv, _ := apiServer(t, geminitest.ScenarioOK)
 	res, err := http.Get(srv.URL + "/api/openapi.json")
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +236,7 @@ func TestAPICallsAreActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := activity.New()
-	srv := httptest.NewServer(HTTPHandler(New(engine, Options{Version: "test", Activity: reg}), HTTPOptions{}))
+	srv := httptest.NewServer(Handler(tools.New(engine, tools.Options{Version: "test", Activity: reg})))
 	t.Cleanup(srv.Close)
 
 	type answer struct {

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func TestStructuredRefusesBadSchemas(t *testing.T) {
 	} {
 		res := call(context.Background(), t, c, "structured", map[string]any{"prompt": "p", "schema": schema}, nil)
 		e, _ := decodeBody(t, res)["error"].(map[string]any)
-		if msg, _ := e["message"].(string); !res.IsError || e["code"] != codeInvalidArgument || !strings.Contains(msg, want) {
+		if msg, _ := e["message"].(string); !res.IsError || e["code"] != CodeInvalidArgument || !strings.Contains(msg, want) {
 			t.Errorf("got %s, want INVALID_ARGUMENT saying %q", resultText(t, res), want)
 		}
 	}
@@ -105,7 +105,7 @@ func TestStructuredSaysHowItWasMade(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			reg := activity.New()
-			c := connect(t, New(tt.engine(t), Options{Version: "test", Activity: reg}))
+			c := connect(t, newServer(tt.engine(t), Options{Version: "test", Activity: reg}))
 			res := call(context.Background(), t, c, "structured",
 				map[string]any{"prompt": "The first Dune novel", "schema": bookSchema}, nil)
 			if got, _ := json.Marshal(res.StructuredContent); res.IsError || string(got) != `{"title":"Dune","year":1965}` {

@@ -1,8 +1,9 @@
-package mcpserver
+package tools
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -149,21 +150,22 @@ func checkWritten(t *testing.T, path, want string) {
 	}
 }
 
-// connectStdio serves s through ServeStdio over pipes and returns a client of it.
+// connectStdio serves s over stdio, its calls marked as stdio's as the transport marks them, and returns a client
+// of it.
 func connectStdio(t *testing.T, s *server.MCPServer) *client.Client {
 	t.Helper()
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- ServeStdio(ctx, s, serverIn, serverOut, nil) }()
+	go func() { served <- server.NewStdioServer(s).Listen(WithStdio(ctx), serverIn, serverOut) }()
 	c := client.NewClient(transport.NewIO(clientIn, clientOut, nil))
 	t.Cleanup(func() {
 		c.Close()
 		cancel()
 		serverOut.Close()
-		if err := <-served; err != nil {
-			t.Errorf("ServeStdio: %v", err)
+		if err := <-served; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			t.Errorf("stdio server: %v", err)
 		}
 	})
 	if err := c.Start(ctx); err != nil {
@@ -176,7 +178,7 @@ func connectStdio(t *testing.T, s *server.MCPServer) *client.Client {
 // connectHTTP serves s over Streamable HTTP and returns a client of it.
 func connectHTTP(t *testing.T, s *server.MCPServer) *client.Client {
 	t.Helper()
-	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	t.Cleanup(srv.Close)
 	c, err := client.NewStreamableHttpClient(srv.URL + "/mcp")
 	if err != nil {
@@ -233,7 +235,7 @@ func TestOutputFileOverHTTP(t *testing.T) {
 				res := call(context.Background(), t, c, tool, map[string]any{"query": "q", "topic": "q", "output_file": tt.arg}, nil)
 				body := decodeBody(t, res)
 				e, _ := body["error"].(map[string]any)
-				if !res.IsError || e["code"] != codeInvalidArgument || !strings.Contains(e["message"].(string), tt.want) {
+				if !res.IsError || e["code"] != CodeInvalidArgument || !strings.Contains(e["message"].(string), tt.want) {
 					t.Errorf("%s: got %v, want INVALID_ARGUMENT mentioning %q", tool, body, tt.want)
 				}
 			}
@@ -303,27 +305,4 @@ func TestOutputFileInProcessIsNotStdio(t *testing.T) {
 	if !res.IsError || !strings.Contains(resultText(t, res), "GEMINI_OUTPUT_DIR is not set") || len(fake.Calls()) != 0 {
 		t.Errorf("got %s, want a refusal before research: only ServeStdio's calls may write anywhere", resultText(t, res))
 	}
-}
-
-func TestDeepSearchTaskWritesOutputFile(t *testing.T) {
-	dir := t.TempDir()
-	s, _ := newPipelineServer(t, "ok", research.Settings{MaxRounds: 2}, Options{OutputDir: func() string { return dir }}, 30*time.Second)
-	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
-	defer srv.Close()
-	url := srv.URL + "/mcp"
-	session := rpcSession(t, url)
-	created := rpc(t, url, session, 2, "tools/call", map[string]any{"name": "deep_search",
-		"arguments": map[string]any{"topic": "task topic", "output_file": "task.md"}, "task": map[string]any{}})
-	taskID := created["task"].(map[string]any)["taskId"].(string)
-
-	testkit.WaitFor(t, "the task to complete", func() bool {
-		return rpc(t, url, session, 3, "tasks/get", map[string]any{"taskId": taskID})["status"] == "completed"
-	})
-	result := rpc(t, url, session, 4, "tasks/result", map[string]any{"taskId": taskID})
-	structured, _ := result["structuredContent"].(map[string]any)
-	status, _ := structured["output_file"].(map[string]any)
-	if structured["success"] != true || status["written"] != true || status["path"] != filepath.Join(dir, "task.md") {
-		t.Fatalf("task result = %v, want the report written to task.md", result)
-	}
-	checkWritten(t, filepath.Join(dir, "task.md"), structured["report"].(string))
 }

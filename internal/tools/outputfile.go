@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -26,8 +26,8 @@ const maxPathLen = 4096
 
 type stdioKey struct{}
 
-// withStdio marks ctx as the context of calls that came over stdio.
-func withStdio(ctx context.Context) context.Context {
+// WithStdio marks ctx as the context of calls that came over stdio.
+func WithStdio(ctx context.Context) context.Context {
 	return context.WithValue(ctx, stdioKey{}, true)
 }
 
@@ -153,7 +153,7 @@ func resolveExistingDepth(path string, depth int) (string, error) {
 
 // outputFile reads a call's output_file argument and applies the rule of the transport it came over. A refusal is
 // the call's result, before any research runs.
-func (t *tools) outputFile(ctx context.Context, tool string, req mcp.CallToolRequest) (outputFile, *mcp.CallToolResult) {
+func (t *Tools) outputFile(ctx context.Context, tool string, req mcp.CallToolRequest) (outputFile, *mcp.CallToolResult) {
 	name, ok := req.GetArguments()["output_file"].(string)
 	if !ok {
 		return outputFile{}, nil
@@ -168,7 +168,7 @@ func (t *tools) outputFile(ctx context.Context, tool string, req mcp.CallToolReq
 		err = confine(o)
 	}
 	if err != nil {
-		return outputFile{}, errorResultInfo(errorInfo{Code: codeInvalidArgument,
+		return outputFile{}, ErrorResult(Error{Code: CodeInvalidArgument,
 			Message: fmt.Sprintf("invalid arguments for %s: %v", tool, err)})
 	}
 	return o, nil
@@ -176,7 +176,7 @@ func (t *tools) outputFile(ctx context.Context, tool string, req mcp.CallToolReq
 
 // writeReport writes report to o (creating missing folders 0700, the file 0600, atomically) and says how it went.
 // The folder's links are checked again first: they may have changed while the research ran.
-func (t *tools) writeReport(o outputFile, report string) *outputFileStatus {
+func (t *Tools) writeReport(o outputFile, report string) *outputFileStatus {
 	err := confine(o)
 	if err == nil {
 		if info, serr := os.Stat(o.path); serr == nil && info.IsDir() {

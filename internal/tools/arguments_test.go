@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -65,8 +65,8 @@ func TestArgumentErrorsAreSentences(t *testing.T) {
 			t.Parallel()
 			res, text := callValidated(t, tt.tool, tt.args)
 			want := "invalid arguments for " + tt.tool.Name + ": " + tt.want + `"`
-			if !res.IsError || !strings.Contains(text, want) || !strings.Contains(text, codeInvalidArgument) {
-				t.Errorf("got %s, want an %s error with %s", text, codeInvalidArgument, want)
+			if !res.IsError || !strings.Contains(text, want) || !strings.Contains(text, CodeInvalidArgument) {
+				t.Errorf("got %s, want an %s error with %s", text, CodeInvalidArgument, want)
 			}
 		})
 	}

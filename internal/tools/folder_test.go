@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -214,7 +214,7 @@ func askServer(t *testing.T, w Workspace) (*server.MCPServer, *geminitest.Fake) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(engine, Options{Version: "test", Workspace: func() Workspace { return w }}), fake
+	return newServer(engine, Options{Version: "test", Workspace: func() Workspace { return w }}), fake
 }
 
 // TestAskWorkingDirectoryOverHTTP: over Streamable HTTP, the home dir, ~/.ssh, /, the config dir and a link to it
@@ -230,7 +230,7 @@ func TestAskWorkingDirectoryOverHTTP(t *testing.T) {
 	for _, dir := range []string{f.home, f.ssh, string(filepath.Separator), f.config, f.toConf} {
 		res := call(context.Background(), t, c, "ask", map[string]any{"prompt": "Summarize @.env", "workingDirectory": dir}, nil)
 		e, _ := decodeBody(t, res)["error"].(map[string]any)
-		if msg, _ := e["message"].(string); !res.IsError || e["code"] != codeInvalidArgument ||
+		if msg, _ := e["message"].(string); !res.IsError || e["code"] != CodeInvalidArgument ||
 			!strings.HasPrefix(msg, "invalid arguments for ask: workingDirectory ") {
 			t.Errorf("%s: got %s, want INVALID_ARGUMENT", dir, resultText(t, res))
 		}

@@ -1,9 +1,9 @@
-package mcpserver
+package tools
 
 // The output schemas the tools declare: the one description of their structured results. Each covers both
-// outcomes, a result or an error (errorBody). TestResultsMatchTheirOutputSchemas holds the results to them.
+// outcomes, a result or an error (ErrorBody). TestResultsMatchTheirOutputSchemas holds the results to them.
 
-// errorSchema describes errorBody's error.
+// errorSchema describes ErrorBody's error.
 const errorSchema = `{
       "type": "object",
       "properties": {
@@ -14,7 +14,7 @@ const errorSchema = `{
       "required": ["code", "message"]
     }`
 
-// reportSchema describes the structured content of search and deep_search: reportBody, or errorBody.
+// reportSchema describes the structured content of search and deep_search: reportBody, or ErrorBody.
 const reportSchema = `{
   "type": "object",
   "properties": {
@@ -93,7 +93,7 @@ const reportSchema = `{
 // sourceSchema describes backend.Source.
 const sourceSchema = `{"type": "object", "properties": {"url": {"type": "string"}, "title": {"type": "string"}, "snippet": {"type": "string", "description": "what the source says"}}, "required": ["url"]}`
 
-// chunkSchema describes the structured content of fetch_chunk: chunkBody, or errorBody.
+// chunkSchema describes the structured content of fetch_chunk: chunkBody, or ErrorBody.
 const chunkSchema = `{
   "type": "object",
   "properties": {

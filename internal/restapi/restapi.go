@@ -1,4 +1,6 @@
-package mcpserver
+// Package restapi is the HTTP JSON API (/api/*, described by /api/openapi.json): the search and ask tools for
+// scripts and web apps that don't speak MCP.
+package restapi
 
 import (
 	"bytes"
@@ -16,9 +18,9 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
-// The HTTP JSON API (seed 002's web mode): the search and ask tools for scripts and web apps that don't speak MCP.
 // Each route calls the tool's own handler, so arguments, queue, joining, cache, errors and the JSON it returns are
 // the tool's; only the HTTP status is added.
 
@@ -74,41 +76,43 @@ var apiRoutes = []apiRoute{
 	{path: "/api/gemini-chat", tool: "ask", body: func() apiBody { return &chatBodyAPI{} }},
 }
 
-// mountAPI adds the API's routes to mux.
-func mountAPI(mux *http.ServeMux, s *server.MCPServer) {
+// Handler serves the API's routes, under /api/.
+func Handler(t *tools.Tools) http.Handler {
+	mux := http.NewServeMux()
 	for _, route := range apiRoutes {
-		mux.HandleFunc("POST "+route.path, func(w http.ResponseWriter, r *http.Request) { serveTool(w, r, s, route) })
+		mux.HandleFunc("POST "+route.path, func(w http.ResponseWriter, r *http.Request) { serveTool(w, r, t, route) })
 	}
 	mux.HandleFunc("GET /api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openAPI)
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		apiError(w, http.StatusNotFound, codeInvalidArgument, fmt.Sprintf("no route %s %s: see /api/openapi.json", r.Method, r.URL.Path))
+		WriteError(w, http.StatusNotFound, tools.CodeInvalidArgument, fmt.Sprintf("no route %s %s: see /api/openapi.json", r.Method, r.URL.Path))
 	})
+	return mux
 }
 
 // serveTool decodes the body of route, calls its tool and writes the tool's JSON, or streams the answer of a chat
 // that accepts text/event-stream.
-func serveTool(w http.ResponseWriter, r *http.Request, s *server.MCPServer, route apiRoute) {
+func serveTool(w http.ResponseWriter, r *http.Request, t *tools.Tools, route apiRoute) {
 	body := route.body()
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(body); err != nil {
-		apiError(w, http.StatusBadRequest, codeInvalidArgument, "the body must be a JSON object of the fields "+
+		WriteError(w, http.StatusBadRequest, tools.CodeInvalidArgument, "the body must be a JSON object of the fields "+
 			"/api/openapi.json lists: "+strings.TrimPrefix(err.Error(), "json: "))
 		return
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = route.tool, body.args()
-	tool := s.GetTool(route.tool)
+	handler := t.Handler(route.tool)
 	if route.tool == "ask" && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		streamAnswer(w, r, tool.Handler, req)
+		streamAnswer(w, r, handler, req)
 		return
 	}
-	res, err := tool.Handler(r.Context(), req)
+	res, err := handler(r.Context(), req)
 	if err != nil {
-		apiError(w, http.StatusInternalServerError, research.CodeResearchFailed, err.Error())
+		WriteError(w, http.StatusInternalServerError, research.CodeResearchFailed, err.Error())
 		return
 	}
 	writeJSON(w, apiStatus(r.Context(), res), res.StructuredContent)
@@ -120,7 +124,7 @@ func serveTool(w http.ResponseWriter, r *http.Request, s *server.MCPServer, rout
 func streamAnswer(w http.ResponseWriter, r *http.Request, handler server.ToolHandlerFunc, req mcp.CallToolRequest) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		apiError(w, http.StatusInternalServerError, research.CodeResearchFailed, "streaming is not supported here")
+		WriteError(w, http.StatusInternalServerError, research.CodeResearchFailed, "streaming is not supported here")
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -140,10 +144,10 @@ func streamAnswer(w http.ResponseWriter, r *http.Request, handler server.ToolHan
 		_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
 		flusher.Flush()
 	}
-	ctx := withTextSink(r.Context(), func(text string) { send(map[string]any{"type": "stdout", "content": text}) })
+	ctx := tools.WithTextSink(r.Context(), func(text string) { send(map[string]any{"type": "stdout", "content": text}) })
 	res, err := handler(ctx, req)
 	if err != nil {
-		res = errorResultInfo(errorInfo{Code: research.CodeResearchFailed, Message: err.Error()})
+		res = tools.ErrorResult(tools.Error{Code: research.CodeResearchFailed, Message: err.Error()})
 	}
 	send(map[string]any{"type": "close", "code": map[bool]int{false: 0, true: 1}[res.IsError],
 		"status": apiStatus(r.Context(), res), "result": res.StructuredContent})
@@ -152,29 +156,13 @@ func streamAnswer(w http.ResponseWriter, r *http.Request, handler server.ToolHan
 	mu.Unlock()
 }
 
-// textSinkKey marks a call whose answer is streamed as it is written.
-type textSinkKey struct{}
-
-func withTextSink(ctx context.Context, sink func(string)) context.Context {
-	return context.WithValue(ctx, textSinkKey{}, sink)
-}
-
-// textSink is the call's stream of the answer, or nil.
-func textSink(ctx context.Context) func(string) {
-	sink, _ := ctx.Value(textSinkKey{}).(func(string))
-	return sink
-}
-
 // apiStatus is the HTTP status of a tool's result: 200, or what its error code means over HTTP.
 func apiStatus(ctx context.Context, res *mcp.CallToolResult) int {
 	if !res.IsError {
 		return http.StatusOK
 	}
-	var body errorBody
-	b, _ := json.Marshal(res.StructuredContent)
-	_ = json.Unmarshal(b, &body)
-	switch backend.Code(body.Error.Code) {
-	case codeInvalidArgument:
+	switch backend.Code(tools.ErrorOf(res).Code) {
+	case tools.CodeInvalidArgument:
 		return http.StatusBadRequest
 	case backend.CodeAuth:
 		return http.StatusForbidden // the backend's credentials were refused; our own token gives 401
@@ -182,7 +170,7 @@ func apiStatus(ctx context.Context, res *mcp.CallToolResult) int {
 		return http.StatusTooManyRequests
 	case backend.CodeTimeout, backend.CodeAPITimeout:
 		return http.StatusGatewayTimeout
-	case codeCancelled:
+	case tools.CodeCancelled:
 		if ctx.Err() == nil { // not the client: the server is shutting down
 			return http.StatusServiceUnavailable
 		}
@@ -191,9 +179,9 @@ func apiStatus(ctx context.Context, res *mcp.CallToolResult) int {
 	return http.StatusBadGateway // the backend failed
 }
 
-// apiError writes an error the way the tools return one.
-func apiError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, errorBody{Error: errorInfo{Code: code, Message: message}})
+// WriteError writes an error the way the tools return one.
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, tools.ErrorBody{Error: tools.Error{Code: code, Message: message}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,4 +1,4 @@
-package mcpserver
+package tools
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const defaultHeartbeat = 15 * time.Second
 type progress struct {
 	ctx     context.Context
 	token   mcp.ProgressToken // nil: the client did not ask
-	task    *taskSlot         // the call's task; nil unless it runs as one
+	task    Task              // the call's task; nil unless it runs as one
 	tracker *activity.Tracker
 	start   time.Time
 	stopped chan struct{}
@@ -33,7 +33,7 @@ type progress struct {
 
 func startProgress(ctx context.Context, req mcp.CallToolRequest, heartbeat time.Duration) *progress {
 	p := &progress{ctx: ctx, tracker: activity.TrackerFrom(ctx),
-		task: taskSlotOf(req), start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
+		task: taskOf(ctx), start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
 	if req.Params.Meta != nil {
 		p.token = req.Params.Meta.ProgressToken
 	}
@@ -80,7 +80,7 @@ func (p *progress) notify(message string) {
 	p.count++
 	params := mcp.NotificationParams{AdditionalFields: map[string]any{
 		"progressToken": p.token, "progress": p.count, "message": message}}
-	if id := p.task.get(); id != "" { // the spec relates a task's messages to it
+	if id := taskID(p.task); id != "" { // the spec relates a task's messages to it
 		params.Meta = map[string]any{mcp.RelatedTaskMetaKey: mcp.RelatedTaskMeta(id)}
 	}
 	p.send(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
