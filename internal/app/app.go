@@ -1,10 +1,12 @@
 // Package app wires one research server: configuration → workspace → Gemini CLI runner → research engine → MCP
-// server, and serves it over stdio or HTTP. A configuration change takes one road, Commit: the workspace and the
-// engine are rebuilt for it, then every Committer reacts. The headless binary (Main) and the tray
-// (internal/trayapp) are thin shells around an App.
+// server, and serves it over stdio or HTTP (HTTP, a server that can be stopped, restarted and moved). A
+// configuration change takes one road, Commit: the workspace and the engine are rebuilt for it, then the server
+// moves and every Committer reacts. The views read one snapshot of it, State, and its change signal. The headless
+// binary (Main) and the tray (internal/trayapp) are thin shells around an App.
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,17 +23,15 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
 
@@ -53,17 +53,19 @@ type App struct {
 	end      context.CancelFunc // ends lifetime
 	tools    *tools.Tools
 	mcp      *server.MCPServer
-	mcpHTTP  http.Handler // /mcp, /api and /healthz
-	calls    answering    // the tool calls over HTTP that have not answered yet
-	sweeps   *sweeper     // drops what the stores keep past its time, until Shutdown
+	mcpHTTP  http.Handler         // /mcp, /api and /healthz
+	http     atomic.Pointer[HTTP] // the server over HTTP, once NewHTTP built it; nil over stdio
+	calls    answering            // the tool calls over HTTP that have not answered yet
+	sweeps   *sweeper             // drops what the stores keep past its time, until Shutdown
+	stdioCmd string               // Options.StdioCommand
 
 	commitMu   sync.Mutex // one configuration change at a time; guards committers and warm
 	committers []Committer
 	configured atomic.Pointer[configured]
-	warm       bool             // keep CLI processes warm (KeepWarm)
+	warm       bool             // a server serves: keep CLI processes warm (keepWarm)
 	shut       bool             // Shutdown began: nothing is kept warm any more
 	warmth     broadcast.Signal // the number of warm CLI processes changed
-	changes    broadcast.Signal // the activity or the history changed
+	changes    broadcast.Signal // State changed: the activity, the history, the warm CLIs, the server or the configuration
 	retiring   sync.WaitGroup   // the backends of configurations replaced, ending their warm processes
 }
 
@@ -78,6 +80,9 @@ type Options struct {
 	// Finished is told of every research call that ended, but for those the client cancelled and those the
 	// cache answered; nil: nobody is told. It must not block.
 	Finished func(Finished)
+	// StdioCommand is the gemini-search-mcp executable the clients that start the server themselves run (Clients);
+	// "" leaves their entries without one.
+	StdioCommand string
 }
 
 // Finished is a research call that ended: a report (Err nil) or a failure.
@@ -88,8 +93,7 @@ type Finished struct {
 	Err         error
 }
 
-// A Committer reacts to a configuration the App has just put in force (syncthing's Committer): the HTTP side
-// moves to a new address, the views redraw. It runs inside Commit, after the workspace and the engine have been
+// A Committer reacts to a configuration the App has just put in force (syncthing's Committer). It runs inside Commit, after the workspace and the engine have been
 // rebuilt for to, and must not call Commit.
 type Committer interface {
 	Committed(from, to config.Config)
@@ -99,7 +103,8 @@ type Committer interface {
 // MCP server, and logs what the setup checks find wrong. It fails only when the workspace cannot be made.
 func New(cfg config.Config, o Options) (*App, error) {
 	a := &App{version: o.Version, env: o.Env, log: o.Logger, wrote: o.WroteFile, finish: o.Finished, activity: activity.New(),
-		queue: research.NewQueue(cfg.MaxConcurrent), cache: research.NewCache(cfg.CacheTTL), runs: newRunGate()}
+		queue: research.NewQueue(cfg.MaxConcurrent), cache: research.NewCache(cfg.CacheTTL), runs: newRunGate(),
+		stdioCmd: o.StdioCommand}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -110,10 +115,11 @@ func New(cfg config.Config, o Options) (*App, error) {
 	if cfg.RunsDir != "" { // before this server starts a CLI of its own
 		gemini.SweepLeftovers(cfg.RunsDir, a.log)
 	}
-	if err := a.keepWorkspace(cfg, false); err != nil {
+	login := gemini.Login(a.env.Home)
+	if err := a.keepWorkspace(cfg, login, false); err != nil {
 		return nil, err
 	}
-	c, err := a.configure(cfg)
+	c, err := a.configure(cfg, login)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +129,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.changes.Follow(a.lifetime, a.activity.Changed)
 	a.changes.Follow(a.lifetime, a.history.Changed)
+	a.changes.Follow(a.lifetime, a.warmth.Changed)
 	a.sweeps = newSweeper(func() bool { return len(a.activity.Snapshot().Running) == 0 })
 	a.sweeps.Add(a.cache.Sweep)
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
@@ -160,16 +167,18 @@ func (a *App) Subscribe(c Committer) {
 
 // Commit puts to in force: the workspace's owned entries follow it (an unparseable settings.json is set aside as
 // settings.json.bak and replaced, since the user asked for a change), the CLI is resolved again and the engine
-// rebuilt, then every Committer reacts. Searches already running finish with the settings they started with. On
-// error the configuration in force stays, and no Committer hears of it.
+// rebuilt, the server over HTTP moves when the address changed, then every Committer reacts and the views redraw.
+// Searches already running finish with the settings they started with. On error the configuration in force stays,
+// and no Committer hears of it. The Gemini CLI's sign-in is read once, for the workspace and the backends both.
 func (a *App) Commit(to config.Config) error {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
 	from := a.Config()
-	if err := a.keepWorkspace(to, true); err != nil {
+	login := gemini.Login(a.env.Home)
+	if err := a.keepWorkspace(to, login, true); err != nil {
 		return err
 	}
-	c, err := a.configure(to)
+	c, err := a.configure(to, login)
 	if err != nil {
 		return err
 	}
@@ -178,9 +187,13 @@ func (a *App) Commit(to config.Config) error {
 	c.backends.KeepWarm(a.warm)
 	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
 	a.warnSetup(c)
+	if h := a.http.Load(); h != nil {
+		h.committed(from, to)
+	}
 	for _, committer := range a.committers {
 		committer.Committed(from, to)
 	}
+	a.changes.Notify()
 	return nil
 }
 
@@ -189,31 +202,30 @@ func (a *App) Commit(to config.Config) error {
 func (a *App) RepairWorkspace() {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
-	if err := a.keepWorkspace(a.Config(), false); err != nil {
+	if err := a.keepWorkspace(a.Config(), gemini.Login(a.env.Home), false); err != nil {
 		a.Problem("settings.json", "SETTINGS_ERROR", err)
 	}
 	a.configured.Load().backends.Refresh() // warm CLIs read the settings at their start
 }
 
-// KeepWarm keeps CLI processes started ahead of their prompts (GEMINI_WARM_WORKERS), through configuration
-// changes, while the CLI serves research; with on false, it ends them. The servers keep them while they serve.
-func (a *App) KeepWarm(on bool) {
+// keepWarm is the one place that decides whether CLI processes are started ahead of their prompts
+// (GEMINI_WARM_WORKERS): while a server of the App serves (serving: stdio from its start, HTTP while it runs) and
+// until Shutdown; the backends of each configuration then keep them while the CLI serves research
+// (runners.Set.KeepWarm). With serving false, it ends them.
+func (a *App) keepWarm(serving bool) {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
-	a.warm = on && !a.shut
+	a.warm = serving && !a.shut
 	a.configured.Load().backends.KeepWarm(a.warm)
 }
 
-// WarmChanged is closed when the number of warm CLI processes changes.
-func (a *App) WarmChanged() <-chan struct{} { return a.warmth.Changed() }
-
-// keepWorkspace brings the owned entries of settings.json in line with cfg. With replaceInvalid an unparseable
+// keepWorkspace brings the owned entries of settings.json in line with cfg and the CLI's sign-in login. With replaceInvalid an unparseable
 // file is moved to settings.json.bak and replaced; otherwise it is left alone and reported as a problem. A file
 // that cannot be rewritten (a read-only mount, say) is reported and used as it is. The error is one that leaves no
 // settings.json at all: the folder cannot be made, or a missing file not written.
-func (a *App) keepWorkspace(cfg config.Config, replaceInvalid bool) error {
+func (a *App) keepWorkspace(cfg config.Config, login string, replaceInvalid bool) error {
 	path := workspace.SettingsPath(cfg.Dir)
-	res, err := workspace.Regenerate(cfg.Dir, workspace.OptionsFor(cfg, a.env.Home), replaceInvalid)
+	res, err := workspace.Regenerate(cfg.Dir, workspace.OptionsFor(cfg, login), replaceInvalid)
 	if res.Wrote {
 		a.wrote(path, res.Data)
 		a.log.Info("updated the research workspace", "settings", path, "firecrawl", cfg.FirecrawlMode())
@@ -249,10 +261,6 @@ func (a *App) warnSetup(c *configured) {
 	}
 }
 
-// SetupProblems is what the setup checks find wrong with the configuration in force (doctor's offline checks of
-// the CLI and the credentials), as found when it was put in force or last rechecked; nil when nothing is.
-func (a *App) SetupProblems() []doctor.Check { return a.configured.Load().problems }
-
 // Recheck puts the configuration in force again, as Commit does: the CLI is looked up again and the sign-in and
 // keys checked again, so that a CLI installed or signed in since is found. Committers are told, as of any commit.
 func (a *App) Recheck() error { return a.Commit(a.Config()) }
@@ -263,9 +271,6 @@ func (a *App) Problem(what, code string, err error) {
 	a.log.Error(err.Error(), "code", code)
 	a.activity.Record(activity.Failure{Tool: what, Code: code, Message: err.Error()})
 }
-
-// Version is the app's version, as --version prints it.
-func (a *App) Version() string { return a.version }
 
 // Config returns the configuration in force.
 func (a *App) Config() config.Config { return a.configured.Load().cfg }
@@ -281,25 +286,15 @@ func (a *App) History() *history.Store { return a.history }
 // Checklist runs doctor's checklist on the configuration in force, with the process environment the App started
 // with; offline sends no query to the backends. The HTTP host needs no check: a configuration that exposes it
 // without a token was refused at load.
-func (a *App) Checklist(ctx context.Context, offline bool) []doctor.Check {
+func (a *App) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	return doctor.Run(ctx, a.Config(), doctor.Options{Env: a.env, Offline: offline})
-}
-
-// Handler is the HTTP surface: /mcp and /healthz behind the MCP checks (Host, Origin, body size and the
-// MCP_AUTH_TOKEN of the configuration in force), and pages' /status and /settings, which check a token of their
-// own.
-func (a *App) Handler(pages *web.Handler) http.Handler {
-	mux := http.NewServeMux()
-	pages.Mount(mux)
-	mux.Handle("/", a.mcpHTTP)
-	return mux
 }
 
 // ServeStdio serves MCP over in/out until in closes or ctx is cancelled, then shuts the app down.
 // The calls in progress when ctx ends are answered CANCELLED, saying the server is shutting down.
 func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer a.Shutdown()
-	a.KeepWarm(true)
+	a.keepWarm(true)
 	serveCtx, stop := a.serving(ctx)
 	defer stop()
 	return mcpserver.ServeStdio(serveCtx, a.mcp, in, out, a.log)
@@ -310,17 +305,14 @@ func (a *App) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error
 // answered CANCELLED, saying the server is shutting down, before the server stops.
 func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 	defer a.Shutdown()
-	status := httpserver.Status{State: httpserver.Running, Addr: ln.Addr().String()}
-	pages := web.New(statusView{a, status}, web.NewToken(), a.log)
-	a.log.Info("serving MCP over HTTP", "url", status.URL(), "status", pages.URL("http://"+status.Addr, "/status"))
-	a.KeepWarm(true)
-	serveCtx, stop := a.serving(ctx)
-	defer stop()
-	return httpserver.Serve(serveCtx, ln, a.Handler(pages))
+	h := a.NewHTTP(HTTPOptions{})
+	base := "http://" + ln.Addr().String()
+	a.log.Info("serving MCP over HTTP", "url", base+"/mcp", "status", h.pages.URL(base, "/status"))
+	return h.serveOn(ctx, ln)
 }
 
-// serving is the context a server of the app serves with until ctx ends: then the calls in progress are ended,
-// their clients told the server is shutting down, before it ends too. stop releases it.
+// serving is the context the stdio server serves with until ctx ends: then the calls in progress are ended, their
+// clients told the server is shutting down, before it ends too. stop releases it.
 func (a *App) serving(ctx context.Context) (serveCtx context.Context, stop func()) {
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	unregister := context.AfterFunc(ctx, func() {
@@ -341,26 +333,6 @@ func (a *App) EndCalls(why, fix string) {
 	a.calls.wait(endCallsGrace)
 }
 
-// statusView is what the headless server's status page shows: the App, on the one address it serves.
-type statusView struct {
-	a      *App
-	status httpserver.Status
-}
-
-func (v statusView) Config() config.Config       { return v.a.Config() }
-func (v statusView) Version() string             { return v.a.version }
-func (v statusView) Activity() activity.Snapshot { return v.a.activity.Snapshot() }
-func (v statusView) History() *history.Store     { return v.a.history }
-func (v statusView) Changed() <-chan struct{}    { return v.a.changes.Changed() }
-func (v statusView) Checklist(ctx context.Context, offline bool) []doctor.Check {
-	return v.a.Checklist(ctx, offline)
-}
-func (v statusView) Status() httpserver.Status {
-	st := v.status
-	st.Backend = v.a.Backend().String()
-	return st
-}
-
 // Shutdown cancels the work that outlives its request (MCP tasks), refuses new CLI runs, and waits until every
 // running one has ended with its processes, and the warm ones too. Requests' own searches end when their servers
 // cancel them.
@@ -374,19 +346,10 @@ func (a *App) Shutdown() {
 	a.retiring.Wait()
 }
 
-// status is what ping answers and /healthz serves.
+// status is what ping answers and /healthz serves: the App's state, in the fields of the tool's result.
 func (a *App) status() tools.Status {
-	c := a.configured.Load()
-	cli := "missing"
-	if c.backends.CLIErr == nil {
-		cli = c.backends.CLI.String()
-	}
-	running, queued := a.queue.Active()
-	st := c.backends.State()
-	return tools.Status{Status: "ok", Version: a.version, GeminiCLI: cli, CLISignedIn: c.backends.Login != "",
-		Backend: st.Active, BackendMode: st.Mode, BackendReason: st.Reason, WarmWorkers: st.Warm,
-		RunningSearches: running, QueuedSearches: queued}
+	st := a.State()
+	return tools.Status{Status: "ok", Version: st.Version, GeminiCLI: cmp.Or(st.CLI, "missing"), CLISignedIn: st.SignedIn,
+		Backend: st.Backend.Active, BackendMode: st.Backend.Mode, BackendReason: st.Backend.Reason,
+		WarmWorkers: st.Backend.Warm, RunningSearches: st.Running, QueuedSearches: st.Queued}
 }
-
-// Backend is which backend serves research now, and why.
-func (a *App) Backend() runners.State { return a.configured.Load().backends.State() }

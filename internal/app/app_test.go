@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
@@ -57,7 +56,7 @@ func healthz(a *App, token string) int {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	rec := httptest.NewRecorder()
-	a.Handler(web.New(statusView{a, httpserver.Status{}}, web.NewToken(), slog.New(slog.DiscardHandler))).ServeHTTP(rec, req)
+	a.handler(web.New(a, web.Forms{}, web.NewToken(), slog.New(slog.DiscardHandler))).ServeHTTP(rec, req)
 	return rec.Code
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 )
@@ -23,10 +22,9 @@ type configured struct {
 	problems []checklist.Check // what the setup checks find wrong with it: no CLI, no credentials
 }
 
-// configure builds the backends cfg asks for and the engine around them. The queue and the joined calls are the
+// configure builds the backends cfg asks for, with the CLI's sign-in login, and the engine around them. The queue and the joined calls are the
 // App's, shared with the engines built before; the queue and the cache take cfg's limits once the engine is built.
-func (a *App) configure(cfg config.Config) (*configured, error) {
-	login := gemini.Login(a.env.Home)
+func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, login, a.log, a.warmth.Notify)}
 	c.problems = checklist.Problems(doctor.Setup(cfg, c.backends, login))
 	if c.backends.CLIErr == nil {

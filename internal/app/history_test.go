@@ -19,7 +19,6 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
@@ -122,8 +121,7 @@ func TestFinishedReportsAreRecordedOnce(t *testing.T) {
 	}
 
 	// The headless server's status page lists them, each linking to its page.
-	pages := a.Handler(web.New(statusView{a, httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}},
-		"tok", slog.New(slog.DiscardHandler)))
+	pages := a.handler(web.New(a, web.Forms{}, "tok", slog.New(slog.DiscardHandler)))
 	get := func(target string, cookies []*http.Cookie) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:3000"+target, nil)
 		for _, c := range cookies {

@@ -23,5 +23,12 @@ func (a *App) State() appstate.State {
 	if c.backends.CLIErr == nil {
 		st.CLI = c.backends.CLI.String()
 	}
+	if h := a.http.Load(); h != nil {
+		st.Server = h.Status()
+	}
+	st.Server.Backend = st.Backend.String()
 	return st
 }
+
+// Changed is closed at the next change of State.
+func (a *App) Changed() <-chan struct{} { return a.changes.Changed() }

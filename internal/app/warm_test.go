@@ -9,7 +9,7 @@ import (
 )
 
 // Warm CLIs follow the configuration: a commit replaces them with ones started for it, a repaired workspace too,
-// and KeepWarm(false) and Shutdown end them.
+// and keepWarm(false) and Shutdown end them.
 func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
 	dir := t.TempDir()
@@ -19,15 +19,15 @@ func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Shutdown)
-	changed := a.WarmChanged()
-	a.KeepWarm(true)
+	changed := a.warmth.Changed()
+	a.keepWarm(true)
 	<-changed
 	// replaced waits until the warm CLI is the nth started, and the ones before it have ended.
 	replaced := func(what string, n int) {
 		t.Helper()
 		testkit.WaitFor(t, what, func() bool {
 			started, live := fake.Started(), fake.LivePIDs()
-			return a.Backend().Warm == 1 && len(started) == n && slices.Equal(live, started[n-1:])
+			return a.State().Backend.Warm == 1 && len(started) == n && slices.Equal(live, started[n-1:])
 		})
 	}
 	replaced("a warm CLI", 1)
@@ -40,13 +40,13 @@ func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 	a.RepairWorkspace()
 	replaced("a warm CLI for the repaired workspace", 3)
 
-	a.KeepWarm(false)
-	testkit.WaitFor(t, "no warm CLI", func() bool { return a.Backend().Warm == 0 && len(fake.LivePIDs()) == 0 })
+	a.keepWarm(false)
+	testkit.WaitFor(t, "no warm CLI", func() bool { return a.State().Backend.Warm == 0 && len(fake.LivePIDs()) == 0 })
 	a.Shutdown()
 	if n := len(fake.Started()); n != 3 {
 		t.Errorf("%d CLIs started, want 3", n)
 	}
-	if a.KeepWarm(true); a.Backend().Warm != 0 {
+	if a.keepWarm(true); a.State().Backend.Warm != 0 {
 		t.Error("kept warm after Shutdown")
 	}
 }

@@ -34,8 +34,8 @@ type Options struct {
 func Run(ctx context.Context, cfg config.Config, o Options) []checklist.Check {
 	login := gemini.Login(o.Env.Home)
 	checks := []checklist.Check{
-		checkConfigDir(cfg, o.Env.Home), // first: it prepares the dir the CLI runs in
-		checkSettings(cfg, o.Env.Home),
+		checkConfigDir(cfg, login), // first: it prepares the dir the CLI runs in
+		checkSettings(cfg, login),
 		checkFirecrawl(cfg),
 		checkAuth(cfg, login),
 	}
@@ -99,11 +99,11 @@ func Print(w io.Writer, checks []checklist.Check) bool {
 
 // checkConfigDir creates the config dir, and settings.json when it is missing, as the servers do at start, then
 // proves the dir is writable. An existing settings.json is left as it is: checkSettings reports on it.
-func checkConfigDir(cfg config.Config, home string) checklist.Check {
+func checkConfigDir(cfg config.Config, login string) checklist.Check {
 	c := checklist.Check{Name: "Config dir"}
 	dir := cfg.Dir
 	if _, err := os.Stat(workspace.SettingsPath(dir)); errors.Is(err, fs.ErrNotExist) {
-		if _, err := workspace.Regenerate(dir, workspace.OptionsFor(cfg, home), false); err != nil {
+		if _, err := workspace.Regenerate(dir, workspace.OptionsFor(cfg, login), false); err != nil {
 			c.Detail = err.Error()
 			return c
 		}
@@ -121,7 +121,7 @@ func checkConfigDir(cfg config.Config, home string) checklist.Check {
 
 // checkSettings reports a settings.json that the CLI cannot read, and one whose owned entries (Firecrawl, key
 // auth) do not match the configuration yet.
-func checkSettings(cfg config.Config, home string) checklist.Check {
+func checkSettings(cfg config.Config, login string) checklist.Check {
 	c := checklist.Check{Name: "settings.json"}
 	path := workspace.SettingsPath(cfg.Dir)
 	if err := workspace.Check(cfg.Dir); err != nil {
@@ -129,7 +129,7 @@ func checkSettings(cfg config.Config, home string) checklist.Check {
 		return c
 	}
 	c.OK, c.Detail = true, path+" (valid)"
-	if inLine, err := workspace.InLine(cfg.Dir, workspace.OptionsFor(cfg, home)); err == nil && !inLine {
+	if inLine, err := workspace.InLine(cfg.Dir, workspace.OptionsFor(cfg, login)); err == nil && !inLine {
 		c.OK, c.Hint = false, true
 		c.Detail += "; it does not match the configuration yet: the servers bring it in line when they start (the " +
 			"tray at once)"
@@ -188,6 +188,3 @@ func checkHTTP(cfg config.Config, exposure func(config.Config) error) checklist.
 	}
 	return c
 }
-
-// Check is the checklist's line, under its old name while callers move to checklist.Check.
-type Check = checklist.Check

@@ -247,6 +247,3 @@ func (n noAPI) Run(context.Context, backend.Request) (backend.Result, error) {
 		ExitCode: -1,
 	}
 }
-
-// State is the backend in use, under its old name while callers move to backend.State.
-type State = backend.State

@@ -16,34 +16,21 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
 
-// controller runs an App the way the tray does: on a server that can be stopped, restarted and moved, with the
-// settings and status pages on the same port and a watcher on the config files. It is what the menu controls
-// (tray.App, tray.Actions), what the pages show and save (web.Backend, web.Settings), and the HTTP side's Committer.
+// controller runs an App the way the tray does: on its server over HTTP (app.HTTP), with the settings and
+// first-run pages, and a watcher on the config files. It holds the tray's own actions (tray.Actions) and the
+// settings page's (web.Settings); the menu and the pages read the App's state.
 type controller struct {
-	app      *app.App
-	source   app.Source
-	log      *slog.Logger
-	server   *httpserver.Server
-	pages    *web.Handler
-	watcher  *watch.Watcher
-	changes  broadcast.Signal // the menu's: the server, the activity, the history or the configuration changed
-	stdioCmd string           // gemini-search-mcp next to the tray binary, for stdio-only clients
-
-	saveMu sync.Mutex // one .env change at a time: a save on the settings page, or an edit the watcher saw
-	moving string     // http://host:port when the last commit moves the server there (Committed); guarded by saveMu
-
-	pagesMu  sync.Mutex
-	fallback *httpserver.Server // the pages alone, on a free port, while the main server is down
-	closed   bool               // shutdown began: no fallback is started any more; guarded by pagesMu
+	app     *app.App
+	http    *app.HTTP
+	source  app.Source
+	log     *slog.Logger
+	watcher *watch.Watcher
+	saveMu  sync.Mutex // one configuration change at a time: a save on the settings page, an edit the watcher saw, a recheck
 }
 
 // watchDebounce is how long the watcher waits after the last event on a file.
@@ -53,7 +40,8 @@ const watchDebounce = 100 * time.Millisecond
 // it; nothing serves yet. A failure has been logged.
 func start(src app.Source, logOut io.Writer, version string) (*controller, *slog.Logger, error) {
 	c := &controller{source: src}
-	a, logger, err := app.Start(src, logOut, app.Options{Version: version, WroteFile: c.wrote, Finished: c.finished})
+	a, logger, err := app.Start(src, logOut, app.Options{Version: version, WroteFile: c.wrote, Finished: c.finished,
+		StdioCommand: stdioCommand()})
 	if err != nil {
 		return nil, logger, err
 	}
@@ -63,17 +51,22 @@ func start(src app.Source, logOut io.Writer, version string) (*controller, *slog
 		return nil, logger, err
 	}
 	c.app, c.log = a, logger
-	c.pages = web.New(c, web.NewToken(), logger)
-	c.server = httpserver.New(a.Handler(c.pages), a.Config().Addr(), logger)
-	a.Subscribe(c)
-	if exe, err := os.Executable(); err == nil {
-		name := "gemini-search-mcp"
-		if runtime.GOOS == "windows" {
-			name += ".exe"
-		}
-		c.stdioCmd = filepath.Join(filepath.Dir(exe), name)
-	}
+	c.http = a.NewHTTP(app.HTTPOptions{Forms: web.Forms{Settings: c, Welcome: a}, Fallback: true})
 	return c, logger, nil
+}
+
+// stdioCommand is gemini-search-mcp next to the tray binary, for the clients that start the server themselves; ""
+// when this program cannot be found.
+func stdioCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	name := "gemini-search-mcp"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join(filepath.Dir(exe), name)
 }
 
 // wrote tells the watcher of a file the App wrote, so that it is not taken for an edit. The App's first writes
@@ -87,91 +80,28 @@ func (c *controller) wrote(path string, data []byte) {
 // run watches the config files until ctx is cancelled and starts the server (a busy port leaves it failed, with
 // the reason shown). It returns once everything is started.
 func (c *controller) run(ctx context.Context) error {
-	dir := c.app.Config().Dir
-	if err := c.watchConfig(ctx, dir); err != nil {
+	if err := c.watchConfig(ctx, c.app.Config().Dir); err != nil {
 		return err
 	}
-	c.changes.Follow(ctx, c.app.Activity().Changed)
-	c.changes.Follow(ctx, c.app.History().Changed)
-	c.changes.Follow(ctx, c.server.Changed)
-	c.changes.Follow(ctx, c.app.WarmChanged)
-	go c.keepWarmWhileServing(ctx)
 	go c.app.History().List(1) // reads the kept reports now rather than as the menu first draws
-	go c.retireFallback(ctx)
-	_ = c.server.Start() // a failure is a state the menu shows
+	_ = c.http.Start()         // a failure is a state the menu shows
 	return nil
-}
-
-// keepWarmWhileServing keeps CLI processes warm while the server runs, and only then: Stop server ends them, and
-// so does a server that cannot listen.
-func (c *controller) keepWarmWhileServing(ctx context.Context) {
-	serving := false
-	for {
-		changed := c.server.Changed()
-		if now := c.server.Status().State == httpserver.Running; now != serving {
-			serving = now
-			c.app.KeepWarm(serving)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		}
-	}
 }
 
 // shutdown stops the servers for good, which cancels running searches, and waits until every CLI run has ended.
 // A restart asked for meanwhile (a settings save that moves the server, the watcher) starts nothing.
 func (c *controller) shutdown() {
-	c.app.EndCalls("the tray app was quit", "Call again once the tray app runs again.")
-	c.server.Close()
-	c.pagesMu.Lock()
-	c.closed = true
-	if c.fallback != nil {
-		c.fallback.Close()
-	}
-	c.pagesMu.Unlock()
+	c.http.Close("the tray app was quit", "Call again once the tray app runs again.")
 	c.app.Shutdown()
 }
 
-// Committed moves the server when the address changed, and has the views redraw. Only SaveDotenv and envChanged
-// commit, both holding saveMu.
-func (c *controller) Committed(from, to config.Config) {
-	defer c.changes.Notify()
-	if to.Addr() == from.Addr() {
-		return
-	}
-	c.server.SetAddr(to.Addr())
-	if c.server.Status().State == httpserver.Stopped { // a server stopped from the menu stays stopped
-		return
-	}
-	base := "http://" + to.Addr()
-	c.moving = base
-	// On a goroutine of its own: Restart waits for the requests in progress, and the save on the settings page
-	// that led here may be one of them.
-	go func() {
-		c.app.EndCalls("the server moved to "+base+" (its settings changed)",
-			"Call again at "+base+"/mcp once your client points there.")
-		_ = c.server.Restart()
-	}()
-}
+// The tray's Actions.
 
-// The tray's App and Actions.
-
-// State is the App's, with the server the tray runs.
-func (c *controller) State() appstate.State {
-	st := c.app.State()
-	st.Server = c.server.Status()
-	st.Server.Backend = st.Backend.String()
-	return st
-}
-func (c *controller) Changed() <-chan struct{} { return c.changes.Changed() }
-func (c *controller) StartServer() error       { return c.server.Start() }
+func (c *controller) StartServer() error { return c.http.Start() }
 
 // StopServer stops the server; the calls in progress are answered CANCELLED first, saying why.
 func (c *controller) StopServer() {
-	c.app.EndCalls("the server was stopped from the tray menu", "Call again once it is started again (Start server in the tray menu).")
-	c.server.Stop()
+	c.http.Stop("the server was stopped from the tray menu", "Call again once it is started again (Start server in the tray menu).")
 }
 
 // RestartServer looks the CLI and the credentials up again, then restarts the server; the calls in progress are
@@ -180,8 +110,7 @@ func (c *controller) RestartServer() error {
 	if err := c.CheckSetup(); err != nil {
 		c.Report("check the setup", err)
 	}
-	c.app.EndCalls("the server was restarted from the tray menu", "Call again: the server is back in a moment.")
-	return c.server.Restart()
+	return c.http.Restart("the server was restarted from the tray menu", "Call again: the server is back in a moment.")
 }
 
 // CheckSetup looks the CLI and the credentials up again, by committing the configuration in force again; the
@@ -191,25 +120,11 @@ func (c *controller) CheckSetup() error {
 	defer c.saveMu.Unlock()
 	return c.app.Recheck()
 }
-func (c *controller) ClearErrors() { c.app.Activity().ClearFailures() }
 
-// ReportURL is the page of the report id of the history, with this launch's token.
-func (c *controller) ReportURL(id string) (string, error) {
-	base, err := c.pagesBase()
-	if err != nil {
-		return "", fmt.Errorf("serve the report page: %w", err)
-	}
-	return c.pages.ReportURL(base, id), nil
-}
-
-func (c *controller) Clients() []clients.Client {
-	cfg := c.app.Config()
-	url := "http://" + cfg.Addr() + "/mcp"
-	if st := c.server.Status(); st.State == httpserver.Running {
-		url = st.URL()
-	}
-	return app.Clients(cfg, c.source.Env, url, c.stdioCmd)
-}
+func (c *controller) ClearErrors()                        { c.app.Activity().ClearFailures() }
+func (c *controller) PageURL(page string) (string, error) { return c.http.PageURL(page) }
+func (c *controller) ReportURL(id string) (string, error) { return c.http.ReportURL(id) }
+func (c *controller) Clients() []clients.Client           { return c.app.Clients() }
 
 func (c *controller) Report(what string, err error) {
 	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: "TRAY_ERROR", Message: what + ": " + err.Error()})

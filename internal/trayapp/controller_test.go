@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -75,11 +74,13 @@ type settingsClient struct {
 
 func openSettings(t *testing.T, c *controller) *settingsClient {
 	t.Helper()
-	srv := httptest.NewServer(c.pages)
-	t.Cleanup(srv.Close)
+	link, err := c.PageURL("/settings")
+	if err != nil {
+		t.Fatal(err)
+	}
 	jar, _ := cookiejar.New(nil)
-	s := &settingsClient{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: testkit.WaitLimit}}
-	if code, page := s.do(http.MethodGet, c.pages.URL(srv.URL, "/settings"), nil); code != http.StatusOK {
+	s := &settingsClient{t: t, base: "http://" + c.http.Status().Addr, c: &http.Client{Jar: jar, Timeout: testkit.WaitLimit}}
+	if code, page := s.do(http.MethodGet, link, nil); code != http.StatusOK {
 		t.Fatalf("open the settings page: %d\n%s", code, page)
 	}
 	return s
@@ -237,14 +238,14 @@ func TestReportIsNotARun(t *testing.T) {
 	t.Parallel()
 	c := startController(t, controllerOptions{})
 	c.Report("open the settings page", errors.New("xdg-open is not installed"))
-	snap := c.Activity()
+	snap := c.app.State().Activity
 	if len(snap.Failures) != 1 || snap.Failures[0].Code != "TRAY_ERROR" ||
 		snap.Failures[0].Message != "open the settings page: xdg-open is not installed" {
 		t.Errorf("failures %+v, want the TRAY_ERROR", snap.Failures)
 	}
 	_, run := c.app.Activity().Begin(context.Background(), "", "search", "q")
 	defer run.End(nil)
-	if running := c.Activity().Running; len(running) != 1 || running[0].ID != 1 {
+	if running := c.app.State().Activity.Running; len(running) != 1 || running[0].ID != 1 {
 		t.Errorf("the next run is %+v, want run 1: Report registered a run", running)
 	}
 }
@@ -284,17 +285,17 @@ func TestOpenHidingQuery(t *testing.T) {
 func TestNoRestartAfterShutdown(t *testing.T) {
 	t.Parallel()
 	c := startController(t, controllerOptions{})
-	if st := c.server.Status(); st.State != httpserver.Running {
+	if st := c.http.Status(); st.State != httpserver.Running {
 		t.Fatalf("server %v (%v), want running", st.State, st.Err)
 	}
 	c.shutdown()
-	if err := c.server.Restart(); err == nil {
+	if err := c.http.Restart("", ""); err == nil {
 		t.Error("Restart after shutdown succeeded")
 	}
 	if err := c.StartServer(); err == nil {
 		t.Error("Start after shutdown succeeded")
 	}
-	if st := c.server.Status(); st.State == httpserver.Running {
+	if st := c.http.Status(); st.State == httpserver.Running {
 		t.Errorf("the server runs again on %s after shutdown", st.Addr)
 	}
 	if u, err := c.PageURL("/settings"); err == nil {
@@ -313,7 +314,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 	defer busy.Close()
 	_, port, _ := net.SplitHostPort(busy.Addr().String())
 	c := startController(t, controllerOptions{args: []string{"--port", port}})
-	if st := c.server.Status(); st.State != httpserver.Failed {
+	if st := c.http.Status(); st.State != httpserver.Failed {
 		t.Fatalf("server %v, want failed on the busy port", st.State)
 	}
 	link, err := c.PageURL("/settings")
@@ -335,18 +336,18 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 		t.Fatalf("the fallback pages at %s do not answer", u.Host)
 	}
 
-	c.server.SetAddr("127.0.0.1:0")
+	busy.Close() // the port is free again
 	if err := c.StartServer(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(testkit.WaitLimit)
 	for answers() {
 		if time.Now().After(deadline) {
-			t.Fatalf("the fallback pages at %s still answer while the server runs on %s", u.Host, c.server.Status().Addr)
+			t.Fatalf("the fallback pages at %s still answer while the server runs on %s", u.Host, c.http.Status().Addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if link, err := c.PageURL("/settings"); err != nil || !strings.HasPrefix(link, "http://"+c.server.Status().Addr+"/") {
-		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, c.server.Status().Addr)
+	if link, err := c.PageURL("/settings"); err != nil || !strings.HasPrefix(link, "http://"+c.http.Status().Addr+"/") {
+		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, c.http.Status().Addr)
 	}
 }

@@ -17,14 +17,14 @@ import (
 func TestRecentResearch(t *testing.T) {
 	t.Parallel()
 	c := startController(t, controllerOptions{cache: t.TempDir()})
-	if got := c.State().Recent; len(got) != 0 {
+	if got := c.app.State().Recent; len(got) != 0 {
 		t.Fatalf("a new history lists %v", got)
 	}
 	// The controller follows the history from goroutines that run starts: a report kept before they listen is
 	// shown at the next redraw, so keep reports until one is signalled.
 	var id string
 	testkit.WaitFor(t, "the menu to be told of a new report", func() bool {
-		changed := c.Changed()
+		changed := c.app.Changed()
 		var err error
 		id, err = c.app.History().Add(history.Report{Summary: history.Summary{Tool: "search", Topic: "rust 2024",
 			Started: time.Now(), Duration: 3 * time.Second}, Markdown: "# Rust 2024\n\n*Edition* notes."})
@@ -38,7 +38,7 @@ func TestRecentResearch(t *testing.T) {
 			return false
 		}
 	})
-	if got := c.State().Recent; len(got) == 0 || got[0].ID != id || got[0].Topic != "rust 2024" {
+	if got := c.app.State().Recent; len(got) == 0 || got[0].ID != id || got[0].Topic != "rust 2024" {
 		t.Fatalf("Recent: %+v, want the report first", got)
 	}
 
@@ -46,7 +46,7 @@ func TestRecentResearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(link, "http://"+c.server.Status().Addr+"/report?id="+id+"&token=") {
+	if !strings.HasPrefix(link, "http://"+c.http.Status().Addr+"/report?id="+id+"&token=") {
 		t.Errorf("ReportURL %q, want the server's /report with the id and the token", link)
 	}
 	jar, _ := cookiejar.New(nil)
@@ -60,7 +60,7 @@ func TestRecentResearch(t *testing.T) {
 		!strings.Contains(string(page), "<em>Edition</em>") {
 		t.Errorf("the report page: %d\n%s", resp.StatusCode, page)
 	}
-	if status := statusOf(t, jar, "http://"+c.server.Status().Addr); !strings.Contains(status, `href="/report?id=`+id+`"`) {
+	if status := statusOf(t, jar, "http://"+c.http.Status().Addr); !strings.Contains(status, `href="/report?id=`+id+`"`) {
 		t.Errorf("/status does not link the report:\n%s", status)
 	}
 }

@@ -1,6 +1,6 @@
 // Package trayapp is the desktop app: an App served over HTTP by a server the menu can stop, restart and move, the
 // settings and status pages on the same port, and a watcher that applies edits of .env and repairs settings.json.
-// The tray icon and its menu (internal/tray) talk to it through the controller.
+// The tray icon and its menu (internal/tray) read the App's state and act through the controller.
 package trayapp
 
 import (
@@ -88,7 +88,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 			logger.Warn("start at login is not available", "err", err)
 		}
 		opts := tray.Options{
-			App:       c,
+			App:       c.app,
 			Actions:   c,
 			Autostart: auto,
 			ConfigDir: cfg.Dir,

@@ -38,7 +38,7 @@ func TestSetupPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + c.server.Status().Addr
+	base := "http://" + c.http.Status().Addr
 	if !strings.HasPrefix(link, base+"/setup?token=") {
 		t.Fatalf("setup link %s, want %s/setup?token=…", link, base)
 	}

@@ -46,7 +46,7 @@ func (h *Handler) getReport(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, "this is not the address of a report")
 		return
 	}
-	rep, err := h.b.History().Get(id)
+	rep, err := h.app.Report(id)
 	if errors.Is(err, history.ErrNotFound) {
 		h.notFound(w, "the history no longer keeps this report (it keeps the last GEMINI_HISTORY_MAX)")
 		return

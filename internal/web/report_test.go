@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 )
 
@@ -176,24 +177,24 @@ func TestReportPageWithoutHistory(t *testing.T) {
 	}
 }
 
-// TestStatusPageListsTheNewest: /status lists the newest statusRecent reports and says how many are kept.
+// TestStatusPageListsTheNewest: /status lists the newest appstate.RecentMax reports and says how many are kept.
 func TestStatusPageListsTheNewest(t *testing.T) {
 	t.Parallel()
 	b, srv, _ := setup(t)
 	var reports []history.Report
-	for i := range statusRecent + 2 {
+	for i := range appstate.RecentMax + 2 {
 		reports = append(reports, history.Report{Summary: history.Summary{Tool: "search", Topic: fmt.Sprintf("topic %d", i),
 			Started: time.Now().Add(time.Duration(i) * time.Second)}})
 	}
 	keep(t, b, reports...)
 	_, body := get(t, srv.URL+"/status", true)
-	if n := strings.Count(body, `href="/report?id=`); n != statusRecent {
-		t.Errorf("%d reports listed, want %d", n, statusRecent)
+	if n := strings.Count(body, `href="/report?id=`); n != appstate.RecentMax {
+		t.Errorf("%d reports listed, want %d", n, appstate.RecentMax)
 	}
-	if want := fmt.Sprintf("The newest %d of the %d reports kept.", statusRecent, statusRecent+2); !strings.Contains(body, want) {
+	if want := fmt.Sprintf("The newest %d of the %d reports kept.", appstate.RecentMax, appstate.RecentMax+2); !strings.Contains(body, want) {
 		t.Errorf("/status lacks %q", want)
 	}
-	if strings.Contains(body, ">topic 0<") || !strings.Contains(body, fmt.Sprintf(">topic %d<", statusRecent+1)) {
+	if strings.Contains(body, ">topic 0<") || !strings.Contains(body, fmt.Sprintf(">topic %d<", appstate.RecentMax+1)) {
 		t.Error("/status does not list the newest reports")
 	}
 }

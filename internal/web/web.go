@@ -31,11 +31,11 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
@@ -49,21 +49,19 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"version": func() string { return "" },
 }).ParseFS(pagesFS, "pages/*.html"))
 
-// Backend is what the pages need from the running app.
-type Backend interface {
-	Config() config.Config
-	Activity() activity.Snapshot
-	History() *history.Store   // the last finished reports; nil keeps none
-	Status() httpserver.Status // where the MCP server is, for the status line
-	Version() string           // the app's version, shown at the foot of every page
-	Changed() <-chan struct{}  // closed at the next change of what /status shows
+// App is what the pages read from the running app: one snapshot of its state and a signal of its next change, the
+// reports its history keeps, and its setup checks.
+type App interface {
+	State() appstate.State
+	Changed() <-chan struct{}                 // closed at the next change of State
+	Report(id string) (history.Report, error) // a report of the history; history.ErrNotFound for one it does not keep
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
 	Checklist(ctx context.Context, offline bool) []checklist.Check
 }
 
-// Settings is what /settings needs on top of a Backend. Pages whose Backend is not also a Settings serve /status
-// alone, read-only.
+// Settings is what /settings does: it saves the .env file. Pages without Settings serve /status, /report and /setup
+// alone, read-only, as the headless server's do.
 type Settings interface {
 	// SaveDotenv checks data as the app's .env file, given its process environment and command-line flags too,
 	// then writes it and applies it. moved is the new base URL (http://host:port) when the server is about to move
@@ -73,13 +71,19 @@ type Settings interface {
 	SaveDotenv(data []byte) (moved string, err error)
 }
 
-// Welcome is what /welcome, the first-run page, needs on top of Settings: the MCP clients it connects, and a search
-// to try. Pages whose Backend is not also a Welcome have no /welcome.
+// Welcome is what /welcome, the first-run page, does besides saving keys (Settings): it connects MCP clients and
+// tries a search.
 type Welcome interface {
 	Clients() []clients.Client // the MCP clients' entries for this server
 	// TrySearch runs query through the search tool as a client's call would (among the running searches, into the
 	// history), never answered from the cache. A failed search is a *SearchError.
 	TrySearch(ctx context.Context, query string) (history.Report, error)
+}
+
+// Forms are the pages that change something; a nil one is not served (a 404).
+type Forms struct {
+	Settings Settings // /settings
+	Welcome  Welcome  // /welcome, served only with Settings: its keys are saved as settings
 }
 
 // SearchError is a search that failed, as the tools report it: its code, what went wrong, and the fix.
@@ -103,9 +107,9 @@ type NotAppliedError struct{ Err error }
 func (e *NotAppliedError) Error() string { return "saved, but not applied: " + e.Err.Error() }
 func (e *NotAppliedError) Unwrap() error { return e.Err }
 
-// Handler serves /settings, /status, /report and /setup.
+// Handler serves /settings, /welcome, /status, /report and /setup.
 type Handler struct {
-	b      Backend
+	app    App
 	pages  *template.Template
 	s      Settings // nil: no settings page
 	w      Welcome  // nil: no first-run page
@@ -136,16 +140,15 @@ func NewToken() string {
 	return hex.EncodeToString(b)
 }
 
-// New returns the pages for b, guarded by token.
-func New(b Backend, token string, logger *slog.Logger) *Handler {
-	s, _ := b.(Settings)
-	welcome, _ := b.(Welcome)
-	if s == nil {
-		welcome = nil // its keys are saved as settings
+// New returns the pages of a, and the forms that change it, guarded by token.
+func New(a App, forms Forms, token string, logger *slog.Logger) *Handler {
+	if forms.Settings == nil {
+		forms.Welcome = nil // its keys are saved as settings
 	}
-	h := &Handler{b: b, s: s, w: welcome, token: token, cookie: derive(token, "cookie"), csrf: derive(token, "csrf"),
-		log: logger, now: time.Now}
-	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": b.Version})
+	h := &Handler{app: a, s: forms.Settings, w: forms.Welcome, token: token, cookie: derive(token, "cookie"),
+		csrf: derive(token, "csrf"), log: logger, now: time.Now}
+	version := a.State().Version
+	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": func() string { return version }})
 	return h
 }
 
@@ -175,8 +178,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", pagePolicy)
-	w.Header().Set("Referrer-Policy", "same-origin")      // not no-referrer: Chromium would then send "Origin: null" with the form
-	if !loopback.AllowedHost(r.Host, h.b.Config().Host) { // a DNS-rebinding page names a host of its own
+	w.Header().Set("Referrer-Policy", "same-origin")              // not no-referrer: Chromium would then send "Origin: null" with the form
+	if !loopback.AllowedHost(r.Host, h.app.State().Config.Host) { // a DNS-rebinding page names a host of its own
 		http.Error(w, "Forbidden: unknown host", http.StatusForbidden)
 		return
 	}
@@ -291,9 +294,6 @@ type statusPage struct {
 	Kept     int // reports in the history, of which Recent shows the newest
 }
 
-// statusRecent is how many of the kept reports /status lists.
-const statusRecent = 50
-
 // recentView is one report of the history as /status lists it.
 type recentView struct {
 	history.Summary
@@ -307,14 +307,14 @@ type runView struct {
 
 // statusNow is what /status shows now.
 func (h *Handler) statusNow() statusPage {
-	snap := h.b.Activity()
-	p := statusPage{Server: h.b.Status().Line(), Failures: slices.Concat(snap.Failures, snap.Warnings),
-		Errors: len(snap.Failures), Warnings: len(snap.Warnings)}
+	st := h.app.State()
+	snap := st.Activity
+	p := statusPage{Server: st.Server.Line(), Failures: slices.Concat(snap.Failures, snap.Warnings),
+		Errors: len(snap.Failures), Warnings: len(snap.Warnings), Kept: st.Kept}
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
 	}
-	p.Kept = h.b.History().Len()
-	for _, s := range h.b.History().List(statusRecent) {
+	for _, s := range st.Recent { // as many as the state holds (appstate.RecentMax)
 		p.Recent = append(p.Recent, recentView{Summary: s, When: s.When(h.now())})
 	}
 	return p
@@ -343,7 +343,7 @@ func (h *Handler) statusEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	var part strings.Builder
 	for {
-		changed := h.b.Changed()
+		changed := h.app.Changed()
 		p := h.statusNow()
 		part.Reset()
 		if err := h.pages.ExecuteTemplate(&part, "status-live", p); err != nil {
@@ -436,8 +436,8 @@ func viewCheck(c checklist.Check) checkView {
 func (h *Handler) checkSetup(w http.ResponseWriter, r *http.Request, offline bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), checklistTimeout)
 	defer cancel()
-	p := setupPage{Server: h.b.Status().Line(), CSRF: h.csrf, Queried: !offline}
-	p.Checks, p.Broken = viewChecks(h.b.Checklist(ctx, offline))
+	p := setupPage{Server: h.app.State().Server.Line(), CSRF: h.csrf, Queried: !offline}
+	p.Checks, p.Broken = viewChecks(h.app.Checklist(ctx, offline))
 	if !offline {
 		h.log.Info("checked the setup with a query to each backend", "broken", p.Broken)
 	}
@@ -511,14 +511,15 @@ func pageVars() []config.VarDoc {
 
 // readDotenv returns the .env file's contents and variables; a missing file is empty.
 func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
-	return config.ReadDotenv(config.EnvPath(h.b.Config().Dir))
+	return config.ReadDotenv(config.EnvPath(h.app.State().Config.Dir))
 }
 
 // page shows the settings with values in the fields (the .env file's, or a rejected form's) and the secrets
 // saved in the .env file, saved, masked (the page never shows a key it did not save).
 func (h *Handler) page(values map[string]string, saved map[string]string) settingsPage {
-	cfg := h.b.Config()
-	p := settingsPage{CSRF: h.csrf, Server: h.b.Status().Line(), DotenvPath: config.EnvPath(cfg.Dir)}
+	st := h.app.State()
+	cfg := st.Config
+	p := settingsPage{CSRF: h.csrf, Server: st.Server.Line(), DotenvPath: config.EnvPath(cfg.Dir)}
 	for _, v := range pageVars() {
 		f := field{VarDoc: v, Value: values[v.Name], Overridden: cfg.Overridden[v.Name], Flag: cfg.SetBy[v.Name]}
 		if f.Overridden {
@@ -580,7 +581,7 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		h.render(w, "settings.html", p)
 	case errors.As(err, &notApplied):
-		h.log.Error("settings saved but not applied", "file", config.EnvPath(h.b.Config().Dir), "err", notApplied.Err)
+		h.log.Error("settings saved but not applied", "file", config.EnvPath(h.app.State().Config.Dir), "err", notApplied.Err)
 		_, values, _ := h.readDotenv()
 		p := h.page(values, values)
 		p.NotApplied = notApplied.Err.Error()
@@ -592,13 +593,13 @@ func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		h.render(w, "settings.html", p)
 	case moved != "":
-		h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
+		h.log.Info("settings saved", "file", config.EnvPath(h.app.State().Config.Dir))
 		_, values, _ := h.readDotenv()
 		p := h.page(values, values)
 		p.Saved, p.Moved = true, moved+"/settings"
 		h.render(w, "settings.html", p)
 	default:
-		h.log.Info("settings saved", "file", config.EnvPath(h.b.Config().Dir))
+		h.log.Info("settings saved", "file", config.EnvPath(h.app.State().Config.Dir))
 		http.Redirect(w, r, "/settings?saved=1", http.StatusSeeOther)
 	}
 }

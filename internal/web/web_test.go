@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -98,6 +99,11 @@ func (f *fakeBackend) Version() string          { return "1.2.3-test" }
 func (f *fakeBackend) Status() httpserver.Status {
 	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
+func (f *fakeBackend) State() appstate.State {
+	return appstate.State{Version: f.Version(), Config: f.Config(), Server: f.Status(), Activity: f.Activity(),
+		Recent: f.history.List(appstate.RecentMax), Kept: f.history.Len()}
+}
+func (f *fakeBackend) Report(id string) (history.Report, error) { return f.history.Get(id) }
 
 func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
 	if _, err := config.LoadWithDotenv(config.Env{Lookup: f.lookup}, data); err != nil {
@@ -142,7 +148,7 @@ func setupWith(t *testing.T, file string, env map[string]string) (*fakeBackend, 
 		t.Fatal(err)
 	}
 	b.cfg = cfg
-	h := New(b, "secret-token", slog.New(slog.DiscardHandler))
+	h := New(b, Forms{Settings: b}, "secret-token", slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return b, srv, h
@@ -674,15 +680,12 @@ func cookieRequest(t *testing.T, u string) *http.Request {
 	return req
 }
 
-// statusOnly is a Backend without Settings, as the headless server's.
+// statusOnly is an App without Settings, as the headless server's.
 type statusOnly struct{ b *fakeBackend }
 
-func (s statusOnly) Config() config.Config       { return s.b.Config() }
-func (s statusOnly) Activity() activity.Snapshot { return s.b.Activity() }
-func (s statusOnly) Changed() <-chan struct{}    { return s.b.Changed() }
-func (s statusOnly) History() *history.Store     { return s.b.History() }
-func (s statusOnly) Status() httpserver.Status   { return s.b.Status() }
-func (s statusOnly) Version() string             { return s.b.Version() }
+func (s statusOnly) State() appstate.State                    { return s.b.State() }
+func (s statusOnly) Changed() <-chan struct{}                 { return s.b.Changed() }
+func (s statusOnly) Report(id string) (history.Report, error) { return s.b.Report(id) }
 func (s statusOnly) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	return s.b.Checklist(ctx, offline)
 }
@@ -691,7 +694,7 @@ func (s statusOnly) Checklist(ctx context.Context, offline bool) []checklist.Che
 func TestReadOnlyPages(t *testing.T) {
 	t.Parallel()
 	b, _, _ := setup(t)
-	srv := httptest.NewServer(New(statusOnly{b}, "secret-token", slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(New(statusOnly{b}, Forms{}, "secret-token", slog.New(slog.DiscardHandler)))
 	t.Cleanup(srv.Close)
 	if code, _ := get(t, srv.URL+"/status", false); code != http.StatusForbidden {
 		t.Errorf("/status without the cookie: %d, want 403", code)

@@ -42,8 +42,8 @@ type welcomeClient struct {
 }
 
 func (h *Handler) welcome(ctx context.Context) welcomePage {
-	p := welcomePage{Server: h.b.Status().Line(), CSRF: h.csrf, Query: defaultTryQuery, Saved: map[string]string{}}
-	p.Checks, p.Broken = viewChecks(h.b.Checklist(ctx, true))
+	p := welcomePage{Server: h.app.State().Server.Line(), CSRF: h.csrf, Query: defaultTryQuery, Saved: map[string]string{}}
+	p.Checks, p.Broken = viewChecks(h.app.Checklist(ctx, true))
 	if _, saved, err := h.readDotenv(); err == nil {
 		for _, name := range welcomeKeys {
 			p.Saved[name] = config.Secret(saved[name]).Last4()
@@ -123,7 +123,7 @@ func (h *Handler) saveKeys(r *http.Request) (string, error) {
 		}
 		return "", errors.New("nothing was saved: " + err.Error())
 	}
-	h.log.Info("keys saved from the first-run page", "file", config.EnvPath(h.b.Config().Dir))
+	h.log.Info("keys saved from the first-run page", "file", config.EnvPath(h.app.State().Config.Dir))
 	return "Saved and applied.", nil
 }
 

@@ -42,7 +42,7 @@ func setupWelcome(t *testing.T) (*welcomeBackend, *httptest.Server, *Handler) {
 	b, _, _ := setup(t)
 	wb := &welcomeBackend{fakeBackend: b, home: t.TempDir()}
 	wb.checklist = func(context.Context, bool) []checklist.Check { return sampleChecks }
-	h := New(wb, "secret-token", slog.New(slog.DiscardHandler))
+	h := New(wb, Forms{Settings: wb, Welcome: wb}, "secret-token", slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return wb, srv, h
@@ -151,7 +151,7 @@ func TestWelcomePage(t *testing.T) {
 func TestNoWelcomeWithoutSettings(t *testing.T) {
 	t.Parallel()
 	b, _, _ := setup(t)
-	srv := httptest.NewServer(New(statusOnly{b}, "secret-token", slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(New(statusOnly{b}, Forms{}, "secret-token", slog.New(slog.DiscardHandler)))
 	t.Cleanup(srv.Close)
 	if code, _ := get(t, srv.URL+"/welcome", true); code != http.StatusNotFound {
 		t.Errorf("/welcome: %d, want 404", code)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 	"github.com/gemini-search-mcp/gemini-search-mcp/templates"
 )
@@ -36,15 +35,15 @@ type Options struct {
 // keyAuth is the auth type KeyAuth selects.
 const keyAuth = "gemini-api-key"
 
-// OptionsFor is what settings.json must hold for cfg, for the user whose home folder is home: Firecrawl when it
-// is configured, and API-key auth when a Gemini API key is configured and the Gemini CLI has no sign-in of its own
-// (gemini.Login), so that the CLI uses the key instead of answering "Invalid auth method selected". The servers
-// and doctor both take their options from here.
-func OptionsFor(cfg config.Config, home string) Options {
+// OptionsFor is what settings.json must hold for cfg, given the Gemini CLI's own sign-in login (gemini.Login, which
+// the caller reads once for all it builds from cfg): Firecrawl when it is configured, and API-key auth when a Gemini
+// API key is configured and the CLI has no sign-in of its own, so that the CLI uses the key instead of answering
+// "Invalid auth method selected". The servers and doctor both take their options from here.
+func OptionsFor(cfg config.Config, login string) Options {
 	key, _ := cfg.APIKey()
 	return Options{
 		Firecrawl: cfg.FirecrawlEnabled(),
-		KeyAuth:   key != "" && gemini.Login(home) == "",
+		KeyAuth:   key != "" && login == "",
 	}
 }
 

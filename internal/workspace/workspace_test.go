@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/npm"
 )
 
@@ -257,7 +258,7 @@ func TestOptionsFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := OptionsFor(cfg, home); got != tt.want {
+			if got := OptionsFor(cfg, gemini.Login(home)); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
