@@ -6,7 +6,7 @@ import (
 )
 
 // answering counts the HTTP requests in progress that call a tool (mcpserver.HTTPOptions.Answering), so that
-// EndCalls can wait for the answers of the calls it cancelled. The zero value is ready.
+// endCalls can wait for the answers of the calls it cancelled. The zero value is ready.
 type answering struct {
 	mu   sync.Mutex
 	n    int

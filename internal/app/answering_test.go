@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// EndCalls waits for the calls' answers, and never past its bound.
+// endCalls waits for the calls' answers, and never past its bound.
 func TestAnsweringWaitsForTheAnswers(t *testing.T) {
 	t.Parallel()
 	var g answering

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -124,7 +125,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 		return nil, err
 	}
 	a.configured.Store(c)
-	a.warnSetup(c)
+	c.warn(a.log)
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.changes.Follow(a.lifetime, a.activity.Changed)
@@ -134,7 +135,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.sweeps.Add(a.cache.Sweep)
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
-		OutputDir:     func() string { return a.Config().OutputDir }, Status: a.status,
+		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.State()) },
 		Workspace: func() tools.Workspace {
 			cfg := a.Config()
 			return tools.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
@@ -144,7 +145,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.mcp = mcpserver.New(a.tools, mcpserver.Options{Version: o.Version, Lifetime: a.lifetime, Sweeper: a.sweeps})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
-		Health:    func() any { return a.status() },
+		Health:    func() any { return statusOf(a.State()) },
 		Logger:    a.log,
 		SessionEnded: func(id string) {
 			a.activity.CancelSession(id, "the client ended its MCP session", "Call again in a new session.")
@@ -186,7 +187,7 @@ func (a *App) Commit(to config.Config) error {
 	a.retiring.Go(old.backends.Close)
 	c.backends.KeepWarm(a.warm)
 	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
-	a.warnSetup(c)
+	c.warn(a.log)
 	if h := a.http.Load(); h != nil {
 		h.committed(from, to)
 	}
@@ -254,10 +255,10 @@ func isFile(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// warnSetup logs what the setup checks find wrong with a configuration put in force: no Gemini CLI, no credential.
-func (a *App) warnSetup(c *configured) {
+// warn logs what the setup checks find wrong with a configuration put in force: no Gemini CLI, no credential.
+func (c *configured) warn(log *slog.Logger) {
 	for _, p := range c.problems {
-		a.log.Warn(p.Name + ": " + p.Detail)
+		log.Warn(p.Name + ": " + p.Detail)
 	}
 }
 
@@ -316,19 +317,19 @@ func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 func (a *App) serving(ctx context.Context) (serveCtx context.Context, stop func()) {
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	unregister := context.AfterFunc(ctx, func() {
-		a.EndCalls("the server is shutting down", "Call again once the server runs again.")
+		a.endCalls("the server is shutting down", "Call again once the server runs again.")
 		cancel()
 	})
 	return serveCtx, func() { unregister(); cancel() }
 }
 
-// endCallsGrace bounds how long EndCalls waits for answers: a cancelled CLI run is killed within its runner's grace.
+// endCallsGrace bounds how long endCalls waits for answers: a cancelled CLI run is killed within its runner's grace.
 const endCallsGrace = 8 * time.Second
 
-// EndCalls cancels every tool call in progress, telling its client why and what to do in a CANCELLED result
+// endCalls cancels every tool call in progress, telling its client why and what to do in a CANCELLED result
 // ("the server was stopped from the tray menu"), and waits until their HTTP requests have answered (at most
 // endCallsGrace), so that stopping the server next cuts no answer short.
-func (a *App) EndCalls(why, fix string) {
+func (a *App) endCalls(why, fix string) {
 	a.activity.CancelAll(why, fix)
 	a.calls.wait(endCallsGrace)
 }
@@ -346,9 +347,8 @@ func (a *App) Shutdown() {
 	a.retiring.Wait()
 }
 
-// status is what ping answers and /healthz serves: the App's state, in the fields of the tool's result.
-func (a *App) status() tools.Status {
-	st := a.State()
+// statusOf is what ping answers and /healthz serves: the App's state st, in the fields of the tool's result.
+func statusOf(st appstate.State) tools.Status {
 	return tools.Status{Status: "ok", Version: st.Version, GeminiCLI: cmp.Or(st.CLI, "missing"), CLISignedIn: st.SignedIn,
 		Backend: st.Backend.Active, BackendMode: st.Backend.Mode, BackendReason: st.Backend.Reason,
 		WarmWorkers: st.Backend.Warm, RunningSearches: st.Running, QueuedSearches: st.Queued}

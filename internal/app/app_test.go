@@ -56,7 +56,7 @@ func healthz(a *App, token string) int {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	rec := httptest.NewRecorder()
-	a.handler(web.New(a, web.Forms{}, web.NewToken(), slog.New(slog.DiscardHandler))).ServeHTTP(rec, req)
+	surface(a.mcpHTTP, web.New(a, web.Forms{}, web.NewToken(), slog.New(slog.DiscardHandler))).ServeHTTP(rec, req)
 	return rec.Code
 }
 

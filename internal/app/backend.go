@@ -85,8 +85,8 @@ func (e engineOf) Structured(ctx context.Context, req research.StructuredRequest
 func (e engineOf) run(tool, topic string, call func(*research.Engine) (research.Report, error)) (research.Report, error) {
 	start := time.Now()
 	rep, err := call(e.a.configured.Load().engine)
-	e.a.record(tool, rep, err)
-	e.a.finished(Finished{Tool: tool, Topic: topic, Took: time.Since(start), Report: rep, Err: err})
+	e.record(tool, rep, err)
+	e.finished(Finished{Tool: tool, Topic: topic, Took: time.Since(start), Report: rep, Err: err})
 	return rep, err
 }
 

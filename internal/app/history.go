@@ -12,23 +12,23 @@ import (
 
 // finished tells Options.Finished of a call that ended, unless the client cancelled it (or the server is shutting
 // down) or the cache answered it.
-func (a *App) finished(f Finished) {
-	if a.finish == nil || errors.Is(f.Err, context.Canceled) || errors.Is(f.Err, context.DeadlineExceeded) ||
+func (e engineOf) finished(f Finished) {
+	if e.a.finish == nil || errors.Is(f.Err, context.Canceled) || errors.Is(f.Err, context.DeadlineExceeded) ||
 		f.Err == nil && f.Report.Metadata.Cached {
 		return
 	}
-	a.finish(f)
+	e.a.finish(f)
 }
 
 // record keeps a report tool returned in the history: a complete or partial one, not a failure, and not one the
 // cache answered (it was kept when it was researched). A report that cannot be kept is logged; the call still
 // succeeds.
-func (a *App) record(tool string, rep research.Report, err error) {
+func (e engineOf) record(tool string, rep research.Report, err error) {
 	if err != nil || !rep.Success || rep.Metadata.Cached {
 		return
 	}
-	if _, err := a.history.Add(historyReport(tool, rep, time.Now())); err != nil {
-		a.log.Warn("the report was not kept in the history", "dir", a.history.Dir(), "err", err)
+	if _, err := e.a.history.Add(historyReport(tool, rep, time.Now())); err != nil {
+		e.a.log.Warn("the report was not kept in the history", "dir", e.a.history.Dir(), "err", err)
 	}
 }
 

@@ -121,7 +121,7 @@ func TestFinishedReportsAreRecordedOnce(t *testing.T) {
 	}
 
 	// The headless server's status page lists them, each linking to its page.
-	pages := a.handler(web.New(a, web.Forms{}, "tok", slog.New(slog.DiscardHandler)))
+	pages := surface(a.mcpHTTP, web.New(a, web.Forms{}, "tok", slog.New(slog.DiscardHandler)))
 	get := func(target string, cookies []*http.Cookie) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:3000"+target, nil)
 		for _, c := range cookies {

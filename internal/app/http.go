@@ -43,7 +43,7 @@ type HTTPOptions struct {
 func (a *App) NewHTTP(o HTTPOptions) *HTTP {
 	h := &HTTP{a: a, fallback: o.Fallback}
 	h.pages = web.New(a, o.Forms, web.NewToken(), a.log)
-	h.server = httpserver.New(a.handler(h.pages), a.Config().Addr(), a.log)
+	h.server = httpserver.New(surface(a.mcpHTTP, h.pages), a.Config().Addr(), a.log)
 	a.http.Store(h)
 	a.changes.Follow(a.lifetime, h.server.Changed)
 	go h.keepWarmWhileRunning(a.lifetime)
@@ -53,12 +53,12 @@ func (a *App) NewHTTP(o HTTPOptions) *HTTP {
 	return h
 }
 
-// handler is the HTTP surface: /mcp, /api and /healthz behind the MCP checks (Host, Origin, body size and the
-// MCP_AUTH_TOKEN of the configuration in force), and the pages, which check a token of their own.
-func (a *App) handler(pages *web.Handler) http.Handler {
+// surface is the HTTP surface: mcp (/mcp, /api and /healthz, behind the MCP checks: Host, Origin, body size and
+// the MCP_AUTH_TOKEN of the configuration in force), and the pages, which check a token of their own.
+func surface(mcp http.Handler, pages *web.Handler) http.Handler {
 	mux := http.NewServeMux()
 	pages.Mount(mux)
-	mux.Handle("/", a.mcpHTTP)
+	mux.Handle("/", mcp)
 	return mux
 }
 
@@ -70,20 +70,20 @@ func (h *HTTP) Start() error { return h.server.Start() }
 
 // Stop answers the calls in progress CANCELLED, saying why and what to do (fix), then stops the server.
 func (h *HTTP) Stop(why, fix string) {
-	h.a.EndCalls(why, fix)
+	h.a.endCalls(why, fix)
 	h.server.Stop()
 }
 
 // Restart answers the calls in progress CANCELLED, saying why and what to do (fix), then restarts the server.
 func (h *HTTP) Restart(why, fix string) error {
-	h.a.EndCalls(why, fix)
+	h.a.endCalls(why, fix)
 	return h.server.Restart()
 }
 
 // Close answers the calls in progress CANCELLED, saying why and what to do (fix), and stops the server and the
 // fallback for good: a restart asked for meanwhile (a settings save that moves the server) starts nothing.
 func (h *HTTP) Close(why, fix string) {
-	h.a.EndCalls(why, fix)
+	h.a.endCalls(why, fix)
 	h.server.Close()
 	h.pagesMu.Lock()
 	defer h.pagesMu.Unlock()
