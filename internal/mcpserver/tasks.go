@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -334,18 +333,18 @@ func (t *tasks) fill(id string, res *mcp.TaskResultResult) {
 	var out *mcp.CallToolResult
 	switch st := t.stored[id]; {
 	case st == nil: // its TTL ran out as mcp-go answered
-		out = tools.ErrorResult(tools.Error{Code: tools.CodeResultDropped, Message: "the task's TTL ran out: its result is " +
-			"no longer kept", Details: "Call the tool again."})
+		out = (&tools.Error{Code: tools.CodeResultDropped, Message: "the task's TTL ran out: its result is " +
+			"no longer kept", Details: "Call the tool again."}).CallToolResult()
 	case st.result != nil:
 		out = st.result
 	case st.cancelled != nil:
-		out = tools.ErrorResult(*st.cancelled)
+		out = st.cancelled.CallToolResult()
 	default: // its result was dropped
-		out = tools.ErrorResult(tools.Error{Code: tools.CodeResultDropped, Message: fmt.Sprintf("the task's result was "+
+		out = (&tools.Error{Code: tools.CodeResultDropped, Message: fmt.Sprintf("the task's result was "+
 			"dropped to make room for newer ones: the server keeps at most %d task results and %d MiB of them, "+
 			"all sessions together, and drops the oldest first", maxKeptResults, maxKeptResultBytes>>20),
 			Details: "Call the tool again (its report may come from the cache), and read a task's result soon " +
-				"after it ends."})
+				"after it ends."}).CallToolResult()
 	}
 	t.mu.Unlock()
 	res.Content, res.StructuredContent, res.IsError = out.Content, out.StructuredContent, out.IsError
@@ -435,13 +434,16 @@ func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			// validate results against output schemas.
 			return &mcp.CallToolResult{}, nil
 		}
-		info := tools.ErrorOf(res)
+		info := tools.ResultError(res)
+		if info == nil { // every error result of the tools is theirs; this is a safety net
+			info = &tools.Error{Code: tools.CodeInternal, Message: "the tool failed"}
+		}
 		if info.Code != tools.CodeCancelled {
-			return nil, errors.New(info.String())
+			return nil, info
 		}
 		t.mu.Lock()
 		if st := t.stored[slot.get()]; st != nil && st.cancelled == nil {
-			st.cancelled = &info
+			st.cancelled = info
 		}
 		t.mu.Unlock()
 		return nil, cancelledTask{info}
@@ -450,7 +452,7 @@ func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 
 // cancelledTask is the error of a task call that was cancelled: mcp-go ends a task cancelled, with the error's text
 // as its status message, when its handler fails with context.Canceled.
-type cancelledTask struct{ info tools.Error }
+type cancelledTask struct{ info *tools.Error }
 
-func (e cancelledTask) Error() string        { return e.info.String() }
+func (e cancelledTask) Error() string        { return e.info.Error() }
 func (e cancelledTask) Is(target error) bool { return target == context.Canceled }

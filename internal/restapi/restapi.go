@@ -1,5 +1,6 @@
 // Package restapi is the HTTP JSON API (/api/*, described by /api/openapi.json): the search and ask tools for
-// scripts and web apps that don't speak MCP.
+// scripts and web apps that don't speak MCP. Each route calls its tool's typed call, so arguments, queue, joining,
+// cache, errors and the JSON it returns are the tool's; only the HTTP status is added.
 package restapi
 
 import (
@@ -13,74 +14,30 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
-
-// Each route calls the tool's own handler, so arguments, queue, joining, cache, errors and the JSON it returns are
-// the tool's; only the HTTP status is added.
 
 // openAPI describes the API (OpenAPI 3.1); TestOpenAPIDescribesEveryRoute holds it to apiRoutes.
 //
 //go:embed openapi.json
 var openAPI []byte
 
-// apiRoute is one route of the API and the tool it calls.
+// apiRoute is one route of the API: POST path, and how it serves a request.
 type apiRoute struct {
-	path string // POST
-	tool string
-	body func() apiBody
-}
-
-// apiBody is a route's request body: the fields it accepts, as the tool's arguments.
-type apiBody interface{ args() map[string]any }
-
-type searchBodyAPI struct {
-	Query string `json:"query"`
-	Limit *int   `json:"limit,omitempty"`
-	Raw   bool   `json:"raw,omitempty"`
-	Model string `json:"model,omitempty"`
-	Fresh bool   `json:"fresh,omitempty"`
-}
-
-func (b *searchBodyAPI) args() map[string]any {
-	args := map[string]any{"query": b.Query, "raw": b.Raw, "fresh": b.Fresh}
-	if b.Limit != nil {
-		args["limit"] = *b.Limit
-	}
-	if b.Model != "" {
-		args["model"] = b.Model
-	}
-	return args
-}
-
-type chatBodyAPI struct {
-	Prompt string `json:"prompt"`
-	Model  string `json:"model,omitempty"`
-}
-
-func (b *chatBodyAPI) args() map[string]any {
-	args := map[string]any{"prompt": b.Prompt}
-	if b.Model != "" {
-		args["model"] = b.Model
-	}
-	return args
+	path  string
+	serve func(w http.ResponseWriter, r *http.Request, t *tools.Tools)
 }
 
 var apiRoutes = []apiRoute{
-	{path: "/api/google-search", tool: "search", body: func() apiBody { return &searchBodyAPI{} }},
-	{path: "/api/gemini-chat", tool: "ask", body: func() apiBody { return &chatBodyAPI{} }},
+	{path: "/api/google-search", serve: serveSearch},
+	{path: "/api/gemini-chat", serve: serveChat},
 }
 
 // Handler serves the API's routes, under /api/.
 func Handler(t *tools.Tools) http.Handler {
 	mux := http.NewServeMux()
 	for _, route := range apiRoutes {
-		mux.HandleFunc("POST "+route.path, func(w http.ResponseWriter, r *http.Request) { serveTool(w, r, t, route) })
+		mux.HandleFunc("POST "+route.path, func(w http.ResponseWriter, r *http.Request) { route.serve(w, r, t) })
 	}
 	mux.HandleFunc("GET /api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -92,39 +49,94 @@ func Handler(t *tools.Tools) http.Handler {
 	return mux
 }
 
-// serveTool decodes the body of route, calls its tool and writes the tool's JSON, or streams the answer of a chat
-// that accepts text/event-stream.
-func serveTool(w http.ResponseWriter, r *http.Request, t *tools.Tools, route apiRoute) {
-	body := route.body()
+// searchBody is the body of /api/google-search: search's arguments but output_file.
+type searchBody struct {
+	Query string `json:"query"`
+	Limit *int   `json:"limit,omitempty"` // nil: search's default; a 0 given is refused, as the tool refuses it
+	Raw   bool   `json:"raw,omitempty"`
+	Model string `json:"model,omitempty"`
+	Fresh bool   `json:"fresh,omitempty"`
+}
+
+func serveSearch(w http.ResponseWriter, r *http.Request, t *tools.Tools) {
+	var body searchBody
+	if !decode(w, r, &body) || !check(w, r, t, "search", body.Query, body) {
+		return
+	}
+	a := tools.SearchArgs{Query: body.Query, Raw: body.Raw, Model: body.Model, Fresh: body.Fresh}
+	if body.Limit != nil {
+		a.Limit = *body.Limit
+	}
+	res, err := t.Search(r.Context(), a)
+	writeAnswer(w, r, res, err)
+}
+
+// chatBody is the body of /api/gemini-chat: ask's prompt and model.
+type chatBody struct {
+	Prompt string `json:"prompt"`
+	Model  string `json:"model,omitempty"`
+}
+
+// serveChat runs ask, streaming the answer to a client that accepts text/event-stream.
+func serveChat(w http.ResponseWriter, r *http.Request, t *tools.Tools) {
+	var body chatBody
+	if !decode(w, r, &body) || !check(w, r, t, "ask", body.Prompt, body) {
+		return
+	}
+	a := tools.AskArgs{Prompt: body.Prompt, Model: body.Model}
+	if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		streamAnswer(w, r, t, a)
+		return
+	}
+	res, err := t.Ask(r.Context(), a)
+	writeAnswer(w, r, res, err)
+}
+
+// decode reads r's body into body, a route's, answering a body that is not one with INVALID_ARGUMENT and 400; it
+// reports whether it read one.
+func decode(w http.ResponseWriter, r *http.Request, body any) bool {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(body); err != nil {
 		WriteError(w, http.StatusBadRequest, tools.CodeInvalidArgument, "the body must be a JSON object of the fields "+
 			"/api/openapi.json lists: "+strings.TrimPrefix(err.Error(), "json: "))
-		return
+		return false
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = route.tool, body.args()
-	handler := t.Handler(route.tool)
-	if route.tool == "ask" && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		streamAnswer(w, r, handler, req)
-		return
-	}
-	res, err := handler(r.Context(), req)
-	if err != nil {
-		WriteError(w, http.StatusInternalServerError, research.CodeResearchFailed, err.Error())
-		return
-	}
-	writeJSON(w, apiStatus(r.Context(), res), res.StructuredContent)
+	return true
 }
 
-// streamAnswer runs the ask tool with the answer sent as server-sent events while the agent writes it:
+// check checks body, about subject, as the arguments of tool (its fields are named as the tool's arguments are),
+// answering bad ones with INVALID_ARGUMENT and 400 before anything runs; it reports whether they are good.
+func check(w http.ResponseWriter, r *http.Request, t *tools.Tools, tool, subject string, body any) bool {
+	if err := t.CheckArguments(r.Context(), tool, subject, body); err != nil {
+		writeJSON(w, err.HTTPStatus(false), tools.ErrorBody{Error: *err})
+		return false
+	}
+	return true
+}
+
+// writeAnswer writes a tool's answer as JSON, with the HTTP status of its error when it failed.
+func writeAnswer[R tools.Result](w http.ResponseWriter, r *http.Request, res R, err error) {
+	status, body := answer(r.Context(), res, err)
+	writeJSON(w, status, body)
+}
+
+// answer is the HTTP status and JSON body of a tool's answer to a request made with ctx.
+func answer[R tools.Result](ctx context.Context, res R, err error) (int, any) {
+	if err != nil {
+		e := tools.AsError(err)
+		return e.HTTPStatus(ctx.Err() != nil), tools.ErrorBody{Error: *e}
+	}
+	return http.StatusOK, res
+}
+
+// streamAnswer runs ask with the answer sent as server-sent events while the agent writes it:
 // data: {"type":"stdout","content":…} for each piece, then one data: {"type":"close",…} with the tool's result.
 // A client that goes away cancels the run (its request's context).
-func streamAnswer(w http.ResponseWriter, r *http.Request, handler server.ToolHandlerFunc, req mcp.CallToolRequest) {
+func streamAnswer(w http.ResponseWriter, r *http.Request, t *tools.Tools, a tools.AskArgs) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		WriteError(w, http.StatusInternalServerError, research.CodeResearchFailed, "streaming is not supported here")
+		WriteError(w, http.StatusInternalServerError, tools.CodeInternal, "streaming is not supported here")
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -145,38 +157,13 @@ func streamAnswer(w http.ResponseWriter, r *http.Request, handler server.ToolHan
 		flusher.Flush()
 	}
 	ctx := tools.WithTextSink(r.Context(), func(text string) { send(map[string]any{"type": "stdout", "content": text}) })
-	res, err := handler(ctx, req)
-	if err != nil {
-		res = tools.ErrorResult(tools.Error{Code: research.CodeResearchFailed, Message: err.Error()})
-	}
-	send(map[string]any{"type": "close", "code": map[bool]int{false: 0, true: 1}[res.IsError],
-		"status": apiStatus(r.Context(), res), "result": res.StructuredContent})
+	res, err := t.Ask(ctx, a)
+	status, body := answer(r.Context(), res, err)
+	send(map[string]any{"type": "close", "code": map[bool]int{false: 0, true: 1}[err != nil], "status": status,
+		"result": body})
 	mu.Lock()
 	done = true
 	mu.Unlock()
-}
-
-// apiStatus is the HTTP status of a tool's result: 200, or what its error code means over HTTP.
-func apiStatus(ctx context.Context, res *mcp.CallToolResult) int {
-	if !res.IsError {
-		return http.StatusOK
-	}
-	switch backend.Code(tools.ErrorOf(res).Code) {
-	case tools.CodeInvalidArgument:
-		return http.StatusBadRequest
-	case backend.CodeAuth:
-		return http.StatusForbidden // the backend's credentials were refused; our own token gives 401
-	case backend.CodeQuota, research.CodeQueueTimeout:
-		return http.StatusTooManyRequests
-	case backend.CodeTimeout, backend.CodeAPITimeout:
-		return http.StatusGatewayTimeout
-	case tools.CodeCancelled:
-		if ctx.Err() == nil { // not the client: the server is shutting down
-			return http.StatusServiceUnavailable
-		}
-		return 499 // the client went away; nobody reads this
-	}
-	return http.StatusBadGateway // the backend failed
 }
 
 // WriteError writes an error the way the tools return one.

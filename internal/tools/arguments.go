@@ -1,7 +1,7 @@
 package tools
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,38 +10,36 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
-// validated checks a call's arguments against the tool's own input schema before handler runs, and answers a bad
-// call with an error result that says, in words, what is wrong with which argument. mcp-go's built-in validation
-// does the same check but reports it as Go structs ("/query: &{Got:0 Want:1}"). The schema is compiled on the
-// tool's first call, not at start-up, which does only what every session needs.
+// argumentCheck checks the arguments of a call of a tool against the tool's own input schema before it runs, and
+// answers a bad call with an error that says, in words, what is wrong with which argument. mcp-go's built-in
+// validation does the same check but reports it as Go structs ("/query: &{Got:0 Want:1}"). The schema is compiled
+// on the tool's first call, not at start-up, which does only what every session needs.
 //
 // The library's own package initialization (every draft's meta-schema compiled, about 12 ms) is paid at each start
 // all the same: mcp-go's server package imports it for its optional validation. Only mcp-go dropping it saves that.
-func validated(tool mcp.Tool, handler server.ToolHandlerFunc) server.ToolHandlerFunc {
-	schema := sync.OnceValue(func() *jsonschema.Schema { return compileInput(tool) })
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
-		if args == nil {
-			args = map[string]any{}
-		}
-		// Round-trip through JSON so the validator sees plain JSON types whatever the transport decoded.
-		b, err := json.Marshal(args)
-		if err == nil {
-			var inst any
-			if inst, err = jsonschema.UnmarshalJSON(strings.NewReader(string(b))); err == nil {
-				err = schema().Validate(inst)
-			}
-		}
-		if err != nil {
-			return invalidArguments(tool.Name, err), nil
-		}
-		return handler(ctx, req)
+type argumentCheck struct {
+	tool   string
+	schema func() *jsonschema.Schema
+}
+
+func newArgumentCheck(tool mcp.Tool) *argumentCheck {
+	return &argumentCheck{tool: tool.Name, schema: sync.OnceValue(func() *jsonschema.Schema { return compileInput(tool) })}
+}
+
+// Check checks raw, a call's arguments in JSON.
+func (c *argumentCheck) Check(raw []byte) *Error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err == nil {
+		err = c.schema().Validate(inst)
 	}
+	if err != nil {
+		return invalidArguments(c.tool, err)
+	}
+	return nil
 }
 
 // compileInput compiles tool's input schema; a broken schema is a programming error, caught by every test.
@@ -61,13 +59,13 @@ func compileInput(tool mcp.Tool) *jsonschema.Schema {
 	return c.MustCompile(tool.Name + ".json")
 }
 
-func invalidArguments(toolName string, err error) *mcp.CallToolResult {
+func invalidArguments(toolName string, err error) *Error {
 	var verr *jsonschema.ValidationError
 	msg := err.Error()
 	if errors.As(err, &verr) {
 		msg = strings.Join(describe(verr), "; ")
 	}
-	return ErrorResult(Error{Code: CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg})
+	return &Error{Code: CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg}
 }
 
 // describe renders each leaf of a validation error as a sentence naming the argument: the missing arguments first,

@@ -8,15 +8,19 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// callValidated calls tool's validated handler with args; the handler itself answers "ran".
+// ran is the answer of a call whose arguments passed.
+type ran struct{}
+
+func (ran) CallToolResult() *mcp.CallToolResult { return mcp.NewToolResultText("ran") }
+func (ran) firecrawl() string                   { return "" }
+
+// callValidated calls tool's handler with args; its call itself answers "ran".
 func callValidated(t *testing.T, tool mcp.Tool, args any) (*mcp.CallToolResult, string) {
 	t.Helper()
-	ran := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("ran"), nil
-	}
+	call := func(context.Context, map[string]any) (ran, error) { return ran{}, nil }
 	req := mcp.CallToolRequest{}
 	req.Params.Arguments = args
-	res, err := validated(tool, ran)(context.Background(), req)
+	res, err := handler(New(nil, Options{}), tool, call).Handler(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,23 +2,35 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// Error codes the MCP layer adds to the engine's.
+// The codes the tools and the HTTP side add to the engine's (backend.Code*, research.Code*).
 const (
 	CodeInvalidArgument = "INVALID_ARGUMENT"
 	CodeCancelled       = "CANCELLED"
 	CodeChunkNotFound   = "CHUNK_NOT_FOUND"
 	CodeResultDropped   = "RESULT_DROPPED" // tasks/result of a task whose result is no longer kept
+	CodeInternal        = "INTERNAL_ERROR" // a failure of the server itself, not of the research
 )
+
+// Error is a failed call as its client reads it: a code, what went wrong, and what to do.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details string `json:"details,omitempty"`
+
+	run *runMeta // how the research run that failed went, for _meta; nil for a call refused before any ran
+}
 
 // ErrorBody is the structured content of a failed call.
 type ErrorBody struct {
@@ -26,57 +38,101 @@ type ErrorBody struct {
 	Error   Error `json:"error"`
 }
 
-// Error is a failed call as its client reads it: a code, what went wrong, and what to do.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details string `json:"details,omitempty"`
-}
-
-// String is the error on one line, as a task's status message gives it.
-func (e Error) String() string {
+// Error is the error on one line, as a task's status message gives it.
+func (e *Error) Error() string {
 	if e.Details == "" {
 		return e.Code + ": " + e.Message
 	}
 	return e.Code + ": " + e.Message + " — " + e.Details
 }
 
-// ErrorOf is the error of res, an error result of ours.
-func ErrorOf(res *mcp.CallToolResult) Error {
-	var body ErrorBody
-	if b, err := json.Marshal(res.StructuredContent); err == nil {
-		_ = json.Unmarshal(b, &body)
+// CallToolResult is the error result of the call that failed with e.
+func (e *Error) CallToolResult() *mcp.CallToolResult {
+	res := structured(ErrorBody{Error: *e})
+	res.IsError = true
+	if e.run != nil {
+		res.Meta = e.run.meta()
 	}
-	return body.Error
+	return res
 }
 
-// errorResult is the result of a call made with ctx that failed with err after starting at start.
-func errorResult(ctx context.Context, start time.Time, model string, err error) *mcp.CallToolResult {
-	info := Error{Code: research.CodeResearchFailed, Message: err.Error()}
+// HTTPStatus is the status of an HTTP answer that failed with e: what its code means over HTTP. clientGone says
+// the client itself went away, for a cancelled call.
+func (e *Error) HTTPStatus(clientGone bool) int {
+	switch backend.Code(e.Code) {
+	case CodeInvalidArgument, CodeChunkNotFound:
+		return http.StatusBadRequest
+	case CodeUnauthorized:
+		return http.StatusUnauthorized
+	case backend.CodeAuth, CodeForbidden:
+		return http.StatusForbidden // CodeAuth: the backend's credentials were refused; our own token gives 401
+	case backend.CodeQuota, research.CodeQueueTimeout:
+		return http.StatusTooManyRequests
+	case backend.CodeTimeout, backend.CodeAPITimeout:
+		return http.StatusGatewayTimeout
+	case CodeUnavailable:
+		return http.StatusServiceUnavailable
+	case CodeCancelled:
+		if !clientGone { // not the client: the server is shutting down
+			return http.StatusServiceUnavailable
+		}
+		return 499 // the client went away; nobody reads this
+	case CodeInternal:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadGateway // the backend failed
+}
+
+// The codes of the requests the HTTP side refuses before any tool runs.
+const (
+	CodeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
+	CodeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
+	CodeUnavailable  = "UNAVAILABLE"  // every session busy
+)
+
+// ResultError is the error of res, a result of the tools; nil when res is no error result of theirs.
+func ResultError(res *mcp.CallToolResult) *Error {
+	if body, ok := res.StructuredContent.(ErrorBody); ok && res.IsError {
+		return &body.Error
+	}
+	return nil
+}
+
+// AsError is err, a tool's, as the tools report it: the *Error it is, or an internal error.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// researchError is the error of a research run made with ctx for model that failed with err after starting at
+// start.
+func researchError(ctx context.Context, start time.Time, model string, err error) *Error {
+	e := &Error{Code: research.CodeResearchFailed, Message: err.Error()}
 	var (
 		f       *research.Failure
 		stopped *activity.StoppedError
 	)
 	switch {
 	case errors.As(err, &f):
-		info = Error{Code: f.Code, Message: f.Message, Details: f.Details}
+		e = &Error{Code: f.Code, Message: f.Message, Details: f.Details}
 	case errors.As(context.Cause(ctx), &stopped): // the app ended the call, not the client
-		info = Error{Code: CodeCancelled, Message: "the search was cancelled before it finished: " + stopped.Why,
+		e = &Error{Code: CodeCancelled, Message: "the search was cancelled before it finished: " + stopped.Why,
 			Details: stopped.Fix}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		info = Error{Code: CodeCancelled, Message: "the search was cancelled before it finished"}
+		e = &Error{Code: CodeCancelled, Message: "the search was cancelled before it finished"}
 	}
-	res := ErrorResult(info)
-	res.Meta = meta(time.Since(start).Milliseconds(), model, false)
+	e.run = &runMeta{durationMS: time.Since(start).Milliseconds(), model: model}
 	if f != nil {
-		addBackend(res.Meta, f.Backend, f.Reason)
+		e.run.backend, e.run.backendReason = f.Backend, f.Reason
 	}
-	return res
+	return e
 }
 
-// ErrorResult is the result of a call that failed with info.
-func ErrorResult(info Error) *mcp.CallToolResult {
-	res := structured(ErrorBody{Error: info})
-	res.IsError = true
-	return res
+// blankArgument is the error of a call whose argument arg of tool holds nothing but white space.
+func blankArgument(tool, arg string) *Error {
+	return &Error{Code: CodeInvalidArgument,
+		Message: fmt.Sprintf("invalid arguments for %s: %s must contain text, not only white space", tool, arg)}
 }

@@ -51,8 +51,8 @@ type outputFile struct {
 	dir  string // the folder the file must stay inside (GEMINI_OUTPUT_DIR); "" over stdio
 }
 
-// outputFileStatus is the output_file of a report's structured content.
-type outputFileStatus struct {
+// OutputFileStatus is the output_file of a report's structured content.
+type OutputFileStatus struct {
 	Path    string `json:"path"`
 	Written bool   `json:"written"`
 	Error   string `json:"error,omitempty"`
@@ -151,11 +151,10 @@ func resolveExistingDepth(path string, depth int) (string, error) {
 	}
 }
 
-// outputFile reads a call's output_file argument and applies the rule of the transport it came over. A refusal is
-// the call's result, before any research runs.
-func (t *Tools) outputFile(ctx context.Context, tool string, req mcp.CallToolRequest) (outputFile, *mcp.CallToolResult) {
-	name, ok := req.GetArguments()["output_file"].(string)
-	if !ok {
+// outputFile reads name, a call's output_file argument ("" for none), and applies the rule of the transport the
+// call came over. A refusal is an *Error, before any research runs.
+func (t *Tools) outputFile(ctx context.Context, tool, name string) (outputFile, error) {
+	if name == "" {
 		return outputFile{}, nil
 	}
 	stdio := overStdio(ctx)
@@ -168,15 +167,14 @@ func (t *Tools) outputFile(ctx context.Context, tool string, req mcp.CallToolReq
 		err = confine(o)
 	}
 	if err != nil {
-		return outputFile{}, ErrorResult(Error{Code: CodeInvalidArgument,
-			Message: fmt.Sprintf("invalid arguments for %s: %v", tool, err)})
+		return outputFile{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("invalid arguments for %s: %v", tool, err)}
 	}
 	return o, nil
 }
 
 // writeReport writes report to o (creating missing folders 0700, the file 0600, atomically) and says how it went.
 // The folder's links are checked again first: they may have changed while the research ran.
-func (t *Tools) writeReport(o outputFile, report string) *outputFileStatus {
+func (t *Tools) writeReport(o outputFile, report string) *OutputFileStatus {
 	err := confine(o)
 	if err == nil {
 		if info, serr := os.Stat(o.path); serr == nil && info.IsDir() {
@@ -191,8 +189,8 @@ func (t *Tools) writeReport(o outputFile, report string) *outputFileStatus {
 	}
 	if err != nil {
 		t.opts.Logger.Warn("could not write the report to output_file", "path", o.path, "err", err)
-		return &outputFileStatus{Path: o.path, Error: err.Error()}
+		return &OutputFileStatus{Path: o.path, Error: err.Error()}
 	}
 	t.opts.Logger.Info("wrote the report to output_file", "path", o.path)
-	return &outputFileStatus{Path: o.path, Written: true}
+	return &OutputFileStatus{Path: o.path, Written: true}
 }

@@ -122,10 +122,10 @@ func mustMkdir(t *testing.T, dir string) {
 }
 
 // outputFileOf decodes a result's output_file.
-func outputFileOf(t *testing.T, res *mcp.CallToolResult) (outputFileStatus, map[string]any) {
+func outputFileOf(t *testing.T, res *mcp.CallToolResult) (OutputFileStatus, map[string]any) {
 	t.Helper()
 	body := decodeBody(t, res)
-	var status outputFileStatus
+	var status OutputFileStatus
 	if raw, ok := body["output_file"]; ok {
 		b, _ := json.Marshal(raw)
 		if err := json.Unmarshal(b, &status); err != nil {
@@ -195,7 +195,7 @@ func TestOutputFileOverStdioGoesAnywhere(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new", "folder", "report.md")
 
 	status, body := outputFileOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "q", "output_file": path}, nil))
-	if body["success"] != true || status != (outputFileStatus{Path: path, Written: true}) {
+	if body["success"] != true || status != (OutputFileStatus{Path: path, Written: true}) {
 		t.Fatalf("output_file = %+v in %v, want %s written", status, body, path)
 	}
 	checkWritten(t, path, body["report"].(string))
@@ -252,7 +252,7 @@ func TestOutputFileOverHTTP(t *testing.T) {
 	status, body := outputFileOf(t, call(context.Background(), t, c, "deep_search", map[string]any{"topic": "t",
 		"output_file": "2026/june/report.md"}, nil))
 	want := filepath.Join(dir, "2026", "june", "report.md")
-	if body["success"] != true || status != (outputFileStatus{Path: want, Written: true}) {
+	if body["success"] != true || status != (OutputFileStatus{Path: want, Written: true}) {
 		t.Fatalf("output_file = %+v in %v, want %s written", status, body, want)
 	}
 	checkWritten(t, want, body["report"].(string))

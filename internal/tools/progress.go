@@ -31,12 +31,9 @@ type progress struct {
 	done  bool
 }
 
-func startProgress(ctx context.Context, req mcp.CallToolRequest, heartbeat time.Duration) *progress {
-	p := &progress{ctx: ctx, tracker: activity.TrackerFrom(ctx),
+func startProgress(ctx context.Context, heartbeat time.Duration) *progress {
+	p := &progress{ctx: ctx, token: progressToken(ctx), tracker: activity.TrackerFrom(ctx),
 		task: taskOf(ctx), start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
-	if req.Params.Meta != nil {
-		p.token = req.Params.Meta.ProgressToken
-	}
 	if p.token != nil {
 		go p.beat(heartbeat)
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,46 +39,53 @@ func structuredTool() mcp.Tool {
 	)
 }
 
-// structured runs the structured tool. Its result's structuredContent is the answer itself, which follows the
-// caller's schema, so the tool declares no output schema of its own; a failure is an error result as the others'.
-func (t *Tools) structured(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	prompt := req.GetString("prompt", "")
-	model := req.GetString("model", "")
-	fresh := req.GetBool("fresh", false)
-	if strings.TrimSpace(prompt) == "" {
-		return blankArgument("structured", "prompt"), nil
-	}
-	schemaJSON, schema, err := callerSchema(req.GetArguments()["schema"])
-	if err != nil {
-		return ErrorResult(Error{Code: CodeInvalidArgument,
-			Message: "invalid arguments for structured: schema " + err.Error()}), nil
-	}
-	validate := func(v any) error {
-		var verr *jsonschema.ValidationError
-		if err := schema.Validate(v); errors.As(err, &verr) {
-			return errors.New(strings.Join(describeAnswer(verr), "; "))
-		} else if err != nil {
-			return err
+// StructuredArgs are the arguments of structured.
+type StructuredArgs struct {
+	Prompt string          `json:"prompt"`
+	Schema json.RawMessage `json:"schema"` // a JSON Schema whose root is an object
+	Model  string          `json:"model,omitempty"`
+	Fresh  bool            `json:"fresh,omitempty"`
+}
+
+// Structured asks the agent for data in the caller's schema. Its answer's structured content is the value itself,
+// which follows that schema, so the tool declares no output schema of its own; a failure is an error as the
+// others'.
+func (t *Tools) Structured(ctx context.Context, a StructuredArgs) (*Answer, error) {
+	return record(ctx, t, "structured", a.Prompt, func(ctx context.Context) (*Answer, error) {
+		if strings.TrimSpace(a.Prompt) == "" {
+			return nil, blankArgument("structured", "prompt")
 		}
-		return nil
-	}
-	return t.research(ctx, req, model, answerResult, func(ctx context.Context, p research.Progress) (research.Report, error) {
-		return t.engine.Structured(ctx, research.StructuredRequest{Prompt: prompt, Schema: schemaJSON, Validate: validate,
-			Model: model, Fresh: fresh, Progress: p})
-	}), nil
+		schemaJSON, schema, err := callerSchema(a.Schema)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidArgument, Message: "invalid arguments for structured: schema " + err.Error()}
+		}
+		validate := func(v any) error {
+			var verr *jsonschema.ValidationError
+			if err := schema.Validate(v); errors.As(err, &verr) {
+				return errors.New(strings.Join(describeAnswer(verr), "; "))
+			} else if err != nil {
+				return err
+			}
+			return nil
+		}
+		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
+			return t.engine.Structured(ctx, research.StructuredRequest{Prompt: a.Prompt, Schema: schemaJSON,
+				Validate: validate, Model: a.Model, Fresh: a.Fresh, Progress: p})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return answerOf(rep)
+	})
 }
 
 // callerSchema checks a caller's schema and compiles it: an object, at most maxSchemaBytes, valid JSON Schema, with
 // an object at its root, and no reference to another document (which would read local files or the network).
-func callerSchema(arg any) (string, *jsonschema.Schema, error) {
-	raw, err := json.Marshal(arg)
-	switch {
-	case err != nil:
-		return "", nil, fmt.Errorf("cannot be encoded: %v", err)
-	case len(raw) > maxSchemaBytes:
+func callerSchema(raw json.RawMessage) (string, *jsonschema.Schema, error) {
+	if len(raw) > maxSchemaBytes {
 		return "", nil, fmt.Errorf("is %d bytes; the limit is %d", len(raw), maxSchemaBytes)
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return "", nil, fmt.Errorf("is not JSON: %v", err)
 	}
@@ -93,8 +101,9 @@ func callerSchema(arg any) (string, *jsonschema.Schema, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("is not valid JSON Schema: %v", err)
 	}
-	pretty, _ := json.MarshalIndent(arg, "", "  ")
-	return string(pretty), schema, nil
+	var pretty bytes.Buffer
+	_ = json.Indent(&pretty, raw, "", "  ") // valid JSON: it was just parsed
+	return pretty.String(), schema, nil
 }
 
 // noDocuments refuses every document a schema refers to.
@@ -118,35 +127,48 @@ func describeAnswer(verr *jsonschema.ValidationError) []string {
 }
 
 // The _meta fields of a structured answer that the other tools give in their metadata: why its answer stopped
-// before its end (metadata.finish_reason), and that Firecrawl did not start (metadata.firecrawl), which
-// recordActivity reads there.
+// before its end (metadata.finish_reason), and that Firecrawl, configured, did not start (metadata.firecrawl).
 const (
 	metaFinishReason = "finishReason"
 	metaFirecrawl    = "firecrawl"
 )
 
-// answerResult shapes a structured answer: the value as structuredContent and as JSON text, and how it was made
-// in _meta, since the value has room for nothing else.
-func answerResult(rep research.Report) *mcp.CallToolResult {
+// Answer is structured's answer: a value in the caller's schema, and how it was made.
+type Answer struct {
+	Value map[string]any
+	Text  string // Value as the agent wrote it
+	rep   research.Report
+}
+
+// answerOf is the answer rep holds, a JSON object.
+func answerOf(rep research.Report) (*Answer, error) {
 	var value map[string]any
 	if err := json.Unmarshal([]byte(rep.Report), &value); err != nil {
-		return ErrorResult(Error{Code: research.CodeSchemaMismatch, Message: "the answer is not a JSON object"})
+		return nil, &Error{Code: research.CodeSchemaMismatch, Message: "the answer is not a JSON object"}
 	}
-	res := mcp.NewToolResultStructured(value, rep.Report)
-	res.Meta = meta(rep.Metadata.DurationMS, rep.Metadata.Model, rep.Partial)
-	addBackend(res.Meta, rep.Metadata.Backend, rep.Metadata.BackendReason)
+	return &Answer{Value: value, Text: rep.Report, rep: rep}, nil
+}
+
+// CallToolResult is the value as structuredContent and as JSON text, with how it was made in _meta, since the
+// value has room for nothing else: the fields the other tools give in their metadata.
+func (a *Answer) CallToolResult() *mcp.CallToolResult {
+	md := a.rep.Metadata
+	res := mcp.NewToolResultStructured(a.Value, a.Text)
+	res.Meta = runOf(md, a.rep.Partial).meta()
 	fields := res.Meta.AdditionalFields
-	if len(rep.Metadata.SourcesVisited) > 0 {
-		fields["sources"] = rep.Metadata.SourcesVisited
+	if len(md.SourcesVisited) > 0 {
+		fields["sources"] = md.SourcesVisited
 	}
-	if rep.Metadata.Cached {
+	if md.Cached {
 		fields["cached"] = true
 	}
-	if rep.Metadata.FinishReason != "" {
-		fields[metaFinishReason] = rep.Metadata.FinishReason
+	if md.FinishReason != "" {
+		fields[metaFinishReason] = md.FinishReason
 	}
-	if rep.Metadata.Firecrawl != "" {
-		fields[metaFirecrawl] = rep.Metadata.Firecrawl
+	if md.Firecrawl != "" {
+		fields[metaFirecrawl] = md.Firecrawl
 	}
 	return res
 }
+
+func (a *Answer) firecrawl() string { return a.rep.Metadata.Firecrawl }

@@ -60,7 +60,11 @@ func TestStructuredRefusesBadSchemas(t *testing.T) {
 // TestAnswerErrorsSayWhere: what the correction run is told names the place in the answer and what is wrong there.
 func TestAnswerErrorsSayWhere(t *testing.T) {
 	t.Parallel()
-	_, schema, err := callerSchema(bookSchema)
+	raw, err := json.Marshal(bookSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, schema, err := callerSchema(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,63 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// DeepSearchArgs are the arguments of deep_search.
+type DeepSearchArgs struct {
+	Topic      string `json:"topic"`
+	Depth      string `json:"depth,omitempty"` // "": research.DepthDetailed
+	Model      string `json:"model,omitempty"`
+	OutputFile string `json:"output_file,omitempty"`
+	Fresh      bool   `json:"fresh,omitempty"`
+}
+
+func deepSearchTool() mcp.Tool {
+	return mcp.NewTool("deep_search",
+		mcp.WithTitleAnnotation("Deep web research with verification"),
+		mcp.WithDescription("Researches a topic thoroughly: a first round researches it, then verification rounds check the "+
+			"draft's key claims against sources, look for newer or contradicting sources and for gaps, and correct the report. "+
+			"Returns a Markdown report with sources and how many claims were verified and corrected. Takes several minutes; "+
+			"supports MCP tasks and progress notifications."),
+		mcp.WithString("topic", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
+			mcp.Description("The research question or topic. Be detailed: say what you need to know and why.")),
+		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
+			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
+		modelArgument(),
+		outputFileArgument(),
+		freshArgument(),
+		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
+		mcp.WithTaskSupport(mcp.TaskSupportOptional),
+		researchAnnotations(),
+	)
+}
+
+// DeepSearch researches a topic in rounds: a first one, then verification rounds that check and correct it.
+func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, error) {
+	return record(ctx, t, "deep_search", a.Topic, func(ctx context.Context) (*Report, error) {
+		topic := strings.TrimSpace(a.Topic)
+		if topic == "" {
+			return nil, blankArgument("deep_search", "topic")
+		}
+		out, err := t.outputFile(ctx, "deep_search", a.OutputFile)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
+			return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic,
+				Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model, Fresh: a.Fresh, Progress: p})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return t.report(rep, out), nil
+	})
+}
