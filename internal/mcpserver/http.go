@@ -1,28 +1,14 @@
 package mcpserver
 
 import (
-	"bytes"
-	"context"
-	"crypto/subtle"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
-
-// maxBodyBytes bounds an HTTP request body.
-const maxBodyBytes = 1 << 20
 
 // HTTPOptions configures the HTTP handler.
 type HTTPOptions struct {
@@ -49,8 +35,8 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler serves MCP over Streamable HTTP at /mcp, the HTTP JSON API under /api/ and a health check at
-// /healthz. mcp-go's Host check against DNS rebinding stays on; this adds, for every route, the Host check too, an
-// Origin check, a body-size limit and the optional bearer token.
+// /healthz, every route behind the guard: the rules chained at its end, each a middleware of guard.go. mcp-go's own
+// Host check against DNS rebinding stays on too.
 func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -80,150 +66,18 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 	if o.API != nil {
 		mux.Handle("/api/", o.API)
 	}
-	return guard(mux, o, live)
-}
-
-func guard(next http.Handler, o HTTPOptions, live *sessions) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// mcp-go checks the Host of /mcp requests only; /healthz (and anything added later) needs it too, or a page
-		// rebound to 127.0.0.1 could read it.
-		refuse := refusal(r)
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopback.Rebound(local.String(), r.Host) {
-			refuse(w, http.StatusForbidden, codeForbidden, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host))
-			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" && !loopback.AllowedOrigin(origin, r.Host) {
-			o.Logger.Warn("rejected request from a foreign origin", "origin", origin, "path", r.URL.Path)
-			refuse(w, http.StatusForbidden, codeForbidden, fmt.Sprintf("Forbidden: origin %q may not use this server", origin))
-			return
-		}
-		if token := o.AuthToken(); token != "" && !validBearer(r.Header.Get("Authorization"), token) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="gemini-search-mcp"`)
-			refuse(w, http.StatusUnauthorized, codeUnauthorized, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>")
-			return
-		}
-		var msg rpcMessage
-		if r.Body != nil && r.Body != http.NoBody {
-			// Read the body here, not lazily downstream, so an oversized request gets a clear 413 instead of a
-			// JSON-RPC parse error from half a message.
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				refuse(w, http.StatusRequestEntityTooLarge, tools.CodeInvalidArgument,
-					fmt.Sprintf("Request body too large: the limit is %d bytes", maxBodyBytes))
-				return
-			}
-			if err != nil {
-				refuse(w, http.StatusBadRequest, tools.CodeInvalidArgument, "Bad request: could not read the body")
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if r.URL.Path == "/mcp" && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
-				refuseBatch(w)
-				return
-			}
-			msg = peek(body)
-			if o.Answering != nil && (msg.Method == "tools/call" || strings.HasPrefix(r.URL.Path, "/api/")) {
-				defer o.Answering()()
-			}
-			if r.URL.Path == "/mcp" && msg.Method == "tools/call" && r.Header.Get(server.HeaderKeySessionID) != "" {
-				// A broken connection does not cancel a call (the spec: only notifications/cancelled does). A call
-				// that streams (it sends progress) keeps its answer in the event log, for the client to resume the
-				// stream and read it; any call's report reaches the client that calls again, which joins the run
-				// or finds it in the cache. The end of its session, the server's stop and the call's own time
-				// limit still end it.
-				r = r.WithContext(context.WithoutCancel(r.Context()))
-			}
-			if r.URL.Path == "/mcp" && msg.Method == string(mcp.MethodInitialize) {
-				if !live.room() {
-					o.Logger.Warn("refused a new MCP session: every session has a request in progress", "max", maxSessions)
-					refuse(w, http.StatusServiceUnavailable, codeUnavailable, fmt.Sprintf("Service unavailable: all "+
-						"%d MCP sessions, the most this server keeps, have a request in progress (a call or a "+
-						"listening stream); try again when one ends", maxSessions))
-					return
-				}
-				defer func() { live.initialized(w.Header().Get(server.HeaderKeySessionID)) }()
-			}
-		}
-		if r.URL.Path == "/mcp" {
-			id := r.Header.Get(server.HeaderKeySessionID)
-			// Every request but initialize names a live session, as the spec asks of servers with sessions: a
-			// missing id gets 400, an unknown one 404. mcp-go checks the session of a POST only, answering 404 for a
-			// missing one too; a GET would open a stream for any id, or mint one nobody can use, and a DELETE of an
-			// unknown id would answer 200. Requests of protocol 2026-07-28 have no sessions.
-			if r.Method == http.MethodGet || r.Method == http.MethodDelete ||
-				r.Method == http.MethodPost && msg.Method != string(mcp.MethodInitialize) && !msg.modern() {
-				switch _, err := live.Validate(id); {
-				case id == "":
-					refuse(w, http.StatusBadRequest, tools.CodeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
-						"that initialize gave")
-					return
-				case err != nil:
-					refuse(w, http.StatusNotFound, tools.CodeInvalidArgument, "Not found: this session is unknown or has "+
-						"ended; initialize a new one")
-					return
-				}
-			}
-			if id != "" {
-				defer live.begin(id)()
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// Codes of the requests the HTTP side refuses before any tool runs, in the API's JSON errors.
-const (
-	codeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
-	codeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
-	codeUnavailable  = "UNAVAILABLE"  // every session busy
-)
-
-// refusal is how r is refused: in JSON as the tools' errors for the API, in plain text elsewhere.
-func refusal(r *http.Request) func(w http.ResponseWriter, status int, code, message string) {
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		return restapi.WriteError
-	}
-	return func(w http.ResponseWriter, status int, _, message string) { http.Error(w, message, status) }
-}
-
-// refuseBatch answers a JSON-RPC batch with a JSON-RPC error that says why: MCP took batches out in its
-// 2025-06-18 revision, and mcp-go reads an array as a malformed message.
-func refuseBatch(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
-		"code": mcp.INVALID_REQUEST, "message": "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per request"}})
-}
-
-// rpcMessage is what the guard reads of a JSON-RPC message; the zero value for a body that is none.
-type rpcMessage struct {
-	Method string `json:"method"`
-	Params struct {
-		Meta struct {
-			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
-		} `json:"_meta"`
-	} `json:"params"`
-}
-
-// modern reports whether msg is a request of protocol 2026-07-28 or later, which names its version in its _meta
-// (mcp-go's rule for a request's era) and belongs to no session.
-func (msg rpcMessage) modern() bool {
-	return mcp.IsModernProtocol(msg.Params.Meta.ProtocolVersion)
-}
-
-func peek(body []byte) rpcMessage {
-	var msg rpcMessage
-	if json.Unmarshal(body, &msg) != nil {
-		return rpcMessage{}
-	}
-	return msg
-}
-
-// validBearer reports whether header, an Authorization header, sends token as a bearer token. The scheme's name is
-// case-insensitive (RFC 9110): "bearer" and "BEARER" are Bearer too.
-func validBearer(header, token string) bool {
-	scheme, got, ok := strings.Cut(strings.TrimSpace(header), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") &&
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+	g := guard{log: o.Logger, authToken: o.AuthToken, answering: o.Answering, live: live}
+	// Every rule of the guard, in the order a request meets them; the first to refuse it answers.
+	return chain(mux,
+		refuseRebinding,       // Host, on every route: no DNS rebinding
+		g.refuseForeignOrigin, // Origin: loopback pages only
+		g.requireBearer,       // the token, when one is set
+		limitBody,             // maxBodyBytes, read once (413 beyond), its message peeked for the rules below
+		refuseBatches,         // no JSON-RPC batches
+		g.countAnswering,      // tool calls counted until answered
+		keepCalls,             // a broken connection does not cancel a call
+		g.capSessions,         // initialize: maxSessions at most
+		g.requireSession,      // every other request names a live session (none in 2026-07-28)
+		g.markBusy,            // a session with a request in progress stays
+	)
 }

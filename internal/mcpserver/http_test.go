@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -194,5 +195,64 @@ func TestAPIRefusalsAreJSON(t *testing.T) {
 	}
 	if status, _ := postAPI("/api/google-search", `{"query": "q"}`, map[string]string{"Authorization": "Bearer tok-1234567890"}); status != http.StatusOK {
 		t.Errorf("with the token: %d", status)
+	}
+}
+
+// A request that breaks several rules gets the refusal of the first in the guard's order: Host, Origin, token, body.
+func TestGuardChecksInOrder(t *testing.T) {
+	srv := newHTTPTestServer(t, "ok", "s3cret-token")
+	huge := bytes.Repeat([]byte("x"), maxBodyBytes+1)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   int
+		says   string
+	}{
+		{"rebinding host first", map[string]string{"Host": "evil.example:3000", "Origin": "https://evil.example"}, http.StatusForbidden, "invalid Host"},
+		{"then a foreign origin", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden, "origin"},
+		{"then the token", nil, http.StatusUnauthorized, "Unauthorized"},
+		{"then the body", map[string]string{"Authorization": "Bearer s3cret-token"}, http.StatusRequestEntityTooLarge, "too large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := post(t, srv.URL+"/mcp", huge, tt.header)
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tt.want || !strings.Contains(string(body), tt.says) {
+				t.Errorf("got %d %q, want %d saying %q", res.StatusCode, body, tt.want, tt.says)
+			}
+		})
+	}
+}
+
+// Answering is told of the requests that call a tool, from before the handler runs until after it has answered.
+func TestGuardCountsAnswering(t *testing.T) {
+	var answering int
+	g := guard{answering: func() func() {
+		answering++
+		return func() { answering-- }
+	}}
+	var during int
+	h := chain(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { during = answering }), limitBody, g.countAnswering)
+	tests := []struct {
+		name, method, path, body string
+		want                     int
+	}{
+		{"tools/call", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, 1},
+		{"ping", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 0},
+		{"an API call", http.MethodPost, "/api/google-search", `{"query":"q"}`, 1},
+		{"an API read", http.MethodGet, "/api/status", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			during = -1
+			var body io.Reader // none, as the server reads a GET
+			if tt.body != "" {
+				body = strings.NewReader(tt.body)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tt.method, tt.path, body))
+			if during != tt.want || answering != 0 {
+				t.Errorf("got %d answering during the call and %d after, want %d and 0", during, answering, tt.want)
+			}
+		})
 	}
 }
