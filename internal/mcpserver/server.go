@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver/tasks"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
@@ -32,21 +33,21 @@ func New(t *tools.Tools, o Options) *server.MCPServer {
 	for _, st := range all {
 		taskTools[st.Tool.Name] = st.Tool.Execution != nil && st.Tool.Execution.TaskSupport != mcp.TaskSupportForbidden
 	}
-	tasks := newTasks(o.Lifetime, taskTools)
+	taskCalls := tasks.New(o.Lifetime, taskTools)
 	if o.Sweeper != nil {
-		o.Sweeper.Add(tasks.held)
+		o.Sweeper.Add(taskCalls.Held)
 	}
 	s := server.NewMCPServer(serverName, o.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		// Long deep searches can run as MCP Tasks, so a client's own request timeout does not waste the run.
 		server.WithTaskCapabilities(true, true, true),
-		server.WithTaskHooks(tasks.taskHooks()),
-		server.WithHooks(tasks.hooks()),
+		server.WithTaskHooks(taskCalls.TaskHooks()),
+		server.WithHooks(taskCalls.Hooks()),
 		server.WithInstructions(tools.Instructions),
 	)
 	for _, st := range all {
-		s.AddTool(st.Tool, tasks.outcome(st.Handler))
+		s.AddTool(st.Tool, taskCalls.Outcome(st.Handler))
 	}
 	return s
 }

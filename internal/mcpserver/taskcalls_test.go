@@ -16,6 +16,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver/tasks"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
@@ -147,7 +148,7 @@ func TestTaskTTLIsBounded(t *testing.T) {
 		want float64
 	}{
 		{map[string]any{}, float64(time.Hour.Milliseconds())},
-		{map[string]any{"ttl": 600000}, float64(minTaskTTL.Milliseconds())}, // shorter than a run may take
+		{map[string]any{"ttl": 600000}, float64(tasks.MinTTL.Milliseconds())}, // shorter than a run may take
 		{map[string]any{"ttl": 7200000}, 7200000},
 		{map[string]any{"ttl": 10 * 365 * 24 * time.Hour.Milliseconds()}, float64(24 * time.Hour.Milliseconds())},
 		{map[string]any{"ttl": int64(math.MaxInt64)}, float64(24 * time.Hour.Milliseconds())},

@@ -1,4 +1,7 @@
-package mcpserver
+// Package tasks makes tools called as MCP tasks (protocol 2025-11-25) behave as the spec says, on top of mcp-go's
+// own tasks: the transport (internal/mcpserver) adds its hooks to the server and wraps every tool's handler in
+// Outcome.
+package tasks
 
 import (
 	"context"
@@ -15,7 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
-// Tools called as MCP tasks (protocol 2025-11-25). mcp-go (v1.2.1) creates the tasks, runs their handlers and keeps
+// mcp-go (v1.2.1) creates the tasks, runs their handlers and keeps
 // their results; this file makes them behave as the spec says where mcp-go alone does not:
 //   - mcp-go cancels the context of the request that created a task as soon as the "task created" answer is sent,
 //     on every transport: every task would be cancelled at once. So a task's research runs detached from its
@@ -34,18 +37,18 @@ import (
 //     there), yet its discover result still announces the tasks capability: the AfterDiscover hook removes it.
 
 const (
-	defaultTaskTTL = time.Hour        // for a task that asks for none
-	minTaskTTL     = 30 * time.Minute // the least granted: longer than a call may run by default (deadline.go)
-	maxTaskTTL     = 24 * time.Hour   // the most a task may ask for
+	defaultTTL = time.Hour        // for a task that asks for none
+	MinTTL     = 30 * time.Minute // the least granted: longer than a call may run by default (deadline.go)
+	maxTTL     = 24 * time.Hour   // the most a task may ask for
 )
 
-// Bounds on what tasks hold. A session is refused a task when it holds maxSessionTasks already; the results of all
+// Bounds on what tasks hold. A session is refused a task when it holds MaxSessionTasks already; the results of all
 // sessions together are bounded by dropping the oldest, so that what other sessions hold never refuses it, short of
 // maxTasks.
 const (
-	// maxSessionTasks bounds the tasks one session holds until their TTLs run out, running or finished: far more
+	// MaxSessionTasks bounds the tasks one session holds until their TTLs run out, running or finished: far more
 	// than a client runs in an hour, since a task is research that takes minutes.
-	maxSessionTasks = 100
+	MaxSessionTasks = 100
 	// maxKeptResults and maxKeptResultBytes bound the results kept, all sessions together (a report is some tens
 	// of KB, held twice: as text and as structured content): past either, the ones kept longest are dropped.
 	maxKeptResults     = 500
@@ -86,8 +89,8 @@ func taskSlotOf(req mcp.CallToolRequest) *taskSlot {
 	return slot
 }
 
-// tasks tracks the task calls of a server.
-type tasks struct {
+// Tasks tracks the task calls of a server.
+type Tasks struct {
 	lifetime  context.Context // ends when the server shuts down; nil: never
 	taskTools map[string]bool // the tools that may run as tasks
 	now       func() time.Time
@@ -108,13 +111,15 @@ type storedTask struct {
 	cancelled *tools.Error        // why the task was cancelled; nil unless it was
 }
 
-func newTasks(lifetime context.Context, taskTools map[string]bool) *tasks {
-	return &tasks{lifetime: lifetime, taskTools: taskTools, now: time.Now, pending: map[context.Context]*taskSlot{},
+// New tracks the task calls of a server that ends with lifetime (nil: never), whose tools that may run as tasks
+// are those taskTools marks.
+func New(lifetime context.Context, taskTools map[string]bool) *Tasks {
+	return &Tasks{lifetime: lifetime, taskTools: taskTools, now: time.Now, pending: map[context.Context]*taskSlot{},
 		cancels: map[string]context.CancelFunc{}, stored: map[string]*storedTask{}}
 }
 
-// hooks are the server hooks of task calls.
-func (t *tasks) hooks() *server.Hooks {
+// Hooks are the server hooks of task calls.
+func (t *Tasks) Hooks() *server.Hooks {
 	h := &server.Hooks{}
 	h.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
 		raw, _ := message.(json.RawMessage)
@@ -161,24 +166,24 @@ func (t *tasks) hooks() *server.Hooks {
 	return h
 }
 
-// grantedTTL is the TTL a task that asks for asked gets: defaultTaskTTL when it asks for none, else what it asks
-// within minTaskTTL and maxTaskTTL. A task is gone when its TTL runs out, and its run ends then: a shorter TTL would
-// end a deep search before it could finish, and let a client start runs faster than maxSessionTasks counts them.
+// grantedTTL is the TTL a task that asks for asked gets: defaultTTL when it asks for none, else what it asks
+// within MinTTL and maxTTL. A task is gone when its TTL runs out, and its run ends then: a shorter TTL would
+// end a deep search before it could finish, and let a client start runs faster than MaxSessionTasks counts them.
 func grantedTTL(asked *int64) time.Duration {
 	switch {
 	case asked == nil || *asked <= 0:
-		return defaultTaskTTL
-	case *asked >= maxTaskTTL.Milliseconds(): // compared in milliseconds: a huge one would overflow a Duration
-		return maxTaskTTL
+		return defaultTTL
+	case *asked >= maxTTL.Milliseconds(): // compared in milliseconds: a huge one would overflow a Duration
+		return maxTTL
 	}
-	return max(time.Duration(*asked)*time.Millisecond, minTaskTTL)
+	return max(time.Duration(*asked)*time.Millisecond, MinTTL)
 }
 
 // admit refuses, before mcp-go creates a task, a tools/call of session that asks to run as a task when its tool
-// does not support tasks, when the session holds maxSessionTasks, or when the server holds maxTasks. mcp-go answers
+// does not support tasks, when the session holds MaxSessionTasks, or when the server holds maxTasks. mcp-go answers
 // the error with code -32600 (Invalid Request): its request hook has no other. Calls of one session that arrive
 // together may pass the count together: the caps are bounds, not exact.
-func (t *tasks) admit(session string, raw json.RawMessage) error {
+func (t *Tasks) admit(session string, raw json.RawMessage) error {
 	var msg struct {
 		Method string `json:"method"`
 		Params struct {
@@ -210,9 +215,9 @@ func (t *tasks) admit(session string, raw json.RawMessage) error {
 		}
 	}
 	switch {
-	case mine >= maxSessionTasks:
+	case mine >= MaxSessionTasks:
 		return fmt.Errorf("this session holds %d tasks, the most one session may, until their TTLs run out; the "+
-			"next one's runs out in %v. Call %s without params.task meanwhile", maxSessionTasks,
+			"next one's runs out in %v. Call %s without params.task meanwhile", MaxSessionTasks,
 			nextOfMine.Sub(t.now()).Round(time.Second), msg.Params.Name)
 	case len(t.stored) >= maxTasks:
 		return fmt.Errorf("the server holds %d tasks, the most it keeps, until their TTLs run out; the next one's "+
@@ -222,14 +227,14 @@ func (t *tasks) admit(session string, raw json.RawMessage) error {
 	return nil
 }
 
-// taskHooks are the task hooks of the server.
-func (t *tasks) taskHooks() *server.TaskHooks {
+// TaskHooks are the task hooks of the server.
+func (t *Tasks) TaskHooks() *server.TaskHooks {
 	h := &server.TaskHooks{}
 	h.AddOnTaskCreated(func(ctx context.Context, m server.TaskMetrics) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		slot := t.pending[ctx]
-		ttl := defaultTaskTTL
+		ttl := defaultTTL
 		if slot != nil {
 			slot.mu.Lock()
 			slot.id = m.TaskID
@@ -254,7 +259,7 @@ func (t *tasks) taskHooks() *server.TaskHooks {
 }
 
 // expire forgets task id, whose TTL ran out, and ends its run.
-func (t *tasks) expire(id string) {
+func (t *Tasks) expire(id string) {
 	t.mu.Lock()
 	delete(t.stored, id)
 	t.mu.Unlock()
@@ -263,7 +268,7 @@ func (t *tasks) expire(id string) {
 
 // keep keeps res, the result of task id, for tasks/result; past maxKeptResults or maxKeptResultBytes, the results
 // kept longest are dropped. res itself stays, whatever its size.
-func (t *tasks) keep(id string, res *mcp.CallToolResult) {
+func (t *Tasks) keep(id string, res *mcp.CallToolResult) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.stored[id]
@@ -301,9 +306,9 @@ func resultBytes(res *mcp.CallToolResult) int {
 	return n
 }
 
-// held is the sweep of the task results: they go when their tasks' TTLs run out (mcp-go's timers) or make room,
+// Held is the sweep of the task results: they go when their tasks' TTLs run out (mcp-go's timers) or make room,
 // so it drops nothing and returns the bytes kept.
-func (t *tasks) held(time.Time) int {
+func (t *Tasks) Held(time.Time) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
@@ -316,7 +321,7 @@ func (t *tasks) held(time.Time) int {
 }
 
 // sessionEnded drops the results of the tasks of session, which has ended: no other session may read them.
-func (t *tasks) sessionEnded(session string) {
+func (t *Tasks) sessionEnded(session string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, st := range t.stored {
@@ -328,7 +333,7 @@ func (t *tasks) sessionEnded(session string) {
 
 // fill puts into res, mcp-go's answer to tasks/result of task id, what the task ended with: the tool's result, why
 // it was cancelled, or why its result is no longer kept.
-func (t *tasks) fill(id string, res *mcp.TaskResultResult) {
+func (t *Tasks) fill(id string, res *mcp.TaskResultResult) {
 	t.mu.Lock()
 	var out *mcp.CallToolResult
 	switch st := t.stored[id]; {
@@ -365,7 +370,7 @@ func (t *tasks) fill(id string, res *mcp.TaskResultResult) {
 }
 
 // cancel ends the run of task id, if it runs.
-func (t *tasks) cancel(id string) {
+func (t *Tasks) cancel(id string) {
 	t.mu.Lock()
 	cancel := t.cancels[id]
 	t.mu.Unlock()
@@ -376,7 +381,7 @@ func (t *tasks) cancel(id string) {
 
 // taskRun is the run of a task call, as its tool sees it.
 type taskRun struct {
-	tasks *tasks
+	tasks *Tasks
 	slot  *taskSlot
 }
 
@@ -388,7 +393,7 @@ func (r taskRun) Detach(ctx context.Context) (context.Context, context.CancelFun
 // detach returns the context the research of a task call, whose slot is slot, runs with: it keeps ctx's values,
 // ends with the server (Options.Lifetime), on tasks/cancel, or when the app ends the calls of the server or of the
 // session (the activity registry), and is released by the returned func.
-func (t *tasks) detach(ctx context.Context, slot *taskSlot) (context.Context, context.CancelFunc) {
+func (t *Tasks) detach(ctx context.Context, slot *taskSlot) (context.Context, context.CancelFunc) {
 	runCtx, cancel := activity.TrackerFrom(ctx).Detach(ctx)
 	stop := func() bool { return false }
 	if t.lifetime != nil {
@@ -414,11 +419,11 @@ func (t *tasks) detach(ctx context.Context, slot *taskSlot) (context.Context, co
 	}
 }
 
-// outcome keeps the result of a task call here, giving mcp-go an empty placeholder, and ends a task call whose tool
+// Outcome keeps the result of a task call here, giving mcp-go an empty placeholder, and ends a task call whose tool
 // answered with an error result as the spec says, instead of completed: a cancelled call's task cancelled, with the
 // reason kept for tasks/result, and any other failed, with the error as its status message (which tasks/result
 // returns as a JSON-RPC error: mcp-go keeps no result of a failed task).
-func (t *tasks) outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+func (t *Tasks) Outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		slot := taskSlotOf(req)
 		if slot == nil {
