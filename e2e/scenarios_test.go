@@ -1068,7 +1068,7 @@ func warmWorkers(t testing.TB, mcpURL string) int {
 	return h.Warm
 }
 
-// 16. The seeds' other tools through the real CLI: ask with a working folder (the CLI inlines the file the prompt
+// 16. The tools beyond search through the real CLI: ask with a working folder (the CLI inlines the file the prompt
 // names with @path), a raw search, and the HTTP API's streamed chat read by Node's fetch, whose answer arrives in
 // pieces before the stream ends.
 func TestAskRawAndStreamedChat(t *testing.T) {

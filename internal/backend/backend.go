@@ -215,7 +215,7 @@ type Grounding struct {
 	Citations []Citation // each segment of the answer that the sources support, in the answer's order
 }
 
-// Caps on what a report lists (seed 001): more would bloat the answer without helping a reader.
+// Caps on what a report lists: more would bloat the answer without helping a reader.
 const (
 	MaxSources = 12
 	MaxQueries = 8

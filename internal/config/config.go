@@ -88,7 +88,7 @@ type Config struct {
 	fileSecrets []Secret
 }
 
-// Model aliases (seed 001), accepted wherever a model is named.
+// Model aliases, the short names users type for the current models, accepted wherever a model is named.
 const (
 	AliasPro       = "pro"
 	AliasFlash     = "flash"

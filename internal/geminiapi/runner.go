@@ -4,7 +4,7 @@
 // answer comes back with numbered [n] markers after each supported segment (see ground.go). It implements the same
 // backend.Runner as the Gemini CLI, so every tool and round works on either.
 //
-// Errors are classified from the SDK's APIError (seed 001): a rejected key is AUTH_ERROR, a daily quota
+// Errors are classified from the SDK's APIError: a rejected key is AUTH_ERROR, a daily quota
 // QUOTA_ERROR at once, a per-minute limit is waited out as the server asks and retried, a server error retried
 // with backoff, the time limit API_TIMEOUT with the text streamed so far. An answer that ends for any reason but
 // STOP (MAX_TOKENS, SAFETY, …, or a stream that just ends) is no failure, but it is not whole either: the Result
@@ -28,7 +28,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
-// DefaultBackoff is how long to wait before each retry of a server error (seed 001: 1 s, 2 s, 4 s).
+// DefaultBackoff is how long to wait before each retry of a server error: exponential, three retries within 7 s.
 var DefaultBackoff = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
 
 const (

@@ -14,7 +14,7 @@ import (
 // The report's own citations come from a backend's grounding data (the Gemini API's): the markers it put after
 // the supported segments, the sources they number, the queries it ran. Nothing here trusts the model's own claims.
 
-// sourcesSection is the report's closing list of the grounding's sources and queries (seed 001), numbered as the
+// sourcesSection is the report's closing list of the grounding's sources and queries, numbered as the
 // markers are; "" without any.
 func sourcesSection(sources []backend.Source, queries []string) string {
 	if len(sources) == 0 {
