@@ -2,7 +2,7 @@
 // server, and serves it over stdio or HTTP (HTTP, a server that can be stopped, restarted and moved). A
 // configuration change takes one road, Commit: the workspace and the engine are rebuilt for it, then the server
 // moves and every Committer reacts. The views read one snapshot of it, State, and its change signal. The headless
-// binary (Main) and the tray (internal/trayapp) are thin shells around an App.
+// binary (internal/headless) and the tray (internal/trayapp) are thin shells around an App.
 package app
 
 import (

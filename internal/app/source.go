@@ -48,20 +48,27 @@ func (f *Flags) Parse(args []string, version string, stdout io.Writer) (code int
 		fmt.Fprintln(stdout, f.Name(), version)
 		return 0, true
 	}
-	if err := f.checkPort(0); err != nil {
+	if err := f.CheckPort(0); err != nil {
 		fmt.Fprintf(f.Output(), "%s: %v\n", f.Name(), err)
 		return 2, true
 	}
 	return 0, false
 }
 
-// checkPort says why --port, when given, is not a port from lowest to 65535: 0 asks a server for any free port,
+// CheckPort says why --port, when given, is not a port from lowest to 65535: 0 asks a server for any free port,
 // which a client's config cannot name.
-func (f *Flags) checkPort(lowest int) error {
+func (f *Flags) CheckPort(lowest int) error {
 	if p := *f.port; p != -1 && (p < lowest || p > 65535) {
 		return fmt.Errorf("invalid --port %d: must be between %d and 65535", p, lowest)
 	}
 	return nil
+}
+
+// DefineAddr defines --host and --port on fs too, with these descriptions, setting the same values as f's: a
+// command takes them after its name as well (`connect cursor --port 3100`).
+func (f *Flags) DefineAddr(fs *flag.FlagSet, hostUsage, portUsage string) {
+	fs.StringVar(f.host, "host", *f.host, hostUsage)
+	fs.IntVar(f.port, "port", *f.port, portUsage)
 }
 
 // override applies --host and --port, when given, to c, and marks what they set as overridden, so the settings
@@ -105,7 +112,7 @@ func (s Source) checked(cfg config.Config, err error) (config.Config, error) {
 		s.Flags.override(&cfg)
 	}
 	if !s.Stdio {
-		if err := checkExposure(cfg); err != nil {
+		if err := CheckExposure(cfg); err != nil {
 			return config.Config{}, err
 		}
 	}
@@ -116,8 +123,9 @@ func (s Source) checked(cfg config.Config, err error) (config.Config, error) {
 var errExposed = errors.New("refusing to serve on a non-loopback host without a token: anyone on the network " +
 	"could run searches on your account; set MCP_AUTH_TOKEN or bind 127.0.0.1")
 
-// checkExposure returns errExposed when cfg serves a non-loopback host without MCP_AUTH_TOKEN.
-func checkExposure(cfg config.Config) error {
+// CheckExposure returns errExposed when cfg serves a non-loopback host without MCP_AUTH_TOKEN: the rule `--http`
+// refuses a configuration by, which doctor checks too.
+func CheckExposure(cfg config.Config) error {
 	if !loopback.IsHost(cfg.Host) && cfg.AuthToken == "" {
 		return fmt.Errorf("%w (MCP_SERVER_HOST=%s)", errExposed, cfg.Host)
 	}

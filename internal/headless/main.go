@@ -1,4 +1,6 @@
-package app
+// Package headless is the headless server binary, gemini-search-mcp: it serves MCP over stdio or Streamable HTTP
+// (an App of internal/app), and runs the commands of people without a tray: doctor, connect and disconnect.
+package headless
 
 import (
 	"context"
@@ -6,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -14,9 +15,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
 )
 
 const usage = `gemini-search-mcp: web research for MCP clients through a Gemini CLI agent.
@@ -40,7 +41,7 @@ Flags:
 // Main runs the headless server binary and returns its exit code.
 func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "gemini-search-mcp"
-	flags := NewFlags(name, usage, stderr)
+	flags := app.NewFlags(name, usage, stderr)
 	httpMode := flags.Bool("http", false, "serve Streamable HTTP instead of stdio")
 	if code, done := flags.Parse(args, version, stdout); done {
 		return code
@@ -51,7 +52,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		flags.Usage()
 		return 2
 	}
-	src := Source{Env: config.OSEnv(), Flags: flags, Stdio: !*httpMode}
+	src := app.Source{Env: config.OSEnv(), Flags: flags, Stdio: !*httpMode}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -62,11 +63,11 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 		return clientsCommand(command, src, flags.Args()[1:], stdout, stderr)
 	}
 
-	a, logger, err := Start(src, stderr, Options{Version: version})
+	a, logger, err := app.Start(src, stderr, app.Options{Version: version})
 	if err != nil {
 		return 1
 	}
-	RouteStandardLog(logger)
+	app.RouteStandardLog(logger)
 	cfg := a.Config()
 	if !*httpMode {
 		err = a.ServeStdio(ctx, stdin, stdout)
@@ -90,7 +91,7 @@ func Main(args []string, version string, stdin io.Reader, stdout, stderr io.Writ
 // doctorCommand runs `doctor [--offline]` on src's configuration: it prints the checklist and returns 0 when nothing
 // is broken, 1 otherwise. Invalid values and an HTTP host that --http would refuse are checks of the list, not
 // reasons to stop before it.
-func doctorCommand(ctx context.Context, src Source, args []string, stdout, stderr io.Writer) int {
+func doctorCommand(ctx context.Context, src app.Source, args []string, stdout, stderr io.Writer) int {
 	const name = "gemini-search-mcp doctor"
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	flags.SetOutput(stderr)
@@ -122,37 +123,9 @@ func doctorCommand(ctx context.Context, src Source, args []string, stdout, stder
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	checks = append(checks, doctor.Run(ctx, cfg, doctor.Options{Env: src.Env, Offline: *offline, Exposure: checkExposure})...)
+	checks = append(checks, doctor.Run(ctx, cfg, doctor.Options{Env: src.Env, Offline: *offline, Exposure: app.CheckExposure})...)
 	if doctor.Print(stdout, checks) {
 		return 0
 	}
 	return 1
-}
-
-// RouteStandardLog sends what is written with the standard log package (the Gemini API SDK writes some errors so)
-// into logger at DEBUG, so that it keeps the log's format and never reaches stdout. It changes the process's
-// default logger: only a binary's main calls it.
-func RouteStandardLog(logger *slog.Logger) {
-	slog.SetDefault(logger)
-	slog.SetLogLoggerLevel(slog.LevelDebug)
-}
-
-// Start is the start-up both binaries share once their flags are parsed: it loads the configuration from src (what
-// the app would refuse is refused here), makes the logger on logOut at the level DEBUG asks for, and builds the
-// App, which logs what its setup lacks. A failure is logged on logOut before it is returned.
-func Start(src Source, logOut io.Writer, o Options) (*App, *slog.Logger, error) {
-	cfg, err := src.Load()
-	if err != nil {
-		logger := logging.New(logOut, false)
-		logger.Error("cannot start: " + err.Error())
-		return nil, logger, err
-	}
-	logger := logging.New(logOut, cfg.Debug)
-	o.Logger, o.Env = logger, src.Env
-	a, err := New(cfg, o)
-	if err != nil {
-		logger.Error("cannot start", "err", err)
-		return nil, logger, err
-	}
-	return a, logger, nil
 }
