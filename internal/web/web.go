@@ -12,7 +12,6 @@
 package web
 
 import (
-	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -20,17 +19,12 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
-	"errors"
 	"html/template"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
@@ -107,17 +101,23 @@ type NotAppliedError struct{ Err error }
 func (e *NotAppliedError) Error() string { return "saved, but not applied: " + e.Err.Error() }
 func (e *NotAppliedError) Unwrap() error { return e.Err }
 
-// Handler serves /settings, /welcome, /status, /report and /setup.
+// Handler serves /settings, /welcome, /status, /report and /setup. It holds what the pages share (the launch token,
+// the session cookie, the guard every request passes, the templates) and routes each request to its page: one type
+// per page, each in its file (settings.go, welcome.go, status.go, report.go, setup.go).
 type Handler struct {
 	app    App
 	pages  *template.Template
-	s      Settings // nil: no settings page
-	w      Welcome  // nil: no first-run page
 	token  string
 	cookie string // the session cookie's value: derived from the token, so that a leaked cookie is not the token
 	csrf   string
 	log    *slog.Logger
 	now    func() time.Time
+
+	settings *settingsPage // nil: no settings page
+	welcome  *welcomePage  // nil: no first-run page
+	status   *statusPage
+	report   *reportPage
+	setup    *setupPage
 }
 
 // pagePolicy is every page's Content-Security-Policy: no script, no request elsewhere. /status adds its one script.
@@ -142,11 +142,15 @@ func NewToken() string {
 
 // New returns the pages of a, and the forms that change it, guarded by token.
 func New(a App, forms Forms, token string, logger *slog.Logger) *Handler {
-	if forms.Settings == nil {
-		forms.Welcome = nil // its keys are saved as settings
+	h := &Handler{app: a, token: token, cookie: derive(token, "cookie"), csrf: derive(token, "csrf"), log: logger,
+		now: time.Now}
+	h.status, h.report, h.setup = &statusPage{h: h}, &reportPage{h: h}, &setupPage{h: h}
+	if forms.Settings != nil {
+		h.settings = &settingsPage{h: h, s: forms.Settings}
+		if forms.Welcome != nil { // served only with Settings: its keys are saved as settings
+			h.welcome = &welcomePage{h: h, s: forms.Settings, w: forms.Welcome}
+		}
 	}
-	h := &Handler{app: a, s: forms.Settings, w: forms.Welcome, token: token, cookie: derive(token, "cookie"),
-		csrf: derive(token, "csrf"), log: logger, now: time.Now}
 	version := a.State().Version
 	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": func() string { return version }})
 	return h
@@ -203,31 +207,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case r.URL.Path == "/settings" && h.s == nil, r.URL.Path == "/welcome" && h.w == nil:
+	case r.URL.Path == "/settings" && h.settings == nil, r.URL.Path == "/welcome" && h.welcome == nil:
 		http.NotFound(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodGet:
-		h.getSettings(w, r)
+		h.settings.get(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodPost:
 		if !h.refusedPost(w, r, "a settings change") {
-			h.postSettings(w, r)
+			h.settings.post(w, r)
 		}
 	case r.URL.Path == "/welcome" && r.Method == http.MethodGet:
-		h.getWelcome(w, r)
+		h.welcome.get(w, r)
 	case r.URL.Path == "/welcome" && r.Method == http.MethodPost:
 		if !h.refusedPost(w, r, "a first-run page form") {
-			h.postWelcome(w, r)
+			h.welcome.post(w, r)
 		}
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
-		h.getStatus(w)
+		h.status.get(w)
 	case r.URL.Path == "/status/events" && r.Method == http.MethodGet:
-		h.statusEvents(w, r)
+		h.status.events(w, r)
 	case r.URL.Path == "/report" && r.Method == http.MethodGet:
-		h.getReport(w, r)
+		h.report.get(w, r)
 	case r.URL.Path == "/setup" && r.Method == http.MethodGet:
-		h.checkSetup(w, r, true)
+		h.setup.check(w, r, true)
 	case r.URL.Path == "/setup" && r.Method == http.MethodPost: // sends the queries: a form of this page only
 		if !h.refusedPost(w, r, "a setup check") {
-			h.checkSetup(w, r, false)
+			h.setup.check(w, r, false)
 		}
 	default:
 		http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
@@ -276,6 +280,12 @@ func (h *Handler) forbidden(w http.ResponseWriter, reason string) {
 	h.render(w, "forbidden.html", map[string]string{"Reason": reason})
 }
 
+func (h *Handler) notFound(w http.ResponseWriter, reason string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	h.render(w, "notfound.html", map[string]string{"Reason": reason})
+}
+
 func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := h.pages.ExecuteTemplate(w, name, data); err != nil {
@@ -283,356 +293,7 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 	}
 }
 
-type statusPage struct {
-	Nonce    string // of the page's one script
-	Server   string
-	Running  []runView
-	Failures []activity.Failure // the failures, newest first, then the warnings, newest first
-	Errors   int                // the failures
-	Warnings int                // the warnings: calls that succeeded with something to know, not failures
-	Recent   []recentView
-	Kept     int // reports in the history, of which Recent shows the newest
-}
-
-// recentView is one report of the history as /status lists it.
-type recentView struct {
-	history.Summary
-	When string
-}
-
-type runView struct {
-	activity.Run
-	Elapsed string
-}
-
-// statusNow is what /status shows now.
-func (h *Handler) statusNow() statusPage {
-	st := h.app.State()
-	snap := st.Activity
-	p := statusPage{Server: st.Server.Line(), Failures: slices.Concat(snap.Failures, snap.Warnings),
-		Errors: len(snap.Failures), Warnings: len(snap.Warnings), Kept: st.Kept}
-	for _, run := range snap.Running {
-		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(h.now())})
-	}
-	for _, s := range st.Recent { // as many as the state holds (appstate.RecentMax)
-		p.Recent = append(p.Recent, recentView{Summary: s, When: s.When(h.now())})
-	}
-	return p
-}
-
-func (h *Handler) getStatus(w http.ResponseWriter) {
-	p := h.statusNow()
-	p.Nonce = NewToken()[:32]
-	w.Header().Set("Content-Security-Policy", pagePolicy+"; script-src 'nonce-"+p.Nonce+"'; connect-src 'self'")
-	h.render(w, "status.html", p)
-}
-
-// eventsGap is the least time between two events of /status/events, so that a burst of changes (a search's
-// progress) is sent as one.
-const eventsGap = 250 * time.Millisecond
-
-// statusEvents streams the live part of /status as server-sent events: at once, then after each change of what it
-// shows, and every second while searches run (their elapsed times move), until the client leaves or the server
-// stops.
-func (h *Handler) statusEvents(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	var part strings.Builder
-	for {
-		changed := h.app.Changed()
-		p := h.statusNow()
-		part.Reset()
-		if err := h.pages.ExecuteTemplate(&part, "status-live", p); err != nil {
-			h.log.Error("render page", "page", "status-live", "err", err)
-			return
-		}
-		// An event's data is one "data:" line per line. A lone CR (a CLI's progress output in an error's details) ends
-		// a line of an event stream too, and html/template leaves it as it is: it becomes the character reference.
-		fragment := strings.ReplaceAll(part.String(), "\r", "&#13;")
-		for line := range strings.Lines(fragment) {
-			if _, err := io.WriteString(w, "data: "+strings.TrimRight(line, "\r\n")+"\n"); err != nil {
-				return
-			}
-		}
-		if _, err := io.WriteString(w, "\n"); err != nil {
-			return
-		}
-		flusher.Flush()
-		var tick <-chan time.Time
-		if len(p.Running) > 0 {
-			tick = time.After(time.Second)
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(eventsGap):
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-changed:
-		case <-tick:
-		}
-	}
-}
-
-// checklistTimeout bounds a run of the checklist on top of the request: doctor gives each backend's query 30 s,
-// and the queries run at once, after the Gemini CLI's version check (15 s at most).
-const checklistTimeout = time.Minute
-
-type setupPage struct {
-	Server  string
-	CSRF    string
-	Queried bool // the backends were sent a query
-	Checks  []checkView
-	Broken  bool // a check failed that is not a hint: searches will fail
-}
-
-// checkView is one line of the checklist, marked as doctor prints it (Check.Mark).
-type checkView struct {
-	checklist.Check
-	Class string // ok, hint or bad
-	Lines []detailLine
-}
-
-// detailLine is one line of a check's detail.
-type detailLine struct {
-	Text string
-	Fix  bool // "fix: …", what to do about it
-	Said bool // indented: a line the backend printed
-}
-
-// viewChecks are checks as the pages show them, and whether one of them is broken (not a mere hint).
-func viewChecks(checks []checklist.Check) (views []checkView, broken bool) {
-	for _, c := range checks {
-		v := viewCheck(c)
-		broken = broken || c.Broken()
-		views = append(views, v)
-	}
-	return views, broken
-}
-
-func viewCheck(c checklist.Check) checkView {
-	v := checkView{Check: c, Class: "ok"}
-	switch {
-	case c.Broken():
-		v.Class = "bad"
-	case !c.OK:
-		v.Class = "hint"
-	}
-	for line := range strings.Lines(c.Detail) {
-		line = strings.TrimRight(line, "\r\n")
-		v.Lines = append(v.Lines, detailLine{Text: line, Fix: strings.HasPrefix(line, "fix: "),
-			Said: strings.HasPrefix(line, " ")})
-	}
-	return v
-}
-
-// checkSetup runs the checklist, offline or with a query to each backend in use, and shows it.
-func (h *Handler) checkSetup(w http.ResponseWriter, r *http.Request, offline bool) {
-	ctx, cancel := context.WithTimeout(r.Context(), checklistTimeout)
-	defer cancel()
-	p := setupPage{Server: h.app.State().Server.Line(), CSRF: h.csrf, Queried: !offline}
-	p.Checks, p.Broken = viewChecks(h.app.Checklist(ctx, offline))
-	if !offline {
-		h.log.Info("checked the setup with a query to each backend", "broken", p.Broken)
-	}
-	h.render(w, "setup.html", p)
-}
-
-// field is one setting on the page.
-//
-// A secret's value never reaches the page: the field shows the saved one masked (SavedMasked), an empty
-// submission keeps it, and the Clear checkbox removes it.
-type field struct {
-	config.VarDoc
-	Value       string // from the .env file, or a refused form's; never a secret's
-	SavedMasked string // a secret's value in the .env file as ••••abcd; "" when the file has none
-	Error       string
-	Overridden  bool   // set in the process environment or by a flag, which win over .env
-	Flag        string // the command-line flag that set it ("--port"), when Overridden by one
-	Effective   string // the value in force when Overridden (masked for secrets)
-}
-
-// Clear is the name of a secret's "Remove the saved key" checkbox.
-func (f field) Clear() string { return clearName(f.Name) }
-
-func clearName(name string) string { return "clear_" + name }
-
-// option is one choice of a select field.
-type option struct {
-	Value    string
-	Selected bool
-}
-
-// Choices are a select field's options with the one in force selected: the field's value, else its default. A
-// value that is none of them (a hand-edited file's, a refused form's) is offered too, selected, so the page shows
-// what it holds instead of quietly saving another value.
-func (f field) Choices() []option {
-	current := cmp.Or(f.Value, f.Default)
-	var opts []option
-	found := false
-	for _, o := range f.Options {
-		selected := strings.EqualFold(o, current) // config accepts any case
-		found = found || selected
-		opts = append(opts, option{Value: o, Selected: selected})
-	}
-	if !found && current != "" {
-		opts = append(opts, option{Value: current, Selected: true})
-	}
-	return opts
-}
-
-type settingsPage struct {
-	Fields     []field
-	CSRF       string
-	Saved      bool
-	NotApplied string // why the saved settings could not be applied
-	Moved      string // the new address after a port change
-	Error      string
-	Server     string
-	DotenvPath string
-}
-
-// pageVars are the variables the page shows: those with a label, in config's order.
-func pageVars() []config.VarDoc {
-	var vars []config.VarDoc
-	for _, v := range config.EnvVars() {
-		if v.Label != "" {
-			vars = append(vars, v)
-		}
-	}
-	return vars
-}
-
 // readDotenv returns the .env file's contents and variables; a missing file is empty.
 func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
 	return config.ReadDotenv(config.EnvPath(h.app.State().Config.Dir))
-}
-
-// page shows the settings with values in the fields (the .env file's, or a rejected form's) and the secrets
-// saved in the .env file, saved, masked (the page never shows a key it did not save).
-func (h *Handler) page(values map[string]string, saved map[string]string) settingsPage {
-	st := h.app.State()
-	cfg := st.Config
-	p := settingsPage{CSRF: h.csrf, Server: st.Server.Line(), DotenvPath: config.EnvPath(cfg.Dir)}
-	for _, v := range pageVars() {
-		f := field{VarDoc: v, Value: values[v.Name], Overridden: cfg.Overridden[v.Name], Flag: cfg.SetBy[v.Name]}
-		if f.Overridden {
-			f.Effective = cfg.Shown(v.Name)
-		}
-		if v.Secret {
-			f.Value, f.SavedMasked = "", config.Secret(saved[v.Name]).Last4()
-		}
-		p.Fields = append(p.Fields, f)
-	}
-	return p
-}
-
-func (h *Handler) getSettings(w http.ResponseWriter, r *http.Request) {
-	_, values, err := h.readDotenv()
-	p := h.page(values, values)
-	p.Saved = r.URL.Query().Get("saved") == "1"
-	if err != nil {
-		p.Error = err.Error()
-	}
-	h.render(w, "settings.html", p)
-}
-
-func (h *Handler) postSettings(w http.ResponseWriter, r *http.Request) {
-	old, saved, err := h.readDotenv()
-	if err != nil && old == nil { // unreadable; a malformed file is refused with its line by SaveDotenv
-		p := h.page(map[string]string{}, map[string]string{})
-		p.Error = err.Error()
-		w.WriteHeader(http.StatusInternalServerError)
-		h.render(w, "settings.html", p)
-		return
-	}
-	submitted := map[string]string{}
-	var changes []config.Assignment
-	for _, v := range pageVars() {
-		value := strings.TrimSpace(r.PostForm.Get(v.Name))
-		submitted[v.Name] = value
-		if v.Secret {
-			switch {
-			case r.PostForm.Get(clearName(v.Name)) == "on":
-				value = ""
-			case value == "":
-				continue // keep the saved key: the page never shows it
-			}
-		}
-		changes = append(changes, config.Assignment{Name: v.Name, Value: value})
-	}
-	data := config.UpdateDotenv(old, changes)
-
-	moved, err := h.s.SaveDotenv(data)
-	var (
-		refused    *RefusedError
-		notApplied *NotAppliedError
-	)
-	switch {
-	case errors.As(err, &refused):
-		p := h.page(submitted, saved)
-		h.markRefused(&p, refused.Err)
-		w.WriteHeader(http.StatusUnprocessableEntity)
-		h.render(w, "settings.html", p)
-	case errors.As(err, &notApplied):
-		h.log.Error("settings saved but not applied", "file", config.EnvPath(h.app.State().Config.Dir), "err", notApplied.Err)
-		_, values, _ := h.readDotenv()
-		p := h.page(values, values)
-		p.NotApplied = notApplied.Err.Error()
-		h.render(w, "settings.html", p)
-	case err != nil:
-		h.log.Error("save settings", "err", err)
-		p := h.page(submitted, saved)
-		p.Error = "Nothing was saved: " + err.Error()
-		w.WriteHeader(http.StatusInternalServerError)
-		h.render(w, "settings.html", p)
-	case moved != "":
-		h.log.Info("settings saved", "file", config.EnvPath(h.app.State().Config.Dir))
-		_, values, _ := h.readDotenv()
-		p := h.page(values, values)
-		p.Saved, p.Moved = true, moved+"/settings"
-		h.render(w, "settings.html", p)
-	default:
-		h.log.Info("settings saved", "file", config.EnvPath(h.app.State().Config.Dir))
-		http.Redirect(w, r, "/settings?saved=1", http.StatusSeeOther)
-	}
-}
-
-// markRefused shows why the app refused the form: each bad value at its field, anything else in the banner.
-func (h *Handler) markRefused(p *settingsPage, err error) {
-	byName := map[string]*field{}
-	for i := range p.Fields {
-		byName[p.Fields[i].Name] = &p.Fields[i]
-	}
-	var other []string
-	for _, e := range unjoin(err) {
-		var inv *config.InvalidError
-		if errors.As(e, &inv) && byName[inv.Var] != nil {
-			byName[inv.Var].Error = inv.Reason
-			continue
-		}
-		other = append(other, e.Error())
-	}
-	p.Error = "Nothing was saved: fix the values marked below."
-	if len(other) > 0 {
-		p.Error = "Nothing was saved: " + strings.Join(other, "; ")
-	}
-	for i := range p.Fields {
-		if f := &p.Fields[i]; f.Secret && f.Error != "" {
-			f.Error += " (enter the key again)"
-		}
-	}
-}
-
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }

@@ -15,13 +15,21 @@ import (
 // what a new user needs, each step on one page: a backend (the Gemini CLI, or an API key), Firecrawl (optional),
 // connecting an MCP client, and a search tried for real.
 
+// welcomePage serves /welcome. It saves keys as /settings does (Settings), and connects MCP clients
+// and tries a search (Welcome).
+type welcomePage struct {
+	h *Handler
+	s Settings
+	w Welcome
+}
+
 // defaultTryQuery is the search the page offers to try.
 const defaultTryQuery = "What is the Model Context Protocol, in three sentences?"
 
 // welcomeKeys are the keys the page saves, in its order: the backend's, then Firecrawl's.
 var welcomeKeys = []string{"GEMINI_API_KEY", "FIRECRAWL_API_KEY"}
 
-type welcomePage struct {
+type welcomeView struct {
 	Server  string
 	CSRF    string
 	Checks  []checkView
@@ -31,7 +39,7 @@ type welcomePage struct {
 	Done    string // what the last form did: "Saved." or "Connected Cursor…"
 	Error   string // why the last form did nothing
 	Query   string
-	Tried   *reportPage  // the search tried, when it answered
+	Tried   *reportView  // the search tried, when it answered
 	Failed  *SearchError // the search tried, when it failed
 }
 
@@ -41,15 +49,16 @@ type welcomeClient struct {
 	Connected         bool
 }
 
-func (h *Handler) welcome(ctx context.Context) welcomePage {
-	p := welcomePage{Server: h.app.State().Server.Line(), CSRF: h.csrf, Query: defaultTryQuery, Saved: map[string]string{}}
-	p.Checks, p.Broken = viewChecks(h.app.Checklist(ctx, true))
-	if _, saved, err := h.readDotenv(); err == nil {
+// view is what the page shows now.
+func (pg *welcomePage) view(ctx context.Context) welcomeView {
+	p := welcomeView{Server: pg.h.app.State().Server.Line(), CSRF: pg.h.csrf, Query: defaultTryQuery, Saved: map[string]string{}}
+	p.Checks, p.Broken = viewChecks(pg.h.app.Checklist(ctx, true))
+	if _, saved, err := pg.h.readDotenv(); err == nil {
 		for _, name := range welcomeKeys {
 			p.Saved[name] = config.Secret(saved[name]).Last4()
 		}
 	}
-	for _, c := range h.w.Clients() {
+	for _, c := range pg.w.Clients() {
 		status := c.Status()
 		wc := welcomeClient{Name: c.Name, Path: c.Path, State: status.String()}
 		switch status.State {
@@ -65,45 +74,45 @@ func (h *Handler) welcome(ctx context.Context) welcomePage {
 	return p
 }
 
-func (h *Handler) getWelcome(w http.ResponseWriter, r *http.Request) {
-	p := h.welcome(r.Context())
+func (pg *welcomePage) get(w http.ResponseWriter, r *http.Request) {
+	p := pg.view(r.Context())
 	p.Done = r.URL.Query().Get("done")
-	h.render(w, "welcome.html", p)
+	pg.h.render(w, "welcome.html", p)
 }
 
-// postWelcome does what one of the page's forms asks: save keys, connect a client, or try a search.
-func (h *Handler) postWelcome(w http.ResponseWriter, r *http.Request) {
+// post does what one of the page's forms asks: save keys, connect a client, or try a search.
+func (pg *welcomePage) post(w http.ResponseWriter, r *http.Request) {
 	switch r.PostForm.Get("action") {
 	case "keys":
-		done, err := h.saveKeys(r)
-		h.welcomeDone(w, r, "#backend", done, err)
+		done, err := pg.saveKeys(r)
+		pg.done(w, r, "#backend", done, err)
 	case "connect":
-		done, err := h.connectClient(r.PostForm.Get("client"))
-		h.welcomeDone(w, r, "#clients", done, err)
+		done, err := pg.connectClient(r.PostForm.Get("client"))
+		pg.done(w, r, "#clients", done, err)
 	case "try":
-		h.trySearch(w, r)
+		pg.trySearch(w, r)
 	default:
 		http.Error(w, "Unknown form", http.StatusBadRequest)
 	}
 }
 
-// welcomeDone shows the page again after a form that changed something: at the anchor of its step with what it did
+// done shows the page again after a form that changed something: at the anchor of its step with what it did
 // (a redirect, so a reload does not send the form again), or with why it did nothing.
-func (h *Handler) welcomeDone(w http.ResponseWriter, r *http.Request, anchor, done string, err error) {
+func (pg *welcomePage) done(w http.ResponseWriter, r *http.Request, anchor, done string, err error) {
 	if err == nil {
 		http.Redirect(w, r, "/welcome?"+url.Values{"done": {done}}.Encode()+anchor, http.StatusSeeOther)
 		return
 	}
-	p := h.welcome(r.Context())
+	p := pg.view(r.Context())
 	p.Error = err.Error()
 	w.WriteHeader(http.StatusUnprocessableEntity)
-	h.render(w, "welcome.html", p)
+	pg.h.render(w, "welcome.html", p)
 }
 
 // saveKeys saves the keys entered on the page into the .env file and applies them; an empty field keeps the saved
 // key.
-func (h *Handler) saveKeys(r *http.Request) (string, error) {
-	old, _, err := h.readDotenv()
+func (pg *welcomePage) saveKeys(r *http.Request) (string, error) {
+	old, _, err := pg.h.readDotenv()
 	if err != nil && old == nil {
 		return "", err
 	}
@@ -116,42 +125,42 @@ func (h *Handler) saveKeys(r *http.Request) (string, error) {
 	if len(changes) == 0 {
 		return "", errors.New("nothing was saved: enter a key first")
 	}
-	if _, err := h.s.SaveDotenv(config.UpdateDotenv(old, changes)); err != nil {
+	if _, err := pg.s.SaveDotenv(config.UpdateDotenv(old, changes)); err != nil {
 		var notApplied *NotAppliedError
 		if errors.As(err, &notApplied) {
 			return "", err
 		}
 		return "", errors.New("nothing was saved: " + err.Error())
 	}
-	h.log.Info("keys saved from the first-run page", "file", config.EnvPath(h.app.State().Config.Dir))
+	pg.h.log.Info("keys saved from the first-run page", "file", config.EnvPath(pg.h.app.State().Config.Dir))
 	return "Saved and applied.", nil
 }
 
 // connectClient adds this server to the client named name.
-func (h *Handler) connectClient(name string) (string, error) {
-	for _, c := range h.w.Clients() {
+func (pg *welcomePage) connectClient(name string) (string, error) {
+	for _, c := range pg.w.Clients() {
 		if c.Name != name {
 			continue
 		}
-		backup, err := c.Connect(h.now())
+		backup, err := c.Connect(pg.h.now())
 		if err != nil {
 			return "", err
 		}
-		h.log.Info("connect to "+c.Name, "file", c.Path, "backup", backup)
+		pg.h.log.Info("connect to "+c.Name, "file", c.Path, "backup", backup)
 		return "Connected " + c.Name + ": restart it to load the server.", nil
 	}
 	return "", errors.New("no MCP client is called " + name)
 }
 
 // trySearch runs the query of the form and shows its report, or why it failed, at the page's last step.
-func (h *Handler) trySearch(w http.ResponseWriter, r *http.Request) {
+func (pg *welcomePage) trySearch(w http.ResponseWriter, r *http.Request) {
 	query := strings.TrimSpace(r.PostForm.Get("query"))
 	if query == "" {
-		h.welcomeDone(w, r, "", "", errors.New("enter a question to search for"))
+		pg.done(w, r, "", "", errors.New("enter a question to search for"))
 		return
 	}
-	rep, err := h.w.TrySearch(r.Context(), query)
-	p := h.welcome(r.Context())
+	rep, err := pg.w.TrySearch(r.Context(), query)
+	p := pg.view(r.Context())
 	p.Query = query
 	var failed *SearchError
 	switch {
@@ -167,5 +176,5 @@ func (h *Handler) trySearch(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Tried = &page
 	}
-	h.render(w, "welcome.html", p)
+	pg.h.render(w, "welcome.html", p)
 }
