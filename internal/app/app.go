@@ -33,6 +33,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/warm"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
 
@@ -60,11 +61,10 @@ type App struct {
 	sweeps   *sweeper             // drops what the stores keep past its time, until Shutdown
 	stdioCmd string               // Options.StdioCommand
 
-	commitMu   sync.Mutex // one configuration change at a time; guards committers and warm
+	commitMu   sync.Mutex // one configuration change at a time; guards committers and servers
 	committers []Committer
 	configured atomic.Pointer[configured]
-	warm       bool             // a server serves: keep CLI processes warm (keepWarm)
-	shut       bool             // Shutdown began: nothing is kept warm any more
+	servers    warm.Server      // whether a server serves and Shutdown began: the App's part of the warm policy
 	warmth     broadcast.Signal // the number of warm CLI processes changed
 	changes    broadcast.Signal // State changed: the activity, the history, the warm CLIs, the server or the configuration
 	retiring   sync.WaitGroup   // the backends of configurations replaced, ending their warm processes
@@ -185,7 +185,7 @@ func (a *App) Commit(to config.Config) error {
 	}
 	old := a.configured.Swap(c)
 	a.retiring.Go(old.backends.Close)
-	c.backends.KeepWarm(a.warm)
+	c.backends.KeepWarm(a.servers)
 	a.log.Info("settings applied", "firecrawl", to.FirecrawlMode(), "addr", to.Addr())
 	c.warn(a.log)
 	if h := a.http.Load(); h != nil {
@@ -209,15 +209,14 @@ func (a *App) RepairWorkspace() {
 	a.configured.Load().backends.Refresh() // warm CLIs read the settings at their start
 }
 
-// keepWarm is the one place that decides whether CLI processes are started ahead of their prompts
-// (GEMINI_WARM_WORKERS): while a server of the App serves (serving: stdio from its start, HTTP while it runs) and
-// until Shutdown; the backends of each configuration then keep them while the CLI serves research
-// (runners.Set.KeepWarm). With serving false, it ends them.
+// keepWarm tells the backends in force whether a server of the App serves (stdio from its start, HTTP while it
+// runs): the warm policy (warm.Workers) decides from that, and from what the backends know, how many CLI processes
+// they keep started ahead of their prompts.
 func (a *App) keepWarm(serving bool) {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
-	a.warm = serving && !a.shut
-	a.configured.Load().backends.KeepWarm(a.warm)
+	a.servers.Serving = serving
+	a.configured.Load().backends.KeepWarm(a.servers)
 }
 
 // keepWorkspace brings the owned entries of settings.json in line with cfg and the CLI's sign-in login. With replaceInvalid an unparseable
@@ -341,7 +340,7 @@ func (a *App) Shutdown() {
 	a.end()
 	a.runs.closeAndWait()
 	a.commitMu.Lock()
-	a.warm, a.shut = false, true
+	a.servers.ShutDown = true
 	a.configured.Load().backends.Close()
 	a.commitMu.Unlock()
 	a.retiring.Wait()

@@ -44,9 +44,8 @@ type Config struct {
 	MaxOutput int           // answer bytes kept; default 16 MiB
 	Logger    *slog.Logger  // nil discards
 
-	// Warm workers (KeepWarm): CLI processes started ahead of their prompt.
-	Warm     int           // per model; 0: none
-	WarmMax  int           // in all, across models (the queue's limit); 0: Warm
+	// Warm workers (KeepWarm, which says how many per model): CLI processes started ahead of their prompt.
+	WarmMax  int           // in all, across models (the queue's limit); 0: as many as KeepWarm keeps per model
 	WarmIdle time.Duration // a model's warm processes stop after this long unused; default 10 min
 	OnWarm   func()        // told whenever the number of warm processes changes; nil: nobody
 }
@@ -71,9 +70,6 @@ func NewRunner(cfg Config) *Runner {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.WarmMax <= 0 {
-		cfg.WarmMax = cfg.Warm
 	}
 	if cfg.WarmIdle <= 0 {
 		cfg.WarmIdle = defaultWarmIdle

@@ -38,19 +38,20 @@ func (r *Runner) take(model string, dirs []string) (p *process, warm bool, err e
 	return p, false, err
 }
 
-// KeepWarm keeps cfg.Warm processes started ahead of their prompt for each of models, and for every model a run
-// uses from now on, until Cool or Close. A model's processes stop after cfg.WarmIdle unused; one that ends
-// before its prompt is replaced, at growing intervals when that keeps happening. They never number more than
-// cfg.WarmMax in all. Without cfg.Warm it does nothing.
-func (r *Runner) KeepWarm(models ...string) {
+// KeepWarm keeps n processes started ahead of their prompt for each of models, and for every model a run uses
+// from now on, until Cool or Close; n is the warm policy's (warm.Workers), and 0 is Cool. A model's processes stop
+// after cfg.WarmIdle unused; one that ends before its prompt is replaced, at growing intervals when that keeps
+// happening. They never number more than cfg.WarmMax in all.
+func (r *Runner) KeepWarm(n int, models ...string) {
+	if n <= 0 {
+		r.Cool()
+		return
+	}
 	w := &r.warm
 	defer w.notify()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if r.cfg.Warm <= 0 {
-		return
-	}
-	w.on = true
+	w.on, w.n = true, n
 	for _, model := range models {
 		m := w.model(model)
 		m.lastUse = time.Now()
@@ -106,6 +107,7 @@ type warmPool struct {
 	r      *Runner
 	mu     sync.Mutex
 	on     bool                  // KeepWarm was called, and Cool was not since
+	n      int                   // processes to keep per model, while on (KeepWarm)
 	gen    int                   // bumped when waiting processes turn stale: starts in flight then are discarded
 	models map[string]*warmModel // by model, "" for the CLI's default
 	total  int                   // processes waiting or starting, all models
@@ -185,7 +187,11 @@ func (w *warmPool) model(model string) *warmModel {
 
 // fill starts processes until model has its share. Called with mu held.
 func (w *warmPool) fill(model string, m *warmModel) {
-	for w.on && m.retry == nil && len(m.waiting)+m.starting < w.r.cfg.Warm && w.total < w.r.cfg.WarmMax {
+	limit := w.n
+	if w.r.cfg.WarmMax > 0 {
+		limit = w.r.cfg.WarmMax
+	}
+	for w.on && m.retry == nil && len(m.waiting)+m.starting < w.n && w.total < limit {
 		m.starting++
 		w.total++
 		w.starting.Add(1)

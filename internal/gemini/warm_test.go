@@ -16,15 +16,10 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
-// newWarmRunner is newRunner keeping warm workers, closed when the test ends.
+// newWarmRunner is newRunner closed when the test ends, for the tests that keep workers warm (KeepWarm).
 func newWarmRunner(t *testing.T, fake *geminitest.Fake, change func(*gemini.Config)) *gemini.Runner {
 	t.Helper()
-	r := newRunner(t, fake, func(c *gemini.Config) {
-		c.Warm = 1
-		if change != nil {
-			change(c)
-		}
-	})
+	r := newRunner(t, fake, change)
 	t.Cleanup(r.Close)
 	return r
 }
@@ -39,7 +34,7 @@ func TestWarmRunTakesTheWaitingProcess(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newWarmRunner(t, fake, nil)
-	r.KeepWarm("m1")
+	r.KeepWarm(1, "m1")
 	waitWarm(t, r, fake, 1, 1)
 	warm := fake.Started()[0]
 
@@ -73,10 +68,9 @@ func TestWarmAndColdRunsStartAlike(t *testing.T) {
 		r := newRunner(t, fake, func(c *gemini.Config) {
 			c.Dir = dir
 			c.ExtraEnv = append(c.ExtraEnv, "FIRECRAWL_API_URL=http://127.0.0.1:1")
-			c.Warm = 1
 		})
 		if warm {
-			r.KeepWarm("m1")
+			r.KeepWarm(1, "m1")
 			waitWarm(t, r, fake, 1, 1)
 		}
 		before := fake.Started()
@@ -120,7 +114,7 @@ func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
 	// A timeout long enough for the answer on a loaded machine, and a wait longer than it.
 	const timeout = testkit.FirstWordsLimit
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = timeout })
-	r.KeepWarm("")
+	r.KeepWarm(1, "")
 	waitWarm(t, r, fake, 1, 1)
 	time.Sleep(timeout + 500*time.Millisecond) // longer than the timeout: the warm process waits that long
 	if _, err := run(t, r, backend.Request{}); err != nil {
@@ -139,7 +133,7 @@ func TestWarmIdleStopsTheProcesses(t *testing.T) {
 		c.WarmIdle = 200 * time.Millisecond
 		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	r.KeepWarm("")
+	r.KeepWarm(1, "")
 	testkit.WaitFor(t, "the idle warm process to stop", func() bool {
 		return strings.Contains(log.String(), "warm Gemini CLIs unused: stopping them") && r.Warm() == 0 &&
 			len(fake.LivePIDs()) == 0
@@ -154,7 +148,7 @@ func TestWarmReplacesAProcessThatDied(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	var log testkit.SyncBuffer
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
-	r.KeepWarm("")
+	r.KeepWarm(1, "")
 	waitWarm(t, r, fake, 1, 1)
 	proc, err := os.FindProcess(fake.Started()[0])
 	if err == nil {
@@ -182,7 +176,6 @@ func TestWarmStartFailuresBackOff(t *testing.T) {
 	var log testkit.SyncBuffer
 	r := gemini.NewRunner(gemini.Config{
 		Command: gemini.Command{Path: filepath.Join(t.TempDir(), "no-such-gemini")},
-		Warm:    1,
 		Logger:  slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	t.Cleanup(r.Close)
@@ -199,7 +192,7 @@ func TestWarmStartFailuresBackOff(t *testing.T) {
 		}
 		return at
 	}
-	r.KeepWarm("")
+	r.KeepWarm(1, "")
 	testkit.WaitFor(t, "three attempts", func() bool { return len(attempts()) >= 3 })
 	if at := attempts(); at[2].Sub(at[1]) < 900*time.Millisecond {
 		t.Errorf("attempts at %v: the third came %s after the second, want a second's pause", at, at[2].Sub(at[1]))
@@ -214,8 +207,8 @@ func TestWarmStartFailuresBackOff(t *testing.T) {
 func TestWarmLimit(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Warm, c.WarmMax = 2, 3 })
-	r.KeepWarm("a", "b")
+	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.WarmMax = 3 })
+	r.KeepWarm(2, "a", "b")
 	waitWarm(t, r, fake, 3, 3)
 	if _, err := run(t, r, backend.Request{Model: "a"}); err != nil {
 		t.Fatal(err)
@@ -234,7 +227,7 @@ func TestRefreshAndCool(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	var notified testkit.SyncBuffer
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.OnWarm = func() { notified.Write([]byte{'.'}) } })
-	r.KeepWarm("")
+	r.KeepWarm(1, "")
 	waitWarm(t, r, fake, 1, 1)
 	if notified.String() == "" {
 		t.Error("OnWarm was not called")
@@ -260,7 +253,7 @@ func TestRunWithFoldersStartsItsOwn(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newWarmRunner(t, fake, nil)
-	r.KeepWarm("")
+	r.KeepWarm(1, "")
 	waitWarm(t, r, fake, 1, 1)
 	dir := t.TempDir()
 	if _, err := run(t, r, backend.Request{Dirs: []string{dir}}); err != nil {
@@ -373,7 +366,7 @@ func coldOrWarmRunner(t *testing.T, fake *geminitest.Fake, warm bool, change fun
 		return newRunner(t, fake, change)
 	}
 	r := newWarmRunner(t, fake, change)
-	r.KeepWarm("m1")
+	r.KeepWarm(1, "m1")
 	waitWarm(t, r, fake, 1, 1)
 	return r
 }

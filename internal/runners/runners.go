@@ -14,12 +14,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/warm"
 )
 
 // defaultAPIModel is the API's model when GEMINI_MODEL is empty: fast, and served on the free tier.
@@ -37,6 +39,9 @@ type Set struct {
 	cli, api  backend.Runner // api is nil when APIErr is set
 	warm      *gemini.Runner // the CLI's runner, which keeps warm processes; nil when no CLI was found
 	warmModel string         // the model the engine uses unless a call names another: the one kept warm at once
+	workers   int            // GEMINI_WARM_WORKERS
+	warmMu    sync.Mutex     // one application of the warm policy at a time; guards servers
+	servers   warm.Server    // what the App last said of its servers (KeepWarm)
 	runner    backend.Runner
 	switched  atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
 	quota     atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
@@ -45,12 +50,12 @@ type Set struct {
 
 // New builds the backends cfg asks for. login is the CLI's own sign-in (gemini.Login), which the caller reads once
 // for everything it builds from cfg. It never fails: a backend that cannot run answers every call with an error saying why. onWarm is told whenever the
-// number of warm CLI processes changes (KeepWarm); nil: nobody.
+// number of warm CLI processes changes (KeepWarm); nil: nobody. It keeps none warm until KeepWarm.
 func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logger, onWarm func()) *Set {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.Model}
+	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.Model, workers: cfg.WarmWorkers}
 	key, from := cfg.APIKey()
 	s.KeyFrom = from
 	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
@@ -69,7 +74,6 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 			KeyVar:    from, // cfg.CLIEnv gives the CLI the key
 			Timeout:   cfg.SearchTimeout,
 			Logger:    logger,
-			Warm:      cfg.WarmWorkers,
 			WarmMax:   cfg.MaxConcurrent, // the queue's limit
 			WarmIdle:  cfg.WarmIdle,
 			OnWarm:    onWarm,
@@ -118,17 +122,30 @@ func (s *Set) API() backend.Runner {
 	return s.api
 }
 
-// KeepWarm keeps CLI processes started ahead of their prompts (GEMINI_WARM_WORKERS) while the CLI serves
-// research and has a sign-in or a key to serve with, or, with on false, ends them. The servers keep them while
-// they serve.
-func (s *Set) KeepWarm(on bool) {
-	switch {
-	case s.warm == nil:
-	case on && s.State().Active == backend.CLI && (s.Login != "" || s.KeyFrom != ""):
-		s.warm.KeepWarm(s.warmModel)
-	default:
-		s.warm.Cool()
+// KeepWarm keeps as many CLI processes started ahead of their prompts as the warm policy says (warm.Workers) for
+// srv, the App's servers, and what the Set knows: the backend serving research, whether the CLI has a sign-in or a
+// key to serve with, GEMINI_WARM_WORKERS. auto's switch to the API applies the policy again.
+func (s *Set) KeepWarm(srv warm.Server) {
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	s.servers = srv
+	s.applyWarm()
+}
+
+// warmAgain applies the warm policy again, with what the App last said: something else it looks at changed.
+func (s *Set) warmAgain() {
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	s.applyWarm()
+}
+
+// applyWarm gives the CLI's runner the number of warm processes the warm policy says. Called with warmMu held.
+func (s *Set) applyWarm() {
+	if s.warm == nil {
+		return
 	}
+	s.warm.KeepWarm(warm.Workers(warm.Conditions{Server: s.servers, Backend: s.State().Active,
+		CLIReady: s.Login != "" || s.KeyFrom != "", Workers: s.workers}), s.warmModel)
 }
 
 // Refresh replaces the warm CLI processes: the workspace they started with has changed.
@@ -190,7 +207,7 @@ func (s *Set) auto(ctx context.Context, req backend.Request) (backend.Result, er
 		}
 	case s.switched.CompareAndSwap(nil, &reason):
 		s.log.Warn("using the Gemini API instead of the Gemini CLI", "reason", reason, "key", s.KeyFrom)
-		s.warm.Cool() // the CLI serves no more calls
+		s.warmAgain() // the CLI serves no more calls
 	}
 	return onAPI(ctx, s.api, req, reason)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/warm"
 )
 
 func TestMain(m *testing.M) {
@@ -198,7 +199,7 @@ func TestKeepWarmOnlyWhileTheCLIServes(t *testing.T) {
 		s.cfg.WarmWorkers, s.cfg.MaxConcurrent, s.cfg.Model = 1, 3, "m1"
 		set := s.set(t)
 		t.Cleanup(set.Close)
-		set.KeepWarm(true)
+		set.KeepWarm(warm.Server{Serving: true})
 		return s, set
 	}
 
@@ -217,7 +218,7 @@ func TestKeepWarmOnlyWhileTheCLIServes(t *testing.T) {
 		t.Fatalf("got %+v, %v; want the warm CLI refused, then the API", res, err)
 	}
 	testkit.WaitFor(t, "no CLI left", func() bool { return set.State().Warm == 0 && len(fake.LivePIDs()) == 0 })
-	set.KeepWarm(true)
+	set.KeepWarm(warm.Server{Serving: true})
 	if set.State().Warm != 0 {
 		t.Error("kept warm after the switch")
 	}
