@@ -25,5 +25,5 @@ func (a *App) TrySearch(ctx context.Context, query string) (history.Report, erro
 }
 
 func searchError(e *tools.Error) *web.SearchError {
-	return &web.SearchError{Code: e.Code, Message: e.Message, Details: e.Details}
+	return &web.SearchError{Code: string(e.Code), Message: e.Message, Details: e.Details}
 }

@@ -163,24 +163,6 @@ type ToolError struct {
 	Message string
 }
 
-// Code names a kind of failure, stable for callers and clients.
-type Code string
-
-const (
-	CodeCLINotFound Code = "CLI_NOT_FOUND"
-	CodeAuth        Code = "AUTH_ERROR"
-	CodeQuota       Code = "QUOTA_ERROR"
-	CodeTimeout     Code = "CLI_TIMEOUT" // a CLI run outlasted its time limit (its call's, or GEMINI_SEARCH_TIMEOUT)
-	CodeAPITimeout  Code = "API_TIMEOUT" // the same for an API call
-	CodeUntrusted   Code = "UNTRUSTED_WORKSPACE"
-	CodeEmpty       Code = "EMPTY_RESPONSE"
-	CodeCLI         Code = "CLI_ERROR"
-	CodeAPI         Code = "API_ERROR" // the Gemini API failed in a way none of the codes above names
-)
-
-// TimedOut reports whether c is a backend's own time limit running out.
-func (c Code) TimedOut() bool { return c == CodeTimeout || c == CodeAPITimeout }
-
 // Error is a failed run, classified.
 type Error struct {
 	Code     Code

@@ -16,9 +16,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // maxBodyBytes bounds an HTTP request body.
@@ -49,7 +49,7 @@ type guard struct {
 func refuseRebinding(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopback.Rebound(local.String(), r.Host) {
-			refuse(w, r, http.StatusForbidden, codeForbidden, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host))
+			refuse(w, r, http.StatusForbidden, backend.CodeForbidden, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -61,7 +61,7 @@ func (g guard) refuseForeignOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !loopback.AllowedOrigin(origin, r.Host) {
 			g.log.Warn("rejected request from a foreign origin", "origin", origin, "path", r.URL.Path)
-			refuse(w, r, http.StatusForbidden, codeForbidden, fmt.Sprintf("Forbidden: origin %q may not use this server", origin))
+			refuse(w, r, http.StatusForbidden, backend.CodeForbidden, fmt.Sprintf("Forbidden: origin %q may not use this server", origin))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -73,7 +73,7 @@ func (g guard) requireBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token := g.authToken(); token != "" && !validBearer(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gemini-search-mcp"`)
-			refuse(w, r, http.StatusUnauthorized, codeUnauthorized, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>")
+			refuse(w, r, http.StatusUnauthorized, backend.CodeUnauthorized, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -91,12 +91,12 @@ func limitBody(next http.Handler) http.Handler {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			refuse(w, r, http.StatusRequestEntityTooLarge, tools.CodeInvalidArgument,
+			refuse(w, r, http.StatusRequestEntityTooLarge, backend.CodeInvalidArgument,
 				fmt.Sprintf("Request body too large: the limit is %d bytes", maxBodyBytes))
 			return
 		}
 		if err != nil {
-			refuse(w, r, http.StatusBadRequest, tools.CodeInvalidArgument, "Bad request: could not read the body")
+			refuse(w, r, http.StatusBadRequest, backend.CodeInvalidArgument, "Bad request: could not read the body")
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), messageKey{}, peek(body)))
@@ -153,7 +153,7 @@ func (g guard) capSessions(next http.Handler) http.Handler {
 		if msg, _ := message(r); r.URL.Path == "/mcp" && msg.Method == string(mcp.MethodInitialize) {
 			if !g.live.room() {
 				g.log.Warn("refused a new MCP session: every session has a request in progress", "max", maxSessions)
-				refuse(w, r, http.StatusServiceUnavailable, codeUnavailable, fmt.Sprintf("Service unavailable: all "+
+				refuse(w, r, http.StatusServiceUnavailable, backend.CodeUnavailable, fmt.Sprintf("Service unavailable: all "+
 					"%d MCP sessions, the most this server keeps, have a request in progress (a call or a "+
 					"listening stream); try again when one ends", maxSessions))
 				return
@@ -177,11 +177,11 @@ func (g guard) requireSession(next http.Handler) http.Handler {
 			id := r.Header.Get(server.HeaderKeySessionID)
 			switch _, err := g.live.Validate(id); {
 			case id == "":
-				refuse(w, r, http.StatusBadRequest, tools.CodeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
+				refuse(w, r, http.StatusBadRequest, backend.CodeInvalidArgument, "Bad request: send the Mcp-Session-Id header "+
 					"that initialize gave")
 				return
 			case err != nil:
-				refuse(w, r, http.StatusNotFound, tools.CodeInvalidArgument, "Not found: this session is unknown or has "+
+				refuse(w, r, http.StatusNotFound, backend.CodeInvalidArgument, "Not found: this session is unknown or has "+
 					"ended; initialize a new one")
 				return
 			}
@@ -200,15 +200,8 @@ func (g guard) markBusy(next http.Handler) http.Handler {
 	})
 }
 
-// Codes of the requests the HTTP side refuses before any tool runs, in the API's JSON errors.
-const (
-	codeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
-	codeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
-	codeUnavailable  = "UNAVAILABLE"  // every session busy
-)
-
 // refuse answers r with status and message: in JSON as the tools' errors for the API, in plain text elsewhere.
-func refuse(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+func refuse(w http.ResponseWriter, r *http.Request, status int, code backend.Code, message string) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		restapi.WriteError(w, status, code, message)
 		return

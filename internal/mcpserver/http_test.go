@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -178,7 +179,7 @@ func TestAPIRefusalsAreJSON(t *testing.T) {
 	srv := httptest.NewServer(HTTPHandler(New(t2, Options{Version: "test"}), HTTPOptions{
 		AuthToken: func() string { return "tok-1234567890" }, API: restapi.Handler(t2)}))
 	t.Cleanup(srv.Close)
-	postAPI := func(path, body string, header map[string]string) (int, string) {
+	postAPI := func(path, body string, header map[string]string) (int, backend.Code) {
 		res := post(t, srv.URL+path, []byte(body), header)
 		var got struct{ Error tools.Error }
 		if err := json.NewDecoder(res.Body).Decode(&got); err != nil && res.StatusCode != http.StatusOK {
@@ -186,11 +187,11 @@ func TestAPIRefusalsAreJSON(t *testing.T) {
 		}
 		return res.StatusCode, got.Error.Code
 	}
-	if status, code := postAPI("/api/google-search", `{"query": "q"}`, nil); status != http.StatusUnauthorized || code != codeUnauthorized {
+	if status, code := postAPI("/api/google-search", `{"query": "q"}`, nil); status != http.StatusUnauthorized || code != backend.CodeUnauthorized {
 		t.Errorf("no token: %d %s", status, code)
 	}
 	if status, code := postAPI("/api/gemini-chat", `{"prompt": "q"}`, map[string]string{"Authorization": "Bearer tok-1234567890",
-		"Origin": "https://evil.example"}); status != http.StatusForbidden || code != codeForbidden {
+		"Origin": "https://evil.example"}); status != http.StatusForbidden || code != backend.CodeForbidden {
 		t.Errorf("foreign origin: %d %s", status, code)
 	}
 	if status, _ := postAPI("/api/google-search", `{"query": "q"}`, map[string]string{"Authorization": "Bearer tok-1234567890"}); status != http.StatusOK {

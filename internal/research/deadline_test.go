@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
@@ -67,7 +68,7 @@ func TestQueueWaitSharesTheDeadline(t *testing.T) {
 		time.Hour)
 	_, err = e.Search(context.Background(), SearchRequest{Query: "q"})
 	var f *Failure
-	if !errors.As(err, &f) || f.Code != CodeQueueTimeout || !strings.Contains(f.Message, "time limit of 200ms (GEMINI_SEARCH_TIMEOUT)") ||
+	if !errors.As(err, &f) || f.Code != backend.CodeQueueTimeout || !strings.Contains(f.Message, "time limit of 200ms (GEMINI_SEARCH_TIMEOUT)") ||
 		!strings.Contains(f.Details, "GEMINI_SEARCH_TIMEOUT") {
 		t.Errorf("err = %+v, want QUEUE_TIMEOUT naming the search's time limit", err)
 	}

@@ -146,23 +146,16 @@ type Metadata struct {
 	ClaimsUnsupported *int               `json:"claims_unsupported,omitempty"`
 }
 
-// Failure is a research request that produced no report. Code is one of the backend.Code values or one of the
-// engine's codes below.
+// Failure is a research request that produced no report, with a backend's code or the engine's own.
 type Failure struct {
-	Code    string
+	Code    backend.Code
 	Message string
 	Details string
 	Backend string // the backend that failed (backend.CLI or backend.API), when one ran
 	Reason  string // why auto ran it on the API, when it did
 }
 
-func (f *Failure) Error() string { return f.Code + ": " + f.Message }
-
-// Codes the engine adds to gemini's.
-const (
-	CodeResearchFailed = "RESEARCH_FAILED" // the agent ran but reported that it could not research the topic
-	CodeQueueTimeout   = "QUEUE_TIMEOUT"   // no research slot freed up within GEMINI_QUEUE_TIMEOUT
-)
+func (f *Failure) Error() string { return string(f.Code) + ": " + f.Message }
 
 // Search runs the single-round research agent. It returns a *Failure when the agent could not produce a report,
 // or the context's error when the caller went away.
@@ -270,7 +263,7 @@ func (e *Engine) researchPrompt(topic, depth, model string, now time.Time, maxSo
 }
 
 func agentGaveUp(a agentReport) *Failure {
-	return &Failure{Code: CodeResearchFailed, Message: *a.Report,
+	return &Failure{Code: backend.CodeResearchFailed, Message: *a.Report,
 		Details: "The agent could not research this topic. Rephrase it or make it more specific."}
 }
 
@@ -314,17 +307,17 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 	switch {
 	case errors.As(err, &qt):
 		e.log.Warn("research request gave up waiting for a slot", "topic", shorten(topic), "waited", qt.Waited)
-		return &Failure{Code: CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",
+		return &Failure{Code: backend.CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",
 			Details: "Try again shortly, or raise GEMINI_MAX_CONCURRENT or " + cmp.Or(qt.Variable, "GEMINI_QUEUE_TIMEOUT") + "."}
 	case errors.As(err, &ge):
 		details := ge.Hint
 		if ge.Detail != "" {
 			details = strings.TrimSpace(details + "\n" + ge.Detail)
 		}
-		return &Failure{Code: string(ge.Code), Message: ge.Message, Details: details, Backend: ge.Partial.Backend,
+		return &Failure{Code: ge.Code, Message: ge.Message, Details: details, Backend: ge.Partial.Backend,
 			Reason: ge.Partial.Switched}
 	}
-	return &Failure{Code: string(backend.CodeCLI), Message: err.Error()} // a CLI that could not be started, in practice
+	return &Failure{Code: backend.CodeCLI, Message: err.Error()} // a CLI that could not be started, in practice
 }
 
 // logProgress logs a line every ProgressLogInterval while a request runs; the returned func stops it.

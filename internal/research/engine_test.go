@@ -193,7 +193,7 @@ func TestSearchFailures(t *testing.T) {
 			e, fake, logs := newEngine(t, tt.scenario, Settings{JSONMaxRetries: 3})
 			_, err := e.Search(context.Background(), SearchRequest{Query: "q"})
 			var f *Failure
-			if !errors.As(err, &f) || f.Code != tt.code || f.Message == "" {
+			if !errors.As(err, &f) || string(f.Code) != tt.code || f.Message == "" {
 				t.Fatalf("err = %v, want a *Failure with code %s", err, tt.code)
 			}
 			if n := len(fake.Calls()); n != 1 {

@@ -19,9 +19,6 @@ type StructuredRequest struct {
 	Progress Progress          // optional
 }
 
-// CodeSchemaMismatch is an answer that does not fit the caller's schema, even after its correction.
-const CodeSchemaMismatch = "SCHEMA_MISMATCH"
-
 // maxValidationErrors bounds the validation errors quoted to the correction run and the caller.
 const maxValidationErrors = 4000
 
@@ -52,7 +49,7 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 	}
 	value, problem := validValue(rr.res.Text, req.Validate)
 	if problem != "" && !timeLeft(ctx) {
-		return Report{}, &Failure{Code: CodeSchemaMismatch, Backend: rr.res.Backend, Reason: rr.res.Switched,
+		return Report{}, &Failure{Code: backend.CodeSchemaMismatch, Backend: rr.res.Backend, Reason: rr.res.Switched,
 			Message: "The answer does not fit the schema, and GEMINI_ASK_TIMEOUT ran out before it could be corrected.",
 			Details: "What is wrong: " + problem + "\nRaise GEMINI_ASK_TIMEOUT, loosen the schema or say more in the prompt."}
 	}
@@ -68,7 +65,7 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 			return Report{}, e.failure(ctx, topic, err)
 		}
 		if value, problem = validValue(res.Text, req.Validate); problem != "" {
-			return Report{}, &Failure{Code: CodeSchemaMismatch, Backend: res.Backend, Reason: res.Switched,
+			return Report{}, &Failure{Code: backend.CodeSchemaMismatch, Backend: res.Backend, Reason: res.Switched,
 				Message: "The answer does not fit the schema, even after a correction.",
 				Details: "What is wrong: " + problem + "\nLoosen the schema or say more in the prompt."}
 		}

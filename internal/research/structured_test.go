@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 )
 
@@ -45,7 +46,7 @@ func TestStructuredGivesUp(t *testing.T) {
 	e, fake, _ := newEngine(t, geminitest.ScenarioScript, Settings{})
 	_, err := e.Structured(context.Background(), StructuredRequest{Prompt: "p", Schema: nameSchema, Validate: validName})
 	var f *Failure
-	if !errors.As(err, &f) || f.Code != CodeSchemaMismatch || !strings.Contains(f.Details, "holds no JSON object") {
+	if !errors.As(err, &f) || f.Code != backend.CodeSchemaMismatch || !strings.Contains(f.Details, "holds no JSON object") {
 		t.Errorf("got %v", err)
 	}
 	if n := len(fake.Calls()); n != 2 {

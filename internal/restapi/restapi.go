@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
@@ -44,7 +45,7 @@ func Handler(t *tools.Tools) http.Handler {
 		_, _ = w.Write(openAPI)
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, http.StatusNotFound, tools.CodeInvalidArgument, fmt.Sprintf("no route %s %s: see /api/openapi.json", r.Method, r.URL.Path))
+		WriteError(w, http.StatusNotFound, backend.CodeInvalidArgument, fmt.Sprintf("no route %s %s: see /api/openapi.json", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -98,7 +99,7 @@ func decode(w http.ResponseWriter, r *http.Request, body any) bool {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(body); err != nil {
-		WriteError(w, http.StatusBadRequest, tools.CodeInvalidArgument, "the body must be a JSON object of the fields "+
+		WriteError(w, http.StatusBadRequest, backend.CodeInvalidArgument, "the body must be a JSON object of the fields "+
 			"/api/openapi.json lists: "+strings.TrimPrefix(err.Error(), "json: "))
 		return false
 	}
@@ -109,7 +110,7 @@ func decode(w http.ResponseWriter, r *http.Request, body any) bool {
 // answering bad ones with INVALID_ARGUMENT and 400 before anything runs; it reports whether they are good.
 func check(w http.ResponseWriter, r *http.Request, t *tools.Tools, tool, subject string, body any) bool {
 	if err := t.CheckArguments(r.Context(), tool, subject, body); err != nil {
-		writeJSON(w, err.HTTPStatus(false), tools.ErrorBody{Error: *err})
+		writeJSON(w, err.Code.HTTPStatus(false), tools.ErrorBody{Error: *err})
 		return false
 	}
 	return true
@@ -125,7 +126,7 @@ func writeAnswer[R tools.Result](w http.ResponseWriter, r *http.Request, res R, 
 func answer[R tools.Result](ctx context.Context, res R, err error) (int, any) {
 	if err != nil {
 		e := tools.AsError(err)
-		return e.HTTPStatus(ctx.Err() != nil), tools.ErrorBody{Error: *e}
+		return e.Code.HTTPStatus(ctx.Err() != nil), tools.ErrorBody{Error: *e}
 	}
 	return http.StatusOK, res
 }
@@ -136,7 +137,7 @@ func answer[R tools.Result](ctx context.Context, res R, err error) (int, any) {
 func streamAnswer(w http.ResponseWriter, r *http.Request, t *tools.Tools, a tools.AskArgs) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		WriteError(w, http.StatusInternalServerError, tools.CodeInternal, "streaming is not supported here")
+		WriteError(w, http.StatusInternalServerError, backend.CodeInternal, "streaming is not supported here")
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -167,7 +168,7 @@ func streamAnswer(w http.ResponseWriter, r *http.Request, t *tools.Tools, a tool
 }
 
 // WriteError writes an error the way the tools return one.
-func WriteError(w http.ResponseWriter, status int, code, message string) {
+func WriteError(w http.ResponseWriter, status int, code backend.Code, message string) {
 	writeJSON(w, status, tools.ErrorBody{Error: tools.Error{Code: code, Message: message}})
 }
 

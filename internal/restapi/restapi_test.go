@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -99,7 +100,7 @@ func TestAPIAnswersAsTheTools(t *testing.T) {
 	} {
 		status, body := postAPI(t, srv, tt.path, tt.body)
 		msg, _ := body["error"].(map[string]any)["message"].(string)
-		if status/100 != 4 || errorCode(body) != tools.CodeInvalidArgument || !strings.Contains(msg, tt.want) {
+		if status/100 != 4 || errorCode(body) != string(backend.CodeInvalidArgument) || !strings.Contains(msg, tt.want) {
 			t.Errorf("%s %s: %d %v, want INVALID_ARGUMENT saying %q", tt.path, tt.body, status, body, tt.want)
 		}
 	}

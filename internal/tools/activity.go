@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // subjectOf is what a call is about, for people watching: its query, topic, prompt or id argument, read before its
@@ -22,10 +23,10 @@ func subjectOf(req mcp.CallToolRequest) string {
 
 // failureOf is e as the activity keeps it; nil for a cancelled call, which is no failure.
 func failureOf(e *Error) *activity.Failure {
-	if e.Code == CodeCancelled {
+	if e.Code == backend.CodeCancelled {
 		return nil
 	}
-	return &activity.Failure{Code: e.Code, Message: e.Message, Details: e.Details}
+	return &activity.Failure{Code: string(e.Code), Message: e.Message, Details: e.Details}
 }
 
 // codeFirecrawlUnavailable is the warning about a report researched without Firecrawl, which did not start.

@@ -12,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // argumentCheck checks the arguments of a call of a tool against the tool's own input schema before it runs, and
@@ -65,7 +67,7 @@ func invalidArguments(toolName string, err error) *Error {
 	if errors.As(err, &verr) {
 		msg = strings.Join(describe(verr), "; ")
 	}
-	return &Error{Code: CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg}
+	return &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg}
 }
 
 // describe renders each leaf of a validation error as a sentence naming the argument: the missing arguments first,

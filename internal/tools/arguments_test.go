@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // ran is the answer of a call whose arguments passed.
@@ -69,8 +71,8 @@ func TestArgumentErrorsAreSentences(t *testing.T) {
 			t.Parallel()
 			res, text := callValidated(t, tt.tool, tt.args)
 			want := "invalid arguments for " + tt.tool.Name + ": " + tt.want + `"`
-			if !res.IsError || !strings.Contains(text, want) || !strings.Contains(text, CodeInvalidArgument) {
-				t.Errorf("got %s, want an %s error with %s", text, CodeInvalidArgument, want)
+			if !res.IsError || !strings.Contains(text, want) || !strings.Contains(text, string(backend.CodeInvalidArgument)) {
+				t.Errorf("got %s, want an %s error with %s", text, backend.CodeInvalidArgument, want)
 			}
 		})
 	}

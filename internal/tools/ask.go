@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
@@ -52,7 +53,7 @@ func (t *Tools) Ask(ctx context.Context, a AskArgs) (*Report, error) {
 		if dir != "" {
 			var err error
 			if dir, err = agentFolder(dir, overStdio(ctx), t.opts.Workspace()); err != nil {
-				return nil, &Error{Code: CodeInvalidArgument, Message: "invalid arguments for ask: workingDirectory " + err.Error()}
+				return nil, &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for ask: workingDirectory " + err.Error()}
 			}
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -14,20 +13,11 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// The codes the tools and the HTTP side add to the engine's (backend.Code*, research.Code*).
-const (
-	CodeInvalidArgument = "INVALID_ARGUMENT"
-	CodeCancelled       = "CANCELLED"
-	CodeChunkNotFound   = "CHUNK_NOT_FOUND"
-	CodeResultDropped   = "RESULT_DROPPED" // tasks/result of a task whose result is no longer kept
-	CodeInternal        = "INTERNAL_ERROR" // a failure of the server itself, not of the research
-)
-
 // Error is a failed call as its client reads it: a code, what went wrong, and what to do.
 type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details string `json:"details,omitempty"`
+	Code    backend.Code `json:"code"`
+	Message string       `json:"message"`
+	Details string       `json:"details,omitempty"`
 
 	run *runMeta // how the research run that failed went, for _meta; nil for a call refused before any ran
 }
@@ -41,9 +31,9 @@ type ErrorBody struct {
 // Error is the error on one line, as a task's status message gives it.
 func (e *Error) Error() string {
 	if e.Details == "" {
-		return e.Code + ": " + e.Message
+		return string(e.Code) + ": " + e.Message
 	}
-	return e.Code + ": " + e.Message + " — " + e.Details
+	return string(e.Code) + ": " + e.Message + " — " + e.Details
 }
 
 // CallToolResult is the error result of the call that failed with e.
@@ -55,40 +45,6 @@ func (e *Error) CallToolResult() *mcp.CallToolResult {
 	}
 	return res
 }
-
-// HTTPStatus is the status of an HTTP answer that failed with e: what its code means over HTTP. clientGone says
-// the client itself went away, for a cancelled call.
-func (e *Error) HTTPStatus(clientGone bool) int {
-	switch backend.Code(e.Code) {
-	case CodeInvalidArgument, CodeChunkNotFound:
-		return http.StatusBadRequest
-	case CodeUnauthorized:
-		return http.StatusUnauthorized
-	case backend.CodeAuth, CodeForbidden:
-		return http.StatusForbidden // CodeAuth: the backend's credentials were refused; our own token gives 401
-	case backend.CodeQuota, research.CodeQueueTimeout:
-		return http.StatusTooManyRequests
-	case backend.CodeTimeout, backend.CodeAPITimeout:
-		return http.StatusGatewayTimeout
-	case CodeUnavailable:
-		return http.StatusServiceUnavailable
-	case CodeCancelled:
-		if !clientGone { // not the client: the server is shutting down
-			return http.StatusServiceUnavailable
-		}
-		return 499 // the client went away; nobody reads this
-	case CodeInternal:
-		return http.StatusInternalServerError
-	}
-	return http.StatusBadGateway // the backend failed
-}
-
-// The codes of the requests the HTTP side refuses before any tool runs.
-const (
-	CodeUnauthorized = "UNAUTHORIZED" // no valid MCP_AUTH_TOKEN
-	CodeForbidden    = "FORBIDDEN"    // a foreign Origin or Host
-	CodeUnavailable  = "UNAVAILABLE"  // every session busy
-)
 
 // ResultError is the error of res, a result of the tools; nil when res is no error result of theirs.
 func ResultError(res *mcp.CallToolResult) *Error {
@@ -104,13 +60,13 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Code: CodeInternal, Message: err.Error()}
+	return &Error{Code: backend.CodeInternal, Message: err.Error()}
 }
 
 // researchError is the error of a research run made with ctx for model that failed with err after starting at
 // start.
 func researchError(ctx context.Context, start time.Time, model string, err error) *Error {
-	e := &Error{Code: research.CodeResearchFailed, Message: err.Error()}
+	e := &Error{Code: backend.CodeResearchFailed, Message: err.Error()}
 	var (
 		f       *research.Failure
 		stopped *activity.StoppedError
@@ -119,10 +75,10 @@ func researchError(ctx context.Context, start time.Time, model string, err error
 	case errors.As(err, &f):
 		e = &Error{Code: f.Code, Message: f.Message, Details: f.Details}
 	case errors.As(context.Cause(ctx), &stopped): // the app ended the call, not the client
-		e = &Error{Code: CodeCancelled, Message: "the search was cancelled before it finished: " + stopped.Why,
+		e = &Error{Code: backend.CodeCancelled, Message: "the search was cancelled before it finished: " + stopped.Why,
 			Details: stopped.Fix}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		e = &Error{Code: CodeCancelled, Message: "the search was cancelled before it finished"}
+		e = &Error{Code: backend.CodeCancelled, Message: "the search was cancelled before it finished"}
 	}
 	e.run = &runMeta{durationMS: time.Since(start).Milliseconds(), model: model}
 	if f != nil {
@@ -133,6 +89,6 @@ func researchError(ctx context.Context, start time.Time, model string, err error
 
 // blankArgument is the error of a call whose argument arg of tool holds nothing but white space.
 func blankArgument(tool, arg string) *Error {
-	return &Error{Code: CodeInvalidArgument,
+	return &Error{Code: backend.CodeInvalidArgument,
 		Message: fmt.Sprintf("invalid arguments for %s: %s must contain text, not only white space", tool, arg)}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // FetchChunkArgs are the arguments of fetch_chunk.
@@ -40,10 +42,10 @@ func (t *Tools) FetchChunk(ctx context.Context, a FetchChunkArgs) (*Chunk, error
 	return record(ctx, t, "fetch_chunk", a.ID, func(context.Context) (*Chunk, error) {
 		text, count, err := t.chunks.get(a.ID, a.Index)
 		if err != nil {
-			e := &Error{Code: CodeInvalidArgument, Message: err.Error(),
+			e := &Error{Code: backend.CodeInvalidArgument, Message: err.Error(),
 				Details: "Ask for a part from 1 to the count the report gave."}
 			if errors.Is(err, errChunkNotFound) { // expired, dropped, or never given: only a new search has the parts
-				e.Code, e.Details = CodeChunkNotFound, "Run the search again to get a new id (a recent report may come "+
+				e.Code, e.Details = backend.CodeChunkNotFound, "Run the search again to get a new id (a recent report may come "+
 					"back from the cache), and fetch the parts soon after."
 			}
 			return nil, e

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -230,7 +231,7 @@ func TestAskWorkingDirectoryOverHTTP(t *testing.T) {
 	for _, dir := range []string{f.home, f.ssh, string(filepath.Separator), f.config, f.toConf} {
 		res := call(context.Background(), t, c, "ask", map[string]any{"prompt": "Summarize @.env", "workingDirectory": dir}, nil)
 		e, _ := decodeBody(t, res)["error"].(map[string]any)
-		if msg, _ := e["message"].(string); !res.IsError || e["code"] != CodeInvalidArgument ||
+		if msg, _ := e["message"].(string); !res.IsError || e["code"] != string(backend.CodeInvalidArgument) ||
 			!strings.HasPrefix(msg, "invalid arguments for ask: workingDirectory ") {
 			t.Errorf("%s: got %s, want INVALID_ARGUMENT", dir, resultText(t, res))
 		}

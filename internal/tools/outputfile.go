@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/pathcheck"
 )
 
@@ -167,7 +168,7 @@ func (t *Tools) outputFile(ctx context.Context, tool, name string) (outputFile, 
 		err = confine(o)
 	}
 	if err != nil {
-		return outputFile{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("invalid arguments for %s: %v", tool, err)}
+		return outputFile{}, &Error{Code: backend.CodeInvalidArgument, Message: fmt.Sprintf("invalid arguments for %s: %v", tool, err)}
 	}
 	return o, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -235,7 +236,7 @@ func TestOutputFileOverHTTP(t *testing.T) {
 				res := call(context.Background(), t, c, tool, map[string]any{"query": "q", "topic": "q", "output_file": tt.arg}, nil)
 				body := decodeBody(t, res)
 				e, _ := body["error"].(map[string]any)
-				if !res.IsError || e["code"] != CodeInvalidArgument || !strings.Contains(e["message"].(string), tt.want) {
+				if !res.IsError || e["code"] != string(backend.CodeInvalidArgument) || !strings.Contains(e["message"].(string), tt.want) {
 					t.Errorf("%s: got %v, want INVALID_ARGUMENT mentioning %q", tool, body, tt.want)
 				}
 			}

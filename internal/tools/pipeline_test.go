@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -145,7 +146,7 @@ func TestQueueTimeoutAndPosition(t *testing.T) {
 	testkit.WaitFor(t, "the first call to take the only slot", func() bool { running, _ := q.Active(); return running == 1 })
 
 	res := call(context.Background(), t, c, "search", map[string]any{"query": "waits"}, "tok")
-	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != research.CodeQueueTimeout {
+	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != string(backend.CodeQueueTimeout) {
 		t.Errorf("second call: %v, want QUEUE_TIMEOUT", body)
 	}
 	if !slices.Contains(got.all(), "queued: position 1") {
@@ -210,13 +211,13 @@ func TestLongReportComesInChunks(t *testing.T) {
 	}
 
 	res := call(context.Background(), t, c, "fetch_chunk", map[string]any{"id": "0123456789abcdef", "index": 2}, nil)
-	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != CodeChunkNotFound {
+	if body := decodeBody(t, res); !res.IsError || body["error"].(map[string]any)["code"] != string(backend.CodeChunkNotFound) {
 		t.Errorf("unknown id: %v", body)
 	}
 	// A part past the last one: the id is good, so the fix is another index, not another search.
 	res = call(context.Background(), t, c, "fetch_chunk", map[string]any{"id": id, "index": count + 1}, nil)
 	e, _ := decodeBody(t, res)["error"].(map[string]any)
-	if !res.IsError || e["code"] != CodeInvalidArgument || !strings.Contains(e["message"].(string), fmt.Sprintf("parts 1 to %d", count)) ||
+	if !res.IsError || e["code"] != string(backend.CodeInvalidArgument) || !strings.Contains(e["message"].(string), fmt.Sprintf("parts 1 to %d", count)) ||
 		strings.Contains(e["details"].(string), "search again") {
 		t.Errorf("index past the end: %v", e)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -385,7 +386,7 @@ func TestActivityShowsRunsAndFailures(t *testing.T) {
 
 	callSearch(context.Background(), t, c, map[string]any{"query": ""})
 	f := reg.Snapshot().Failures
-	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != CodeInvalidArgument || !strings.Contains(f[0].Message, "query") {
+	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != string(backend.CodeInvalidArgument) || !strings.Contains(f[0].Message, "query") {
 		t.Errorf("failures = %+v, want the invalid call", f)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
@@ -57,7 +58,7 @@ func (t *Tools) Structured(ctx context.Context, a StructuredArgs) (*Answer, erro
 		}
 		schemaJSON, schema, err := callerSchema(a.Schema)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidArgument, Message: "invalid arguments for structured: schema " + err.Error()}
+			return nil, &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for structured: schema " + err.Error()}
 		}
 		validate := func(v any) error {
 			var verr *jsonschema.ValidationError
@@ -144,7 +145,7 @@ type Answer struct {
 func answerOf(rep research.Report) (*Answer, error) {
 	var value map[string]any
 	if err := json.Unmarshal([]byte(rep.Report), &value); err != nil {
-		return nil, &Error{Code: research.CodeSchemaMismatch, Message: "the answer is not a JSON object"}
+		return nil, &Error{Code: backend.CodeSchemaMismatch, Message: "the answer is not a JSON object"}
 	}
 	return &Answer{Value: value, Text: rep.Report, rep: rep}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
@@ -51,7 +52,7 @@ func TestStructuredRefusesBadSchemas(t *testing.T) {
 	} {
 		res := call(context.Background(), t, c, "structured", map[string]any{"prompt": "p", "schema": schema}, nil)
 		e, _ := decodeBody(t, res)["error"].(map[string]any)
-		if msg, _ := e["message"].(string); !res.IsError || e["code"] != CodeInvalidArgument || !strings.Contains(msg, want) {
+		if msg, _ := e["message"].(string); !res.IsError || e["code"] != string(backend.CodeInvalidArgument) || !strings.Contains(msg, want) {
 			t.Errorf("got %s, want INVALID_ARGUMENT saying %q", resultText(t, res), want)
 		}
 	}

@@ -37,7 +37,7 @@ func notification(f app.Finished) (title, body string) {
 	var failure *research.Failure
 	switch {
 	case errors.As(f.Err, &failure):
-		return "Research failed", body + "\n" + failure.Code + ": " + failure.Message
+		return "Research failed", body + "\n" + string(failure.Code) + ": " + failure.Message
 	case f.Err != nil:
 		return "Research failed", body + "\n" + f.Err.Error()
 	case f.Report.Partial:

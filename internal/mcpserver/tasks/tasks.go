@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
@@ -250,7 +251,7 @@ func (t *Tasks) TaskHooks() *server.TaskHooks {
 	h.AddOnTaskCancelled(func(_ context.Context, m server.TaskMetrics) {
 		t.mu.Lock()
 		if st := t.stored[m.TaskID]; st != nil && st.cancelled == nil {
-			st.cancelled = &tools.Error{Code: tools.CodeCancelled, Message: "the task was cancelled (tasks/cancel) before it finished"}
+			st.cancelled = &tools.Error{Code: backend.CodeCancelled, Message: "the task was cancelled (tasks/cancel) before it finished"}
 		}
 		t.mu.Unlock()
 		t.cancel(m.TaskID)
@@ -338,14 +339,14 @@ func (t *Tasks) fill(id string, res *mcp.TaskResultResult) {
 	var out *mcp.CallToolResult
 	switch st := t.stored[id]; {
 	case st == nil: // its TTL ran out as mcp-go answered
-		out = (&tools.Error{Code: tools.CodeResultDropped, Message: "the task's TTL ran out: its result is " +
+		out = (&tools.Error{Code: backend.CodeResultDropped, Message: "the task's TTL ran out: its result is " +
 			"no longer kept", Details: "Call the tool again."}).CallToolResult()
 	case st.result != nil:
 		out = st.result
 	case st.cancelled != nil:
 		out = st.cancelled.CallToolResult()
 	default: // its result was dropped
-		out = (&tools.Error{Code: tools.CodeResultDropped, Message: fmt.Sprintf("the task's result was "+
+		out = (&tools.Error{Code: backend.CodeResultDropped, Message: fmt.Sprintf("the task's result was "+
 			"dropped to make room for newer ones: the server keeps at most %d task results and %d MiB of them, "+
 			"all sessions together, and drops the oldest first", maxKeptResults, maxKeptResultBytes>>20),
 			Details: "Call the tool again (its report may come from the cache), and read a task's result soon " +
@@ -441,9 +442,9 @@ func (t *Tasks) Outcome(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		}
 		info := tools.ResultError(res)
 		if info == nil { // every error result of the tools is theirs; this is a safety net
-			info = &tools.Error{Code: tools.CodeInternal, Message: "the tool failed"}
+			info = &tools.Error{Code: backend.CodeInternal, Message: "the tool failed"}
 		}
-		if info.Code != tools.CodeCancelled {
+		if info.Code != backend.CodeCancelled {
 			return nil, info
 		}
 		t.mu.Lock()

@@ -11,8 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // createTask makes tasks record task id of session as mcp-go does when it creates one.
@@ -75,8 +75,8 @@ func TestOldestTaskResultsAreDropped(t *testing.T) {
 		tasks.fill(id, res)
 		return fmt.Sprint(res.IsError, res.Content, res.StructuredContent)
 	}
-	if got := read("0"); !strings.Contains(got, "true") || !strings.Contains(got, tools.CodeResultDropped) {
-		t.Errorf("tasks/result of the oldest: %s, want a %s error", got, tools.CodeResultDropped)
+	if got := read("0"); !strings.Contains(got, "true") || !strings.Contains(got, string(backend.CodeResultDropped)) {
+		t.Errorf("tasks/result of the oldest: %s, want a %s error", got, backend.CodeResultDropped)
 	}
 	for _, id := range []string{"1", fmt.Sprint(maxKeptResults)} {
 		if got := read(id); !strings.Contains(got, "report "+id) {
@@ -85,8 +85,8 @@ func TestOldestTaskResultsAreDropped(t *testing.T) {
 	}
 	sessionEnded := tasks.Hooks().OnUnregisterSession[0]
 	sessionEnded(context.Background(), clientSession("session 1"))
-	if got := read("1"); !strings.Contains(got, tools.CodeResultDropped) {
-		t.Errorf("tasks/result of a task whose session ended: %s, want a %s error", got, tools.CodeResultDropped)
+	if got := read("1"); !strings.Contains(got, string(backend.CodeResultDropped)) {
+		t.Errorf("tasks/result of a task whose session ended: %s, want a %s error", got, backend.CodeResultDropped)
 	}
 	createTask(tasks, "late", "session 1")
 	sessionEnded(context.Background(), clientSession("session 1"))
