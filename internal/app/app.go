@@ -33,6 +33,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/warm"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
 )
@@ -136,9 +137,9 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.State()) },
-		Workspace: func() tools.Workspace {
+		Workspace: func() clientpath.Workspace {
 			cfg := a.Config()
-			return tools.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
+			return clientpath.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
 		},
 		Sweeper: a.sweeps,
 	})

@@ -100,13 +100,3 @@ func TestValidArgumentsReachTheHandler(t *testing.T) {
 		})
 	}
 }
-
-// A keyword that sentence does not put in words is still checked, and reported in the library's words.
-func TestUnwordedKeywordIsStillChecked(t *testing.T) {
-	t.Parallel()
-	tool := mcp.NewTool("pairs", mcp.WithNumber("n", mcp.MultipleOf(2)))
-	res, text := callValidated(t, tool, map[string]any{"n": 3})
-	if !res.IsError || !strings.Contains(text, "invalid arguments for pairs: ") || !strings.Contains(text, "multipleOf") {
-		t.Errorf("got %s, want an error naming multipleOf", text)
-	}
-}

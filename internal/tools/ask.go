@@ -9,6 +9,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
 
 // AskArgs are the arguments of ask.
@@ -36,7 +38,7 @@ func askTool() mcp.Tool {
 				"Over HTTP: only a folder under the server's GEMINI_WORKSPACE_ROOTS, and never a hidden one or one "+
 				"holding the server's settings; refused when GEMINI_WORKSPACE_ROOTS is not set. Default: none.")),
 		freshArgument(),
-		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
+		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		readOnlyAnnotations(true),
 	)
@@ -52,7 +54,7 @@ func (t *Tools) Ask(ctx context.Context, a AskArgs) (*Report, error) {
 		dir := a.WorkingDirectory
 		if dir != "" {
 			var err error
-			if dir, err = agentFolder(dir, overStdio(ctx), t.opts.Workspace()); err != nil {
+			if dir, err = clientpath.AgentFolder(dir, overStdio(ctx), t.opts.Workspace()); err != nil {
 				return nil, &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for ask: workingDirectory " + err.Error()}
 			}
 		}
@@ -63,6 +65,6 @@ func (t *Tools) Ask(ctx context.Context, a AskArgs) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		return t.report(rep, outputFile{}), nil
+		return t.report(rep, clientpath.Output{}), nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
 
 // DeepSearchArgs are the arguments of deep_search.
@@ -34,7 +35,7 @@ func deepSearchTool() mcp.Tool {
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
-		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
+		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
 	)

@@ -87,6 +87,11 @@ func researchError(ctx context.Context, start time.Time, model string, err error
 	return e
 }
 
+// invalidArguments is the error of a call of tool whose arguments err finds wrong.
+func invalidArguments(tool string, err error) *Error {
+	return &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for " + tool + ": " + err.Error()}
+}
+
 // blankArgument is the error of a call whose argument arg of tool holds nothing but white space.
 func blankArgument(tool, arg string) *Error {
 	return &Error{Code: backend.CodeInvalidArgument,

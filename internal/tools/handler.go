@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
 )
 
 // Result is a tool's typed answer.
@@ -25,11 +26,11 @@ type Result interface {
 // handler is the MCP handler of a tool whose typed call is call: decode the arguments, checked against the tool's
 // input schema, → call → encode. The progress token of the request reaches the call through its context.
 func handler[A any, R Result](t *Tools, tool mcp.Tool, call func(context.Context, A) (R, error)) server.ServerTool {
-	check := newArgumentCheck(tool)
+	check := argcheck.ForTool(tool)
 	t.checks[tool.Name] = check
 	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args A
-		if err := decode(check, req.Params.Arguments, &args); err != nil {
+		if err := decode(tool.Name, check, req.Params.Arguments, &args); err != nil {
 			t.refused(ctx, tool.Name, subjectOf(req), err)
 			return err.CallToolResult(), nil
 		}
@@ -44,22 +45,22 @@ func handler[A any, R Result](t *Tools, tool mcp.Tool, call func(context.Context
 	}}
 }
 
-// decode checks args, a call's arguments as the transport decoded them, against check's schema, and decodes them
+// decode checks args, the arguments of a call of tool as the transport decoded them, with check, and decodes them
 // into into.
-func decode(check *argumentCheck, args any, into any) *Error {
+func decode(tool string, check *argcheck.Arguments, args any, into any) *Error {
 	if args == nil {
 		args = map[string]any{}
 	}
 	// Through JSON so the validator and the decoder see plain JSON whatever the transport decoded.
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return invalidArguments(check.tool, err)
+		return invalidArguments(tool, err)
 	}
 	if err := check.Check(raw); err != nil {
-		return err
+		return invalidArguments(tool, err)
 	}
 	if err := json.Unmarshal(raw, into); err != nil { // the schema let through what the type cannot hold
-		return invalidArguments(check.tool, err)
+		return invalidArguments(tool, err)
 	}
 	return nil
 }
@@ -74,8 +75,9 @@ func (t *Tools) CheckArguments(ctx context.Context, tool, subject string, args a
 		return invalidArguments(tool, err)
 	}
 	if err := check.Check(raw); err != nil {
-		t.refused(ctx, tool, subject, err)
-		return err
+		refused := invalidArguments(tool, err)
+		t.refused(ctx, tool, subject, refused)
+		return refused
 	}
 	return nil
 }

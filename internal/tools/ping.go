@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
 
 func pingTool() mcp.Tool {
@@ -13,7 +15,7 @@ func pingTool() mcp.Tool {
 		mcp.WithDescription("Answers at once, without research: the server's version, the backend serving research (the "+
 			"Gemini CLI or the Gemini API, and why), whether the CLI is installed and signed in, warm CLI processes, and "+
 			"searches running and queued. Use it to check the server before a long search."),
-		mcp.WithRawOutputSchema(json.RawMessage(statusSchema)),
+		mcp.WithRawOutputSchema(json.RawMessage(schemas.Status)),
 		readOnlyAnnotations(false),
 	)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/parts"
 )
 
 // Report is the answer of search, deep_search and ask: the research report, its first part with a notice when it
@@ -27,18 +29,18 @@ type ChunkRef struct {
 
 // report shapes rep as a Report: its whole text written to out first when out names a file, then cut into parts
 // when it is longer than the response limit.
-func (t *Tools) report(rep research.Report, out outputFile) *Report {
+func (t *Tools) report(rep research.Report, out clientpath.Output) *Report {
 	r := &Report{Report: rep}
-	if out.path != "" {
+	if out.Path != "" {
 		r.OutputFile = t.writeReport(out, rep.Report)
 	}
 	if limit := t.opts.ResponseLimit(); len(rep.Report) > limit { // bytes ≥ characters: a cheap first check
-		if parts := split(rep.Report, limit); len(parts) > 1 {
-			id := t.chunks.put(rep.Report, parts)
-			r.Chunks = &ChunkRef{ID: id, Count: len(parts)}
-			r.Report.Report = parts[0] + fmt.Sprintf("\n\n[Report continues: this is part 1 of %d. Call fetch_chunk with "+
-				"id %q and index 2 to %d for the rest; the parts are kept for up to %d minutes.]", len(parts), id, len(parts),
-				int(chunkTTL/time.Minute))
+		if pieces := parts.Split(rep.Report, limit); len(pieces) > 1 {
+			id := t.chunks.Put(rep.Report, pieces)
+			r.Chunks = &ChunkRef{ID: id, Count: len(pieces)}
+			r.Report.Report = pieces[0] + fmt.Sprintf("\n\n[Report continues: this is part 1 of %d. Call fetch_chunk with "+
+				"id %q and index 2 to %d for the rest; the parts are kept for up to %d minutes.]", len(pieces), id,
+				len(pieces), int(parts.TTL/time.Minute))
 		}
 	}
 	return r

@@ -18,6 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath/clientpathtest"
 )
 
 // TestResultsMatchTheirOutputSchemas: every tool declares an output schema, and each kind of result it returns
@@ -32,7 +33,7 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 	failing := connect(t, localServer(t, geminitest.ScenarioQuota, 30*time.Second))
 	timingOut := connect(t, localServer(t, geminitest.ScenarioHang, time.Second))
 	dir := t.TempDir()
-	mustMkdir(t, filepath.Join(dir, "taken"))
+	clientpathtest.Mkdir(t, filepath.Join(dir, "taken"))
 	writing := connect(t, localServerWith(t, geminitest.ScenarioOK, 30*time.Second, Options{OutputDir: func() string { return dir }}))
 
 	pinged := connect(t, localServerWith(t, geminitest.ScenarioOK, time.Second, Options{Status: func() Status {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
 
 // SearchArgs are the arguments of search.
@@ -39,7 +41,7 @@ func searchTool() mcp.Tool {
 				"wants the sources themselves.")),
 		outputFileArgument(),
 		freshArgument(),
-		mcp.WithRawOutputSchema(json.RawMessage(reportSchema)),
+		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		researchAnnotations(),
 	)
 }
@@ -84,7 +86,7 @@ type RawReport struct {
 
 // rawReport shapes rep as a raw search: its summary and at most limit of its sources (the numbered ones, else the
 // URLs visited), with the whole report written to out when it names a file.
-func (t *Tools) rawReport(rep research.Report, limit int, out outputFile) *RawReport {
+func (t *Tools) rawReport(rep research.Report, limit int, out clientpath.Output) *RawReport {
 	r := &RawReport{Success: true, Summary: rep.Summary, Sources: rep.Metadata.Sources, Partial: rep.Partial,
 		Metadata: rep.Metadata}
 	if len(r.Sources) == 0 {
@@ -96,7 +98,7 @@ func (t *Tools) rawReport(rep research.Report, limit int, out outputFile) *RawRe
 	if r.Sources == nil {
 		r.Sources = []backend.Source{}
 	}
-	if out.path != "" {
+	if out.Path != "" {
 		r.OutputFile = t.writeReport(out, rep.Report)
 	}
 	return r

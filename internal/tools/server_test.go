@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/")
@@ -157,7 +158,7 @@ func TestAskWorkingDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, newServer(engine, Options{Version: "test", Workspace: func() Workspace { return Workspace{Roots: []string{dir}} }}))
+	c := connect(t, newServer(engine, Options{Version: "test", Workspace: func() clientpath.Workspace { return clientpath.Workspace{Roots: []string{dir}} }}))
 	file := filepath.Join(dir, "f.txt")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)

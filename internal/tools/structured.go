@@ -1,24 +1,16 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
 )
-
-// maxSchemaBytes bounds a caller's JSON Schema, encoded.
-const maxSchemaBytes = 64 << 10
 
 func structuredTool() mcp.Tool {
 	return mcp.NewTool("structured",
@@ -56,18 +48,9 @@ func (t *Tools) Structured(ctx context.Context, a StructuredArgs) (*Answer, erro
 		if strings.TrimSpace(a.Prompt) == "" {
 			return nil, blankArgument("structured", "prompt")
 		}
-		schemaJSON, schema, err := callerSchema(a.Schema)
+		schemaJSON, validate, err := argcheck.CallerSchema(a.Schema)
 		if err != nil {
 			return nil, &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for structured: schema " + err.Error()}
-		}
-		validate := func(v any) error {
-			var verr *jsonschema.ValidationError
-			if err := schema.Validate(v); errors.As(err, &verr) {
-				return errors.New(strings.Join(describeAnswer(verr), "; "))
-			} else if err != nil {
-				return err
-			}
-			return nil
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
 			return t.engine.Structured(ctx, research.StructuredRequest{Prompt: a.Prompt, Schema: schemaJSON,
@@ -78,53 +61,6 @@ func (t *Tools) Structured(ctx context.Context, a StructuredArgs) (*Answer, erro
 		}
 		return answerOf(rep)
 	})
-}
-
-// callerSchema checks a caller's schema and compiles it: an object, at most maxSchemaBytes, valid JSON Schema, with
-// an object at its root, and no reference to another document (which would read local files or the network).
-func callerSchema(raw json.RawMessage) (string, *jsonschema.Schema, error) {
-	if len(raw) > maxSchemaBytes {
-		return "", nil, fmt.Errorf("is %d bytes; the limit is %d", len(raw), maxSchemaBytes)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return "", nil, fmt.Errorf("is not JSON: %v", err)
-	}
-	if root, _ := doc.(map[string]any); root == nil || root["type"] != "object" {
-		return "", nil, errors.New(`must describe an object ("type": "object" at its root): the answer is returned as structuredContent, which MCP requires to be an object`)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noDocuments{})
-	if err := c.AddResource("schema.json", doc); err != nil {
-		return "", nil, fmt.Errorf("is not valid JSON Schema: %v", err)
-	}
-	schema, err := c.Compile("schema.json")
-	if err != nil {
-		return "", nil, fmt.Errorf("is not valid JSON Schema: %v", err)
-	}
-	var pretty bytes.Buffer
-	_ = json.Indent(&pretty, raw, "", "  ") // valid JSON: it was just parsed
-	return pretty.String(), schema, nil
-}
-
-// noDocuments refuses every document a schema refers to.
-type noDocuments struct{}
-
-func (noDocuments) Load(url string) (any, error) {
-	return nil, fmt.Errorf("the schema may not refer to another document (%s): put every definition in $defs", url)
-}
-
-// printer renders the validator's messages in English.
-var printer = message.NewPrinter(language.English)
-
-// describeAnswer says what each leaf of verr finds wrong with an answer, with where in it.
-func describeAnswer(verr *jsonschema.ValidationError) []string {
-	var out []string
-	for _, leaf := range leavesOf(verr) {
-		at := "/" + strings.Join(leaf.InstanceLocation, "/")
-		out = append(out, fmt.Sprintf("at %s: %s", at, leaf.ErrorKind.LocalizedString(printer)))
-	}
-	return out
 }
 
 // The _meta fields of a structured answer that the other tools give in their metadata: why its answer stopped

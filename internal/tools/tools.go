@@ -15,6 +15,9 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/parts"
 )
 
 // Engine is the research engine the tools call. *research.Engine implements it.
@@ -31,6 +34,9 @@ const (
 	maxPromptLen = 100000
 )
 
+// defaultResponseChars applies when Options.ResponseLimit is not set.
+const defaultResponseChars = 20000
+
 // Options configure the tools.
 type Options struct {
 	Version       string
@@ -43,7 +49,7 @@ type Options struct {
 	OutputDir func() string
 	// Workspace returns which folders a client other than stdio may hand to the agent (ask's workingDirectory):
 	// GEMINI_WORKSPACE_ROOTS and the private folders; read per call. nil: none, no folder over HTTP.
-	Workspace func() Workspace
+	Workspace func() clientpath.Workspace
 	// Status is what ping answers; nil: the version alone.
 	Status func() Status
 	// Sweeper runs the sweep of the parts of long reports; nil: parts past their time go only as others are
@@ -71,9 +77,9 @@ const Instructions = "Web research through Gemini (the Gemini CLI agent, or the 
 type Tools struct {
 	engine Engine
 	opts   Options
-	chunks *chunkStore
+	chunks *parts.Store
 	all    []server.ServerTool
-	checks map[string]*argumentCheck // by tool name
+	checks map[string]*argcheck.Arguments // by tool name
 }
 
 // New returns the research tools over engine.
@@ -88,14 +94,14 @@ func New(engine Engine, o Options) *Tools {
 		o.OutputDir = func() string { return "" }
 	}
 	if o.Workspace == nil {
-		o.Workspace = func() Workspace { return Workspace{} }
+		o.Workspace = func() clientpath.Workspace { return clientpath.Workspace{} }
 	}
 	if o.Status == nil {
 		o.Status = func() Status { return Status{Status: "ok", Version: o.Version} }
 	}
-	t := &Tools{engine: engine, opts: o, chunks: newChunkStore(), checks: map[string]*argumentCheck{}}
+	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{}}
 	if o.Sweeper != nil {
-		o.Sweeper.Add(t.chunks.sweep)
+		o.Sweeper.Add(t.chunks.Sweep)
 	}
 	t.all = []server.ServerTool{
 		handler(t, searchTool(), t.Search),

@@ -1,4 +1,4 @@
-package tools
+package clientpath
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ func TestAgentFolderRefusesSharesAndDevices(t *testing.T) {
 	for _, dir := range []string{`\\evil.example\share\x`, `//evil.example/share/x`, `\\?\C:\Users`, `\\?\UNC\evil.example\share`,
 		`\\.\pipe\x`} {
 		w := Workspace{Roots: []string{t.TempDir(), `\\evil.example\share`, `\\?\C:\`}}
-		if got, err := agentFolder(dir, false, w); err == nil || !strings.Contains(err.Error(), "names a network share or a device") {
+		if got, err := AgentFolder(dir, false, w); err == nil || !strings.Contains(err.Error(), "names a network share or a device") {
 			t.Errorf("%s: got %q, %v; want it refused as a share or device", dir, got, err)
 		}
 	}

@@ -1,4 +1,7 @@
-package tools
+// Package clientpath holds the rules for the paths a client names: where output_file may write a report, and which
+// folder ask may hand to the agent (workingDirectory). A stdio client is a process the user started on this
+// machine; any other (Streamable HTTP) is held to GEMINI_OUTPUT_DIR and GEMINI_WORKSPACE_ROOTS.
+package clientpath
 
 import (
 	"errors"
@@ -34,10 +37,10 @@ type Workspace struct {
 	Private []string // absolute folders never handed over, nor any folder inside or holding one
 }
 
-// agentFolder checks dir, the folder a client would hand to the agent, against the rule of the transport the call
+// AgentFolder checks dir, the folder a client would hand to the agent, against the rule of the transport the call
 // came over, and returns the folder to hand over: dir made clean over stdio, with its links resolved otherwise.
 // Its error follows "workingDirectory ".
-func agentFolder(dir string, stdio bool, w Workspace) (string, error) {
+func AgentFolder(dir string, stdio bool, w Workspace) (string, error) {
 	if !stdio && len(w.Roots) == 0 {
 		return "", fmt.Errorf("is refused over HTTP because the server's GEMINI_WORKSPACE_ROOTS is not set: set "+
 			"GEMINI_WORKSPACE_ROOTS to the folders (absolute paths, separated by %q) under which a client may name "+

@@ -1,4 +1,6 @@
-package tools
+// Package argcheck checks JSON against JSON Schemas and says in words what is wrong: a tool call's arguments against
+// the tool's input schema, and a structured answer against the schema its caller gave.
+package argcheck
 
 import (
 	"bytes"
@@ -12,36 +14,37 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
-// argumentCheck checks the arguments of a call of a tool against the tool's own input schema before it runs, and
-// answers a bad call with an error that says, in words, what is wrong with which argument. mcp-go's built-in
+// Arguments checks the arguments of a call of a tool against the tool's own input schema before it runs, and says in
+// words what is wrong with which argument. mcp-go's built-in
 // validation does the same check but reports it as Go structs ("/query: &{Got:0 Want:1}"). The schema is compiled
 // on the tool's first call, not at start-up, which does only what every session needs.
 //
 // The library's own package initialization (every draft's meta-schema compiled, about 12 ms) is paid at each start
 // all the same: mcp-go's server package imports it for its optional validation. Only mcp-go dropping it saves that.
-type argumentCheck struct {
-	tool   string
+type Arguments struct {
 	schema func() *jsonschema.Schema
 }
 
-func newArgumentCheck(tool mcp.Tool) *argumentCheck {
-	return &argumentCheck{tool: tool.Name, schema: sync.OnceValue(func() *jsonschema.Schema { return compileInput(tool) })}
+// ForTool checks the arguments of tool.
+func ForTool(tool mcp.Tool) *Arguments {
+	return &Arguments{schema: sync.OnceValue(func() *jsonschema.Schema { return compileInput(tool) })}
 }
 
-// Check checks raw, a call's arguments in JSON.
-func (c *argumentCheck) Check(raw []byte) *Error {
+// Check checks raw, a call's arguments in JSON. Its error is sentences, one for each argument wrong.
+func (c *Arguments) Check(raw []byte) error {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err == nil {
 		err = c.schema().Validate(inst)
 	}
-	if err != nil {
-		return invalidArguments(c.tool, err)
+	var verr *jsonschema.ValidationError
+	if errors.As(err, &verr) {
+		return errors.New(strings.Join(describe(verr), "; "))
 	}
-	return nil
+	return err
 }
 
 // compileInput compiles tool's input schema; a broken schema is a programming error, caught by every test.
@@ -59,15 +62,6 @@ func compileInput(tool mcp.Tool) *jsonschema.Schema {
 		panic(fmt.Sprintf("tool %s: input schema: %v", tool.Name, err))
 	}
 	return c.MustCompile(tool.Name + ".json")
-}
-
-func invalidArguments(toolName string, err error) *Error {
-	var verr *jsonschema.ValidationError
-	msg := err.Error()
-	if errors.As(err, &verr) {
-		msg = strings.Join(describe(verr), "; ")
-	}
-	return &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for " + toolName + ": " + msg}
 }
 
 // describe renders each leaf of a validation error as a sentence naming the argument: the missing arguments first,
@@ -168,4 +162,74 @@ func asJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// MaxSchemaBytes bounds a caller's JSON Schema, encoded.
+const MaxSchemaBytes = 64 << 10
+
+// CallerSchema checks a caller's schema and compiles it: at most MaxSchemaBytes, valid JSON Schema, with an object
+// at its root, and no reference to another document (which would read local files or the network). It returns the
+// schema indented, and the check of an answer against it, which says in words where the answer is wrong and why.
+// Its error follows "schema ".
+func CallerSchema(raw json.RawMessage) (pretty string, validate func(answer any) error, err error) {
+	schema, err := compileCaller(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	var b bytes.Buffer
+	_ = json.Indent(&b, raw, "", "  ") // valid JSON: it was just parsed
+	validate = func(answer any) error {
+		var verr *jsonschema.ValidationError
+		if err := schema.Validate(answer); errors.As(err, &verr) {
+			return errors.New(strings.Join(describeAnswer(verr), "; "))
+		} else if err != nil {
+			return err
+		}
+		return nil
+	}
+	return b.String(), validate, nil
+}
+
+// compileCaller compiles raw, a caller's schema.
+func compileCaller(raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(raw) > MaxSchemaBytes {
+		return nil, fmt.Errorf("is %d bytes; the limit is %d", len(raw), MaxSchemaBytes)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("is not JSON: %v", err)
+	}
+	if root, _ := doc.(map[string]any); root == nil || root["type"] != "object" {
+		return nil, errors.New(`must describe an object ("type": "object" at its root): the answer is returned as structuredContent, which MCP requires to be an object`)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noDocuments{})
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return nil, fmt.Errorf("is not valid JSON Schema: %v", err)
+	}
+	schema, err := c.Compile("schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("is not valid JSON Schema: %v", err)
+	}
+	return schema, nil
+}
+
+// noDocuments refuses every document a schema refers to.
+type noDocuments struct{}
+
+func (noDocuments) Load(url string) (any, error) {
+	return nil, fmt.Errorf("the schema may not refer to another document (%s): put every definition in $defs", url)
+}
+
+// printer renders the validator's messages in English.
+var printer = message.NewPrinter(language.English)
+
+// describeAnswer says what each leaf of verr finds wrong with an answer, with where in it.
+func describeAnswer(verr *jsonschema.ValidationError) []string {
+	var out []string
+	for _, leaf := range leavesOf(verr) {
+		at := "/" + strings.Join(leaf.InstanceLocation, "/")
+		out = append(out, fmt.Sprintf("at %s: %s", at, leaf.ErrorKind.LocalizedString(printer)))
+	}
+	return out
 }

@@ -1,9 +1,9 @@
-package tools
+// Package schemas holds the output schemas the tools declare: the one description of their structured results.
+// Each covers both outcomes, a result or an error (tools.ErrorBody). The tools' TestResultsMatchTheirOutputSchemas
+// holds the results to them.
+package schemas
 
-// The output schemas the tools declare: the one description of their structured results. Each covers both
-// outcomes, a result or an error (ErrorBody). TestResultsMatchTheirOutputSchemas holds the results to them.
-
-// errorSchema describes ErrorBody's error.
+// errorSchema describes tools.ErrorBody's error.
 const errorSchema = `{
       "type": "object",
       "properties": {
@@ -14,8 +14,9 @@ const errorSchema = `{
       "required": ["code", "message"]
     }`
 
-// reportSchema describes the structured content of search and deep_search: reportBody, or ErrorBody.
-const reportSchema = `{
+// Report describes the structured content of search, deep_search and ask: tools.Report or tools.RawReport, or an
+// error.
+const Report = `{
   "type": "object",
   "properties": {
     "success": {"type": "boolean", "description": "true when a report was produced"},
@@ -93,8 +94,8 @@ const reportSchema = `{
 // sourceSchema describes backend.Source.
 const sourceSchema = `{"type": "object", "properties": {"url": {"type": "string"}, "title": {"type": "string"}, "snippet": {"type": "string", "description": "what the source says"}}, "required": ["url"]}`
 
-// chunkSchema describes the structured content of fetch_chunk: chunkBody, or ErrorBody.
-const chunkSchema = `{
+// Chunk describes the structured content of fetch_chunk: tools.Chunk, or an error.
+const Chunk = `{
   "type": "object",
   "properties": {
     "success": {"type": "boolean", "description": "true when the part was found"},
@@ -107,8 +108,8 @@ const chunkSchema = `{
   "required": ["success"]
 }`
 
-// statusSchema describes Status, what ping answers.
-const statusSchema = `{
+// Status describes tools.Status, what ping answers.
+const Status = `{
   "type": "object",
   "properties": {
     "status": {"type": "string", "description": "ok"},

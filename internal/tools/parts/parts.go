@@ -1,4 +1,6 @@
-package tools
+// Package parts keeps the parts of reports too long for one response, for fetch_chunk: cut at line breaks, kept
+// for a while, within a bound on their bytes.
+package parts
 
 import (
 	"crypto/rand"
@@ -13,23 +15,20 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
 )
 
-// Parts of long reports are kept for fetch_chunk for chunkTTL after their report was sent, and at most
-// maxChunkBytes of them, all reports together: past it, the oldest report's parts go first.
+// Parts of long reports are kept for TTL after their report was sent, and at most MaxBytes of them, all reports
+// together: past it, the oldest report's parts go first.
 const (
-	chunkTTL      = 30 * time.Minute
-	maxChunkBytes = 4 << 20
+	TTL      = 30 * time.Minute
+	MaxBytes = 4 << 20
 )
 
-// chunksKept says how long parts are kept, as the tool's description and the errors say it.
-var chunksKept = fmt.Sprintf("up to %d minutes, while the server keeps at most %d MiB of parts (the oldest go first)",
-	int(chunkTTL/time.Minute), maxChunkBytes>>20)
+// Kept says how long parts are kept, as the tool's description and the errors say it.
+var Kept = fmt.Sprintf("up to %d minutes, while the server keeps at most %d MiB of parts (the oldest go first)",
+	int(TTL/time.Minute), MaxBytes>>20)
 
-// defaultResponseChars applies when Options.ResponseLimit is not set.
-const defaultResponseChars = 20000
-
-// chunkStore keeps the parts of long reports for fetch_chunk. Its sweep drops the expired ones, so that they go
+// Store keeps the parts of long reports for fetch_chunk. Its sweep drops the expired ones, so that they go
 // when traffic stops too, not only when the next long report comes.
-type chunkStore struct {
+type Store struct {
 	now func() time.Time
 
 	mu      sync.Mutex
@@ -44,12 +43,12 @@ type chunked struct {
 	ends []int
 }
 
-func newChunkStore() *chunkStore {
-	return &chunkStore{now: time.Now, reports: expiring.New[string, chunked](chunkTTL, maxChunkBytes, 0)}
+func NewStore() *Store {
+	return &Store{now: time.Now, reports: expiring.New[string, chunked](TTL, MaxBytes, 0)}
 }
 
-// put stores report, cut into parts (split), and returns its id.
-func (s *chunkStore) put(report string, parts []string) string {
+// Put stores report, cut into parts (Split), and returns its id.
+func (s *Store) Put(report string, parts []string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b) // never fails
 	id := hex.EncodeToString(b)
@@ -67,24 +66,24 @@ func (s *chunkStore) put(report string, parts []string) string {
 	return id
 }
 
-// sweep drops the parts whose time is over at now and returns the bytes still kept.
-func (s *chunkStore) sweep(now time.Time) (held int) {
+// Sweep drops the parts whose time is over at now and returns the bytes still kept.
+func (s *Store) Sweep(now time.Time) (held int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reports.Expire(now)
 }
 
-// errChunkNotFound: the id is unknown, its time is over, or its parts made room for newer ones.
-var errChunkNotFound = errors.New("no report with this id: it is unknown, or its parts are no longer kept (they " +
-	"are kept for " + chunksKept + ")")
+// ErrNotFound: the id is unknown, its time is over, or its parts made room for newer ones.
+var ErrNotFound = errors.New("no report with this id: it is unknown, or its parts are no longer kept (they " +
+	"are kept for " + Kept + ")")
 
-// get returns part index (1-based) of id and the number of parts.
-func (s *chunkStore) get(id string, index int) (string, int, error) {
+// Get returns part index (1-based) of id and the number of parts.
+func (s *Store) Get(id string, index int) (string, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, _, ok := s.reports.Get(id, s.now())
 	if !ok {
-		return "", 0, errChunkNotFound
+		return "", 0, ErrNotFound
 	}
 	if index < 1 || index > len(c.ends) {
 		return "", len(c.ends), fmt.Errorf("index %d is out of range: this report has parts 1 to %d", index, len(c.ends))
@@ -96,9 +95,9 @@ func (s *chunkStore) get(id string, index int) (string, int, error) {
 	return c.text[start:c.ends[index-1]], len(c.ends), nil
 }
 
-// split cuts text into parts of at most size characters, at a line break in the second half of a part when there
+// Split cuts text into parts of at most size characters, at a line break in the second half of a part when there
 // is one, never inside a UTF-8 sequence.
-func split(text string, size int) []string {
+func Split(text string, size int) []string {
 	var parts []string
 	for utf8.RuneCountInString(text) > size {
 		cut := byteOffset(text, size)

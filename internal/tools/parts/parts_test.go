@@ -1,4 +1,4 @@
-package tools
+package parts
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func TestSplit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := split(tt.text, tt.size)
+			got := Split(tt.text, tt.size)
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
@@ -42,62 +42,62 @@ func TestSplit(t *testing.T) {
 
 func TestChunkStoreExpires(t *testing.T) {
 	t.Parallel()
-	s := newChunkStore()
+	s := NewStore()
 	now := time.Now()
 	s.now = func() time.Time { return now }
-	id := s.put("ab", []string{"a", "b"})
-	if part, n, err := s.get(id, 2); err != nil || part != "b" || n != 2 {
+	id := s.Put("ab", []string{"a", "b"})
+	if part, n, err := s.Get(id, 2); err != nil || part != "b" || n != 2 {
 		t.Fatalf("get = %q, %d, %v", part, n, err)
 	}
-	if _, _, err := s.get(id, 3); err == nil || !strings.Contains(err.Error(), "parts 1 to 2") {
+	if _, _, err := s.Get(id, 3); err == nil || !strings.Contains(err.Error(), "parts 1 to 2") {
 		t.Errorf("out of range: %v", err)
 	}
-	now = now.Add(chunkTTL + time.Second)
-	if _, _, err := s.get(id, 1); !errors.Is(err, errChunkNotFound) {
-		t.Errorf("after 30 minutes: %v, want errChunkNotFound", err)
+	now = now.Add(TTL + time.Second)
+	if _, _, err := s.Get(id, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after 30 minutes: %v, want ErrNotFound", err)
 	}
 }
 
 // The sweep drops the parts whose time is over, with no new report stored.
 func TestChunkStoreSweep(t *testing.T) {
 	t.Parallel()
-	s := newChunkStore()
+	s := NewStore()
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return now }
-	id := s.put("aaaabb", []string{"aaaa", "bb"})
-	if held := s.sweep(now.Add(chunkTTL - time.Second)); held != 6 {
+	id := s.Put("aaaabb", []string{"aaaa", "bb"})
+	if held := s.Sweep(now.Add(TTL - time.Second)); held != 6 {
 		t.Errorf("before its time: %d bytes held, want 6", held)
 	}
-	if held := s.sweep(now.Add(chunkTTL)); held != 0 {
+	if held := s.Sweep(now.Add(TTL)); held != 0 {
 		t.Errorf("after its time: %d bytes held, want 0", held)
 	}
-	if _, _, err := s.get(id, 2); !errors.Is(err, errChunkNotFound) {
-		t.Errorf("get after the sweep: %v, want errChunkNotFound", err)
+	if _, _, err := s.Get(id, 2); !errors.Is(err, ErrNotFound) {
+		t.Errorf("get after the sweep: %v, want ErrNotFound", err)
 	}
 }
 
-// At most maxChunkBytes of parts are kept, a report's bytes counted once: past it, the oldest report goes, and its
-// id gets errChunkNotFound, which says why. The parts are the report's own text, which the cache may hold too, not
+// At most MaxBytes of parts are kept, a report's bytes counted once: past it, the oldest report goes, and its
+// id gets ErrNotFound, which says why. The parts are the report's own text, which the cache may hold too, not
 // a copy.
 func TestChunkStoreKeepsAtMostMaxChunkBytes(t *testing.T) {
 	t.Parallel()
-	s := newChunkStore()
+	s := NewStore()
 	const reports = 10
-	size := maxChunkBytes / (reports - 2) // reports-2 fit, with room to spare
+	size := MaxBytes / (reports - 2) // reports-2 fit, with room to spare
 	var ids []string
 	var last string
 	for range reports {
 		last = strings.Repeat("x", size)
-		ids = append(ids, s.put(last, split(last, size/4)))
+		ids = append(ids, s.Put(last, Split(last, size/4)))
 	}
-	if held := s.sweep(s.now()); held > maxChunkBytes || held < maxChunkBytes-size {
-		t.Errorf("%d bytes held, want at most %d and no less than the last reports that fit", held, maxChunkBytes)
+	if held := s.Sweep(s.now()); held > MaxBytes || held < MaxBytes-size {
+		t.Errorf("%d bytes held, want at most %d and no less than the last reports that fit", held, MaxBytes)
 	}
-	_, _, err := s.get(ids[0], 2)
-	if !errors.Is(err, errChunkNotFound) || !strings.Contains(err.Error(), fmt.Sprintf("%d MiB", maxChunkBytes>>20)) {
-		t.Errorf("the oldest report: %v, want errChunkNotFound saying how much the store keeps", err)
+	_, _, err := s.Get(ids[0], 2)
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), fmt.Sprintf("%d MiB", MaxBytes>>20)) {
+		t.Errorf("the oldest report: %v, want ErrNotFound saying how much the store keeps", err)
 	}
-	part, n, err := s.get(ids[reports-1], 4)
+	part, n, err := s.Get(ids[reports-1], 4)
 	if err != nil || n != 4 || part != last[3*size/4:] {
 		t.Fatalf("the newest report's last part: %d bytes of %d parts, %v", len(part), n, err)
 	}
