@@ -23,6 +23,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -205,7 +206,7 @@ func (a *App) RepairWorkspace() {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
 	if err := a.keepWorkspace(a.Config(), gemini.Login(a.env.Home), false); err != nil {
-		a.Problem("settings.json", "SETTINGS_ERROR", err)
+		a.Problem("settings.json", backend.CodeSettings, err)
 	}
 	a.configured.Load().backends.Refresh() // warm CLIs read the settings at their start
 }
@@ -245,7 +246,7 @@ func (a *App) keepWorkspace(cfg config.Config, login string, replaceInvalid bool
 	default:
 		err = fmt.Errorf("%w (the file is used as it is)", err)
 	}
-	a.Problem("settings.json", "SETTINGS_ERROR", err)
+	a.Problem("settings.json", backend.CodeSettings, err)
 	return nil
 }
 
@@ -268,9 +269,9 @@ func (a *App) Recheck() error { return a.Commit(a.Config()) }
 
 // Problem shows a problem of the app itself (a settings file it cannot use, say) among the last errors, and logs
 // it.
-func (a *App) Problem(what, code string, err error) {
+func (a *App) Problem(what string, code backend.Code, err error) {
 	a.log.Error(err.Error(), "code", code)
-	a.activity.Record(activity.Failure{Tool: what, Code: code, Message: err.Error()})
+	a.activity.Record(activity.Failure{Tool: what, Code: string(code), Message: err.Error()})
 }
 
 // Config returns the configuration in force.

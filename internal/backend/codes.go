@@ -42,6 +42,15 @@ const (
 	CodeUnavailable  Code = "UNAVAILABLE"  // every session busy
 )
 
+// What the activity's last errors show beside the calls' failures: a warning about an answer, and the app's own
+// problems.
+const (
+	CodeFirecrawlUnavailable Code = "FIRECRAWL_UNAVAILABLE" // an answer researched without Firecrawl, which did not start
+	CodeSettings             Code = "SETTINGS_ERROR"        // settings.json cannot be used as it is
+	CodeConfig               Code = "CONFIG_ERROR"          // an edit of the .env file could not be applied
+	CodeTray                 Code = "TRAY_ERROR"            // a menu action failed
+)
+
 // TimedOut reports whether c is a backend's own time limit running out.
 func (c Code) TimedOut() bool { return c == CodeTimeout || c == CodeAPITimeout }
 

@@ -29,16 +29,13 @@ func failureOf(e *Error) *activity.Failure {
 	return &activity.Failure{Code: string(e.Code), Message: e.Message, Details: e.Details}
 }
 
-// codeFirecrawlUnavailable is the warning about a report researched without Firecrawl, which did not start.
-const codeFirecrawlUnavailable = "FIRECRAWL_UNAVAILABLE"
-
 // warningOf is the warning about an answer researched without Firecrawl, which was firecrawl ("unavailable: …");
 // nil when firecrawl is "".
 func warningOf(firecrawl string) *activity.Failure {
 	if firecrawl == "" {
 		return nil
 	}
-	return &activity.Failure{Warning: true, Code: codeFirecrawlUnavailable,
+	return &activity.Failure{Warning: true, Code: string(backend.CodeFirecrawlUnavailable),
 		Message: "Researched without Firecrawl, which was " + firecrawl,
 		Details: "Start the command of mcpServers.firecrawl in the config folder's .gemini/settings.json by hand to see why; " +
 			"the first start downloads firecrawl-mcp, which may take longer than its start timeout allows."}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -127,7 +128,7 @@ func (c *controller) ReportURL(id string) (string, error) { return c.http.Report
 func (c *controller) Clients() []clients.Client           { return c.app.Clients() }
 
 func (c *controller) Report(what string, err error) {
-	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: "TRAY_ERROR", Message: what + ": " + err.Error()})
+	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: string(backend.CodeTray), Message: what + ": " + err.Error()})
 }
 
 // logPages logs why there is no icon and where the pages are, for people without a tray.

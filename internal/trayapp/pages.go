@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
@@ -26,7 +27,7 @@ func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
 	}
 	c.watcher.Wrote(path, data)
 	if err := c.app.Commit(cfg); err != nil {
-		c.app.Problem("settings", "CONFIG_ERROR", fmt.Errorf("the settings were saved but not applied: %w", err))
+		c.app.Problem("settings", backend.CodeConfig, fmt.Errorf("the settings were saved but not applied: %w", err))
 		return "", &web.NotAppliedError{Err: err}
 	}
 	return c.http.Moved(), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
@@ -37,7 +38,7 @@ func (c *controller) envChanged(watch.Change) {
 		err = c.app.Commit(cfg)
 	}
 	if err != nil {
-		c.app.Problem("settings", "CONFIG_ERROR", fmt.Errorf("the settings were not applied: %w", err))
+		c.app.Problem("settings", backend.CodeConfig, fmt.Errorf("the settings were not applied: %w", err))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 )
@@ -167,11 +168,11 @@ func (pg *welcomePage) trySearch(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &failed):
 		p.Failed = failed
 	case err != nil:
-		p.Failed = &SearchError{Code: "INTERNAL_ERROR", Message: err.Error()}
+		p.Failed = &SearchError{Code: string(backend.CodeInternal), Message: err.Error()}
 	default:
 		page, err := viewReport(rep)
 		if err != nil {
-			p.Failed = &SearchError{Code: "INTERNAL_ERROR", Message: "the report could not be shown: " + err.Error()}
+			p.Failed = &SearchError{Code: string(backend.CodeInternal), Message: "the report could not be shown: " + err.Error()}
 			break
 		}
 		p.Tried = &page
