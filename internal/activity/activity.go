@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 )
 
@@ -44,7 +45,7 @@ type Failure struct {
 	Time    time.Time
 	Tool    string
 	Query   string // what the call was about (its query, topic or prompt); "" for a failure of the app itself
-	Code    string
+	Code    backend.Code
 	Message string
 	Details string // the fix, in words: the details the tool returned
 	Warning bool   // the call succeeded: this is a warning about its result, not a failure

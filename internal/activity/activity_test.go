@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 func TestRunsAndFailures(t *testing.T) {
@@ -50,7 +52,7 @@ func TestKeepsTheTenMostRecentFailures(t *testing.T) {
 	t.Parallel()
 	r := New()
 	for i := range 15 {
-		beginRun(r, "search", "q").End(&Failure{Code: fmt.Sprint(i)})
+		beginRun(r, "search", "q").End(&Failure{Code: backend.Code(fmt.Sprint(i))})
 	}
 	f := r.Snapshot().Failures
 	if len(f) != MaxFailures || f[0].Code != "14" || f[MaxFailures-1].Code != "5" {

@@ -137,7 +137,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.sweeps.Add(a.cache.Sweep)
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
-		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.State()) },
+		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.glance()) },
 		Workspace: func() clientpath.Workspace {
 			cfg := a.Config()
 			return clientpath.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
@@ -147,7 +147,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.mcp = mcpserver.New(a.tools, mcpserver.Options{Version: o.Version, Lifetime: a.lifetime, Sweeper: a.sweeps})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
-		Health:    func() any { return statusOf(a.State()) },
+		Health:    func() any { return statusOf(a.glance()) },
 		Logger:    a.log,
 		SessionEnded: func(id string) {
 			a.activity.CancelSession(id, "the client ended its MCP session", "Call again in a new session.")
@@ -271,7 +271,7 @@ func (a *App) Recheck() error { return a.Commit(a.Config()) }
 // it.
 func (a *App) Problem(what string, code backend.Code, err error) {
 	a.log.Error(err.Error(), "code", code)
-	a.activity.Record(activity.Failure{Tool: what, Code: string(code), Message: err.Error()})
+	a.activity.Record(activity.Failure{Tool: what, Code: code, Message: err.Error()})
 }
 
 // Config returns the configuration in force.

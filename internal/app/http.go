@@ -44,7 +44,9 @@ func (a *App) NewHTTP(o HTTPOptions) *HTTP {
 	h := &HTTP{a: a, fallback: o.Fallback}
 	h.pages = web.New(a, o.Forms, web.NewToken(), a.log)
 	h.server = httpserver.New(surface(a.mcpHTTP, h.pages), a.Config().Addr(), a.log)
-	a.http.Store(h)
+	if !a.http.CompareAndSwap(nil, h) {
+		panic("app: NewHTTP called twice: an App serves on one HTTP server")
+	}
 	a.changes.Follow(a.lifetime, h.server.Changed)
 	go h.keepWarmWhileRunning(a.lifetime)
 	if h.fallback {

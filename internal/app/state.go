@@ -6,6 +6,15 @@ import (
 
 // State is the App's state now, as every view reads it: the menu, the pages, ping and /healthz.
 func (a *App) State() appstate.State {
+	st := a.glance()
+	st.Activity = a.activity.Snapshot()
+	st.Recent, st.Kept = a.history.List(appstate.RecentMax), a.history.Len()
+	return st
+}
+
+// glance is State without what takes more than a glance to gather (the activity's lists, the history, which the
+// first look reads from disk): what ping and /healthz answer at once.
+func (a *App) glance() appstate.State {
 	c := a.configured.Load()
 	running, queued := a.queue.Active()
 	st := appstate.State{
@@ -14,11 +23,8 @@ func (a *App) State() appstate.State {
 		Backend:  c.backends.State(),
 		SignedIn: c.backends.Login != "",
 		Setup:    c.problems,
-		Activity: a.activity.Snapshot(),
 		Running:  running,
 		Queued:   queued,
-		Recent:   a.history.List(appstate.RecentMax),
-		Kept:     a.history.Len(),
 	}
 	if c.backends.CLIErr == nil {
 		st.CLI = c.backends.CLI.String()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
@@ -13,17 +14,17 @@ import (
 // running searches, into the history), but never answered from the cache, and returns its report as the history
 // keeps it. A failed search is a *web.SearchError with the tool's code, message and fix.
 func (a *App) TrySearch(ctx context.Context, query string) (history.Report, error) {
-	args := tools.SearchArgs{Query: query, Fresh: true}
-	if refused := a.tools.CheckArguments(ctx, "search", query, args); refused != nil {
-		return history.Report{}, searchError(refused)
-	}
-	res, err := a.tools.Search(ctx, args)
+	res, err := a.tools.Search(ctx, tools.SearchArgs{Query: query, Fresh: true})
 	if err != nil {
 		return history.Report{}, searchError(tools.AsError(err))
 	}
-	return historyReport("search", res.(*tools.Report).Report, time.Now()), nil
+	rep, ok := res.(*tools.Report)
+	if !ok { // a search that is not raw answers a report
+		return history.Report{}, fmt.Errorf("the search answered %T, not a report", res)
+	}
+	return historyReport("search", rep.Report, time.Now()), nil
 }
 
 func searchError(e *tools.Error) *web.SearchError {
-	return &web.SearchError{Code: string(e.Code), Message: e.Message, Details: e.Details}
+	return &web.SearchError{Code: e.Code, Message: e.Message, Details: e.Details}
 }

@@ -54,22 +54,19 @@ const (
 // TimedOut reports whether c is a backend's own time limit running out.
 func (c Code) TimedOut() bool { return c == CodeTimeout || c == CodeAPITimeout }
 
-// HTTPStatus is the status of an HTTP answer that failed with c. clientGone says the client itself went away, for
-// a cancelled call.
+// HTTPStatus is the status of an HTTP answer to a call that failed with c. clientGone says the client itself went
+// away, for a cancelled call. The HTTP side's refusals of a request (CodeUnauthorized, …) carry the status of
+// their rule.
 func (c Code) HTTPStatus(clientGone bool) int {
 	switch c {
 	case CodeInvalidArgument, CodeChunkNotFound:
 		return http.StatusBadRequest
-	case CodeUnauthorized:
-		return http.StatusUnauthorized
-	case CodeAuth, CodeForbidden:
-		return http.StatusForbidden // CodeAuth: the backend's credentials were refused; our own token gives 401
+	case CodeAuth:
+		return http.StatusForbidden // the backend's credentials were refused; our own token gives 401
 	case CodeQuota, CodeQueueTimeout:
 		return http.StatusTooManyRequests
 	case CodeTimeout, CodeAPITimeout:
 		return http.StatusGatewayTimeout
-	case CodeUnavailable:
-		return http.StatusServiceUnavailable
 	case CodeCancelled:
 		if !clientGone { // not the client: the server is shutting down
 			return http.StatusServiceUnavailable

@@ -10,7 +10,8 @@ import (
 )
 
 // shutdownGrace bounds how long Serve waits for requests to finish after ctx is cancelled. The servers answer their
-// tool calls first (app.EndCalls), so what is left is quick requests and slow clients, which must not hold a stop.
+// tool calls first (the App ends its calls), so what is left is quick requests and slow clients, which must not
+// hold a stop.
 const shutdownGrace = 2 * time.Second
 
 // Limits on clients, so that a flood of connections, or clients that never finish a request, cannot exhaust the

@@ -17,8 +17,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpjson"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // maxBodyBytes bounds an HTTP request body.
@@ -203,7 +204,7 @@ func (g guard) markBusy(next http.Handler) http.Handler {
 // refuse answers r with status and message: in JSON as the tools' errors for the API, in plain text elsewhere.
 func refuse(w http.ResponseWriter, r *http.Request, status int, code backend.Code, message string) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		restapi.WriteError(w, status, code, message)
+		httpjson.Write(w, status, tools.ErrorBody{Error: tools.Error{Code: code, Message: message}})
 		return
 	}
 	http.Error(w, message, status)

@@ -1,12 +1,12 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpjson"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
@@ -60,8 +60,7 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		if o.Health != nil {
 			body = o.Health()
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(body)
+		httpjson.Write(w, http.StatusOK, body)
 	})
 	if o.API != nil {
 		mux.Handle("/api/", o.API)

@@ -4,17 +4,16 @@
 package restapi
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpjson"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
@@ -45,7 +44,7 @@ func Handler(t *tools.Tools) http.Handler {
 		_, _ = w.Write(openAPI)
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, http.StatusNotFound, backend.CodeInvalidArgument, fmt.Sprintf("no route %s %s: see /api/openapi.json", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, backend.CodeInvalidArgument, fmt.Sprintf("no route %s %s: see /api/openapi.json", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -53,7 +52,7 @@ func Handler(t *tools.Tools) http.Handler {
 // searchBody is the body of /api/google-search: search's arguments but output_file.
 type searchBody struct {
 	Query string `json:"query"`
-	Limit *int   `json:"limit,omitempty"` // nil: search's default; a 0 given is refused, as the tool refuses it
+	Limit *int   `json:"limit,omitempty"`
 	Raw   bool   `json:"raw,omitempty"`
 	Model string `json:"model,omitempty"`
 	Fresh bool   `json:"fresh,omitempty"`
@@ -61,14 +60,11 @@ type searchBody struct {
 
 func serveSearch(w http.ResponseWriter, r *http.Request, t *tools.Tools) {
 	var body searchBody
-	if !decode(w, r, &body) || !check(w, r, t, "search", body.Query, body) {
+	if !decode(w, r, &body) {
 		return
 	}
-	a := tools.SearchArgs{Query: body.Query, Raw: body.Raw, Model: body.Model, Fresh: body.Fresh}
-	if body.Limit != nil {
-		a.Limit = *body.Limit
-	}
-	res, err := t.Search(r.Context(), a)
+	res, err := t.Search(r.Context(), tools.SearchArgs{Query: body.Query, Limit: body.Limit, Raw: body.Raw,
+		Model: body.Model, Fresh: body.Fresh})
 	writeAnswer(w, r, res, err)
 }
 
@@ -81,7 +77,7 @@ type chatBody struct {
 // serveChat runs ask, streaming the answer to a client that accepts text/event-stream.
 func serveChat(w http.ResponseWriter, r *http.Request, t *tools.Tools) {
 	var body chatBody
-	if !decode(w, r, &body) || !check(w, r, t, "ask", body.Prompt, body) {
+	if !decode(w, r, &body) {
 		return
 	}
 	a := tools.AskArgs{Prompt: body.Prompt, Model: body.Model}
@@ -99,18 +95,8 @@ func decode(w http.ResponseWriter, r *http.Request, body any) bool {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(body); err != nil {
-		WriteError(w, http.StatusBadRequest, backend.CodeInvalidArgument, "the body must be a JSON object of the fields "+
+		writeError(w, http.StatusBadRequest, backend.CodeInvalidArgument, "the body must be a JSON object of the fields "+
 			"/api/openapi.json lists: "+strings.TrimPrefix(err.Error(), "json: "))
-		return false
-	}
-	return true
-}
-
-// check checks body, about subject, as the arguments of tool (its fields are named as the tool's arguments are),
-// answering bad ones with INVALID_ARGUMENT and 400 before anything runs; it reports whether they are good.
-func check(w http.ResponseWriter, r *http.Request, t *tools.Tools, tool, subject string, body any) bool {
-	if err := t.CheckArguments(r.Context(), tool, subject, body); err != nil {
-		writeJSON(w, err.Code.HTTPStatus(false), tools.ErrorBody{Error: *err})
 		return false
 	}
 	return true
@@ -119,7 +105,7 @@ func check(w http.ResponseWriter, r *http.Request, t *tools.Tools, tool, subject
 // writeAnswer writes a tool's answer as JSON, with the HTTP status of its error when it failed.
 func writeAnswer[R tools.Result](w http.ResponseWriter, r *http.Request, res R, err error) {
 	status, body := answer(r.Context(), res, err)
-	writeJSON(w, status, body)
+	httpjson.Write(w, status, body)
 }
 
 // answer is the HTTP status and JSON body of a tool's answer to a request made with ctx.
@@ -137,7 +123,7 @@ func answer[R tools.Result](ctx context.Context, res R, err error) (int, any) {
 func streamAnswer(w http.ResponseWriter, r *http.Request, t *tools.Tools, a tools.AskArgs) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		WriteError(w, http.StatusInternalServerError, backend.CodeInternal, "streaming is not supported here")
+		writeError(w, http.StatusInternalServerError, backend.CodeInternal, "streaming is not supported here")
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -167,19 +153,7 @@ func streamAnswer(w http.ResponseWriter, r *http.Request, t *tools.Tools, a tool
 	mu.Unlock()
 }
 
-// WriteError writes an error the way the tools return one.
-func WriteError(w http.ResponseWriter, status int, code backend.Code, message string) {
-	writeJSON(w, status, tools.ErrorBody{Error: tools.Error{Code: code, Message: message}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		status, b = http.StatusInternalServerError, *bytes.NewBufferString(`{"success":false}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = io.Copy(w, &b)
+// writeError answers w with status and an error the way the tools return one.
+func writeError(w http.ResponseWriter, status int, code backend.Code, message string) {
+	httpjson.Write(w, status, tools.ErrorBody{Error: tools.Error{Code: code, Message: message}})
 }

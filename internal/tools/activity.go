@@ -26,7 +26,7 @@ func failureOf(e *Error) *activity.Failure {
 	if e.Code == backend.CodeCancelled {
 		return nil
 	}
-	return &activity.Failure{Code: string(e.Code), Message: e.Message, Details: e.Details}
+	return &activity.Failure{Code: e.Code, Message: e.Message, Details: e.Details}
 }
 
 // warningOf is the warning about an answer researched without Firecrawl, which was firecrawl ("unavailable: …");
@@ -35,7 +35,7 @@ func warningOf(firecrawl string) *activity.Failure {
 	if firecrawl == "" {
 		return nil
 	}
-	return &activity.Failure{Warning: true, Code: string(backend.CodeFirecrawlUnavailable),
+	return &activity.Failure{Warning: true, Code: backend.CodeFirecrawlUnavailable,
 		Message: "Researched without Firecrawl, which was " + firecrawl,
 		Details: "Start the command of mcpServers.firecrawl in the config folder's .gemini/settings.json by hand to see why; " +
 			"the first start downloads firecrawl-mcp, which may take longer than its start timeout allows."}

@@ -49,7 +49,7 @@ func TestActivityWarnsOfAReportWithoutFirecrawl(t *testing.T) {
 			}
 			continue
 		}
-		if len(f) != 1 || !f[0].Warning || f[0].Code != string(backend.CodeFirecrawlUnavailable) || f[0].Tool != "search" ||
+		if len(f) != 1 || !f[0].Warning || f[0].Code != backend.CodeFirecrawlUnavailable || f[0].Tool != "search" ||
 			f[0].Query != tt.args["query"] || !strings.HasPrefix(f[0].Message, "Researched without Firecrawl, which was unavailable: ") ||
 			f[0].Details == "" {
 			t.Errorf("%s %v: warnings %+v, want one Firecrawl warning", tt.scenario, tt.args, f)

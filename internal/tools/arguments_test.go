@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
 // ran is the answer of a call whose arguments passed.
@@ -98,5 +99,36 @@ func TestValidArgumentsReachTheHandler(t *testing.T) {
 				t.Errorf("got %s, want the handler to run", text)
 			}
 		})
+	}
+}
+
+// searchRecorder is an engine that answers every search at once and keeps the last request.
+type searchRecorder struct {
+	Engine
+	got *research.SearchRequest
+}
+
+func (e searchRecorder) Search(_ context.Context, req research.SearchRequest) (research.Report, error) {
+	*e.got = req
+	return research.Report{Success: true, Report: "done"}, nil
+}
+
+// An argument named in other case than the schema spells it is no argument: it is neither checked nor used, so
+// that it cannot slip past the schema's bounds ("LIMIT": 1000, a "MODEL" the pattern refuses).
+func TestArgumentsInOtherCaseAreIgnored(t *testing.T) {
+	t.Parallel()
+	var got research.SearchRequest
+	tools := New(searchRecorder{got: &got}, Options{})
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = map[string]any{"query": "q", "LIMIT": 1000, "MODEL": "--yolo", "Raw": true}
+	res, err := tools.ServerTools()[0].Handler(context.Background(), req)
+	if err != nil || res.IsError {
+		t.Fatalf("got %v, %v; want the search to run", res, err)
+	}
+	if got.Limit != 0 || got.Model != "" {
+		t.Errorf("the engine got limit %d, model %q; want neither", got.Limit, got.Model)
+	}
+	if _, raw := res.StructuredContent.(RawReport); raw {
+		t.Error("got a raw report; want a report")
 	}
 }

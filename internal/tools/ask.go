@@ -48,6 +48,9 @@ func askTool() mcp.Tool {
 // too, as it is written.
 func (t *Tools) Ask(ctx context.Context, a AskArgs) (*Report, error) {
 	return record(ctx, t, "ask", a.Prompt, func(ctx context.Context) (*Report, error) {
+		if err := t.checkArguments("ask", a); err != nil {
+			return nil, err
+		}
 		if strings.TrimSpace(a.Prompt) == "" {
 			return nil, blankArgument("ask", "prompt")
 		}

@@ -44,6 +44,9 @@ func deepSearchTool() mcp.Tool {
 // DeepSearch researches a topic in rounds: a first one, then verification rounds that check and correct it.
 func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, error) {
 	return record(ctx, t, "deep_search", a.Topic, func(ctx context.Context) (*Report, error) {
+		if err := t.checkArguments("deep_search", a); err != nil {
+			return nil, err
+		}
 		topic := strings.TrimSpace(a.Topic)
 		if topic == "" {
 			return nil, blankArgument("deep_search", "topic")

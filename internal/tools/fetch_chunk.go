@@ -42,6 +42,9 @@ type Chunk struct {
 // FetchChunk returns part a.Index of the report a.ID.
 func (t *Tools) FetchChunk(ctx context.Context, a FetchChunkArgs) (*Chunk, error) {
 	return record(ctx, t, "fetch_chunk", a.ID, func(context.Context) (*Chunk, error) {
+		if err := t.checkArguments("fetch_chunk", a); err != nil {
+			return nil, err
+		}
 		text, count, err := t.chunks.Get(a.ID, a.Index)
 		if err != nil {
 			e := &Error{Code: backend.CodeInvalidArgument, Message: err.Error(),

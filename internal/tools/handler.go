@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -30,7 +32,7 @@ func handler[A any, R Result](t *Tools, tool mcp.Tool, call func(context.Context
 	t.checks[tool.Name] = check
 	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args A
-		if err := decode(tool.Name, check, req.Params.Arguments, &args); err != nil {
+		if err := decode(tool, check, req.Params.Arguments, &args); err != nil {
 			t.refused(ctx, tool.Name, subjectOf(req), err)
 			return err.CallToolResult(), nil
 		}
@@ -46,38 +48,50 @@ func handler[A any, R Result](t *Tools, tool mcp.Tool, call func(context.Context
 }
 
 // decode checks args, the arguments of a call of tool as the transport decoded them, with check, and decodes them
-// into into.
-func decode(tool string, check *argcheck.Arguments, args any, into any) *Error {
+// into into. Only the arguments the tool's schema names, as it spells them, are decoded: the JSON decoder would
+// also fill a field from a key in other case ("MODEL"), which the schema, knowing no such argument, never checked.
+func decode(tool mcp.Tool, check *argcheck.Arguments, args any, into any) *Error {
 	if args == nil {
 		args = map[string]any{}
 	}
-	// Through JSON so the validator and the decoder see plain JSON whatever the transport decoded.
+	// Through JSON so the validator sees plain JSON whatever the transport decoded.
 	raw, err := json.Marshal(args)
+	if err == nil {
+		err = check.Check(raw)
+	}
 	if err != nil {
-		return invalidArguments(tool, err)
+		return invalidArguments(tool.Name, err)
 	}
-	if err := check.Check(raw); err != nil {
-		return invalidArguments(tool, err)
+	var named map[string]json.RawMessage // an object: the schema checked
+	if err = json.Unmarshal(raw, &named); err == nil {
+		for name := range named {
+			if _, ok := tool.InputSchema.Properties[name]; !ok {
+				delete(named, name)
+			}
+		}
+		if raw, err = json.Marshal(named); err == nil {
+			err = json.Unmarshal(raw, into)
+		}
 	}
-	if err := json.Unmarshal(raw, into); err != nil { // the schema let through what the type cannot hold
-		return invalidArguments(tool, err)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) { // the schema let through what the type cannot hold: a number too large
+		err = fmt.Errorf("%s is out of range (%s)", typeErr.Field, typeErr.Value)
+	}
+	if err != nil {
+		return invalidArguments(tool.Name, err)
 	}
 	return nil
 }
 
-// CheckArguments checks args, the arguments of a call of tool about subject (a struct whose JSON fields are named
-// as the tool's arguments), against the tool's input schema, and records a refusal among the activity, as the
-// tool's MCP handler does.
-func (t *Tools) CheckArguments(ctx context.Context, tool, subject string, args any) *Error {
-	check := t.checks[tool]
+// checkArguments checks args, the typed arguments of a call of tool, against the tool's input schema, as its MCP
+// handler checks the arguments it decodes, so that every road to a tool (MCP, the REST API, the app) is held to it.
+func (t *Tools) checkArguments(tool string, args any) error {
 	raw, err := json.Marshal(args)
+	if err == nil {
+		err = t.checks[tool].Check(raw)
+	}
 	if err != nil {
 		return invalidArguments(tool, err)
-	}
-	if err := check.Check(raw); err != nil {
-		refused := invalidArguments(tool, err)
-		t.refused(ctx, tool, subject, refused)
-		return refused
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func (t *Tools) outputFile(ctx context.Context, tool, name string) (clientpath.O
 	stdio := overStdio(ctx)
 	var cwd string
 	if stdio {
-		cwd, _ = os.Getwd() // "" when unknown: outputPath then refuses relative paths
+		cwd, _ = os.Getwd() // "" when unknown: OutputPath then refuses relative paths
 	}
 	o, err := clientpath.OutputPath(name, stdio, cwd, t.opts.OutputDir())
 	if err == nil {

@@ -19,7 +19,7 @@ import (
 type SearchArgs struct {
 	Query      string `json:"query"`
 	Model      string `json:"model,omitempty"`
-	Limit      int    `json:"limit,omitempty"` // 0: maxLimit
+	Limit      *int   `json:"limit,omitempty"` // nil: maxLimit
 	Raw        bool   `json:"raw,omitempty"`
 	OutputFile string `json:"output_file,omitempty"`
 	Fresh      bool   `json:"fresh,omitempty"`
@@ -49,9 +49,20 @@ func searchTool() mcp.Tool {
 // maxLimit is the most sources a search may be asked for.
 const maxLimit = 20
 
+// limit is the most sources the report may cite; 0 leaves it to the engine.
+func (a SearchArgs) limit() int {
+	if a.Limit == nil {
+		return 0
+	}
+	return *a.Limit
+}
+
 // Search researches a question in one round. Its answer is a *Report, or with Raw a *RawReport.
 func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 	return record(ctx, t, "search", a.Query, func(ctx context.Context) (Result, error) {
+		if err := t.checkArguments("search", a); err != nil {
+			return nil, err
+		}
 		query := strings.TrimSpace(a.Query)
 		if query == "" {
 			return nil, blankArgument("search", "query")
@@ -61,14 +72,14 @@ func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 			return nil, err
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
-			return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: a.Model, Limit: a.Limit,
+			return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(),
 				Fresh: a.Fresh, Progress: p})
 		})
 		switch {
 		case err != nil:
 			return nil, err
 		case a.Raw:
-			return t.rawReport(rep, a.Limit, out), nil
+			return t.rawReport(rep, a.limit(), out), nil
 		}
 		return t.report(rep, out), nil
 	})

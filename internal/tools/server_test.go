@@ -387,7 +387,7 @@ func TestActivityShowsRunsAndFailures(t *testing.T) {
 
 	callSearch(context.Background(), t, c, map[string]any{"query": ""})
 	f := reg.Snapshot().Failures
-	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != string(backend.CodeInvalidArgument) || !strings.Contains(f[0].Message, "query") {
+	if len(f) != 1 || f[0].Tool != "search" || f[0].Code != backend.CodeInvalidArgument || !strings.Contains(f[0].Message, "query") {
 		t.Errorf("failures = %+v, want the invalid call", f)
 	}
 }

@@ -45,6 +45,9 @@ type StructuredArgs struct {
 // others'.
 func (t *Tools) Structured(ctx context.Context, a StructuredArgs) (*Answer, error) {
 	return record(ctx, t, "structured", a.Prompt, func(ctx context.Context) (*Answer, error) {
+		if err := t.checkArguments("structured", a); err != nil {
+			return nil, err
+		}
 		if strings.TrimSpace(a.Prompt) == "" {
 			return nil, blankArgument("structured", "prompt")
 		}

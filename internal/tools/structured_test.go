@@ -107,7 +107,7 @@ func TestStructuredSaysHowItWasMade(t *testing.T) {
 				t.Errorf("failures %+v, want none", reg.Snapshot().Failures)
 			case !tt.firecrawl && len(f) != 0:
 				t.Errorf("warnings %+v, want none", f)
-			case tt.firecrawl && (len(f) != 1 || !f[0].Warning || f[0].Code != string(backend.CodeFirecrawlUnavailable) ||
+			case tt.firecrawl && (len(f) != 1 || !f[0].Warning || f[0].Code != backend.CodeFirecrawlUnavailable ||
 				f[0].Tool != "structured" || f[0].Message != "Researched without Firecrawl, which was "+firecrawl):
 				t.Errorf("warnings %+v, want one Firecrawl warning about the structured call", f)
 			}

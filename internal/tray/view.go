@@ -175,7 +175,7 @@ func errorLines(f activity.Failure) []string {
 	if f.Query != "" {
 		line += fmt.Sprintf(" %q", Shorten(f.Query, 30))
 	}
-	what := f.Code
+	what := string(f.Code)
 	if f.Warning {
 		what = "warning" + calls(f.Count)
 	}

@@ -128,7 +128,7 @@ func (c *controller) ReportURL(id string) (string, error) { return c.http.Report
 func (c *controller) Clients() []clients.Client           { return c.app.Clients() }
 
 func (c *controller) Report(what string, err error) {
-	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: string(backend.CodeTray), Message: what + ": " + err.Error()})
+	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: backend.CodeTray, Message: what + ": " + err.Error()})
 }
 
 // logPages logs why there is no icon and where the pages are, for people without a tray.

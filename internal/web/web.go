@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -82,12 +83,12 @@ type Forms struct {
 
 // SearchError is a search that failed, as the tools report it: its code, what went wrong, and the fix.
 type SearchError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details string `json:"details"`
+	Code    backend.Code `json:"code"`
+	Message string       `json:"message"`
+	Details string       `json:"details"`
 }
 
-func (e *SearchError) Error() string { return e.Code + ": " + e.Message }
+func (e *SearchError) Error() string { return string(e.Code) + ": " + e.Message }
 
 // RefusedError is SaveDotenv's error when the app would not run with the proposed .env file.
 type RefusedError struct{ Err error }

@@ -168,11 +168,11 @@ func (pg *welcomePage) trySearch(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &failed):
 		p.Failed = failed
 	case err != nil:
-		p.Failed = &SearchError{Code: string(backend.CodeInternal), Message: err.Error()}
+		p.Failed = &SearchError{Code: backend.CodeInternal, Message: err.Error()}
 	default:
 		page, err := viewReport(rep)
 		if err != nil {
-			p.Failed = &SearchError{Code: string(backend.CodeInternal), Message: "the report could not be shown: " + err.Error()}
+			p.Failed = &SearchError{Code: backend.CodeInternal, Message: "the report could not be shown: " + err.Error()}
 			break
 		}
 		p.Tried = &page
