@@ -22,10 +22,18 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
 )
 
-// App is what the menu reads: one snapshot of the app's state, and a signal of its next change.
+// App is what the menu reads: one snapshot of the app's state, a signal of its next change, and the MCP clients'
+// entries for the server as it is configured now.
 type App interface {
 	State() appstate.State
 	Changed() <-chan struct{} // closed at the next change of State
+	Clients() []clients.Client
+}
+
+// Pages are the links to the app's pages, with this launch's token.
+type Pages interface {
+	PageURL(page string) (string, error) // "/settings", "/status", "/setup" or "/welcome"
+	ReportURL(id string) (string, error) // the page of a report of the history
 }
 
 // Actions are what the menu's items do in the app.
@@ -33,18 +41,16 @@ type Actions interface {
 	StartServer() error
 	StopServer()
 	RestartServer() error
-	CheckSetup() error                   // look the CLI and the credentials up again (Check setup, Restart)
-	ClearErrors()                        // forget the last errors and warnings
-	PageURL(page string) (string, error) // "/settings", "/status", "/setup" or "/welcome", with this launch's token
-	ReportURL(id string) (string, error) // the page of a report of the history, with this launch's token
-	Clients() []clients.Client           // the MCP client entries for the server as it is configured now
-	Report(what string, err error)       // show a failed menu action among the last errors
+	CheckSetup() error             // look the CLI and the credentials up again (Check setup, Restart)
+	ClearErrors()                  // forget the last errors and warnings
+	Report(what string, err error) // show a failed menu action among the last errors
 }
 
 // Options configures the menu.
 type Options struct {
 	App       App
 	Actions   Actions
+	Pages     Pages
 	Autostart desktop.Autostart // nil hides "Start at login"
 	ConfigDir string
 	LogFile   string
@@ -65,9 +71,10 @@ const confirmTime = 10 * time.Second
 
 // Menu owns the tray menu: its items, what they show, and the goroutines that serve their clicks.
 type Menu struct {
-	o   Options
-	app App
-	act Actions
+	o     Options
+	app   App
+	act   Actions
+	pages Pages
 
 	mu    sync.Mutex
 	shown view                         // what the items show now
@@ -93,7 +100,7 @@ func newMenu(o Options) *Menu {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Menu{o: o, app: o.App, act: o.Actions, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{},
+	return &Menu{o: o, app: o.App, act: o.Actions, pages: o.Pages, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{},
 		armed: map[*systray.MenuItem]int{}}
 }
 
@@ -158,7 +165,7 @@ func (m *Menu) build(ctx context.Context) {
 	systray.AddSeparator()
 
 	clientsItem := systray.AddMenuItem(labelClients, "This server in the MCP clients on this computer")
-	for i, c := range m.act.Clients() {
+	for i, c := range m.app.Clients() {
 		sub := clientsItem.AddSubMenuItem(c.Name, c.Path)
 		connect := sub.AddSubMenuItem(labelConnect, "Add this server to "+c.Path+" (the old file is backed up)")
 		disconnect := sub.AddSubMenuItem(labelDisconnect, "Remove this server from "+c.Path+" (the old file is backed up)")
@@ -200,7 +207,7 @@ func (m *Menu) build(ctx context.Context) {
 func (m *Menu) render() view {
 	st := m.app.State()
 	v := render(st.Server, st.Setup, st.Activity, st.Recent[:min(len(st.Recent), MaxRecent)], m.o.Now())
-	for _, c := range m.act.Clients() {
+	for _, c := range m.app.Clients() {
 		v.Clients = append(v.Clients, clientView(c.Name, c.Status()))
 	}
 	return v
@@ -420,7 +427,7 @@ func (m *Menu) report(what string, err error) {
 type pageLink struct {
 	label, tooltip string
 	what           string // the action, as the last errors name it when it fails
-	page           string // its path, which Actions.PageURL turns into a link
+	page           string // its path, which Pages.PageURL turns into a link
 	checkFirst     bool   // look the setup up again first (Actions.CheckSetup)
 }
 
@@ -443,7 +450,7 @@ func (m *Menu) open(link pageLink) {
 	if link.checkFirst {
 		m.report(link.what, m.act.CheckSetup())
 	}
-	u, err := m.act.PageURL(link.page)
+	u, err := m.pages.PageURL(link.page)
 	if err == nil {
 		err = m.o.Open(u)
 	}
@@ -463,7 +470,7 @@ func (m *Menu) openReport(i int) {
 	if id == "" {
 		return
 	}
-	u, err := m.act.ReportURL(id)
+	u, err := m.pages.ReportURL(id)
 	if err == nil {
 		err = m.o.Open(u)
 	}
@@ -471,7 +478,7 @@ func (m *Menu) openReport(i int) {
 }
 
 func (m *Menu) client(i int) (clients.Client, error) {
-	all := m.act.Clients()
+	all := m.app.Clients()
 	if i >= len(all) {
 		return clients.Client{}, errors.New("no such client")
 	}

@@ -67,7 +67,7 @@ func TestPageLinks(t *testing.T) {
 			t.Parallel()
 			ctl := &fakeController{urlErr: tt.urlErr}
 			var opened []string
-			m := newMenu(Options{Actions: ctl, Open: func(target string) error {
+			m := newMenu(Options{Actions: ctl, Pages: ctl, Open: func(target string) error {
 				opened = append(opened, target)
 				return tt.openErr
 			}})
@@ -106,7 +106,7 @@ func TestOpenReport(t *testing.T) {
 			t.Parallel()
 			ctl := &fakeController{urlErr: tt.urlErr}
 			var opened []string
-			m := newMenu(Options{Actions: ctl, Open: func(target string) error {
+			m := newMenu(Options{Actions: ctl, Pages: ctl, Open: func(target string) error {
 				opened = append(opened, target)
 				return nil
 			}})

@@ -17,7 +17,6 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/watch"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
@@ -122,10 +121,7 @@ func (c *controller) CheckSetup() error {
 	return c.app.Recheck()
 }
 
-func (c *controller) ClearErrors()                        { c.app.Activity().ClearFailures() }
-func (c *controller) PageURL(page string) (string, error) { return c.http.PageURL(page) }
-func (c *controller) ReportURL(id string) (string, error) { return c.http.ReportURL(id) }
-func (c *controller) Clients() []clients.Client           { return c.app.Clients() }
+func (c *controller) ClearErrors() { c.app.Activity().ClearFailures() }
 
 func (c *controller) Report(what string, err error) {
 	c.app.Activity().Record(activity.Failure{Tool: "tray", Code: backend.CodeTray, Message: what + ": " + err.Error()})
@@ -133,9 +129,9 @@ func (c *controller) Report(what string, err error) {
 
 // logPages logs why there is no icon and where the pages are, for people without a tray.
 func (c *controller) logPages(why string) {
-	settings, err := c.PageURL("/settings")
-	status, _ := c.PageURL("/status")
-	setup, _ := c.PageURL("/setup")
+	settings, err := c.http.PageURL("/settings")
+	status, _ := c.http.PageURL("/status")
+	setup, _ := c.http.PageURL("/setup")
 	if err != nil {
 		c.log.Warn(why, "err", err)
 		return

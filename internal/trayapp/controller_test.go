@@ -74,7 +74,7 @@ type settingsClient struct {
 
 func openSettings(t *testing.T, c *controller) *settingsClient {
 	t.Helper()
-	link, err := c.PageURL("/settings")
+	link, err := c.http.PageURL("/settings")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestNoRestartAfterShutdown(t *testing.T) {
 	if st := c.http.Status(); st.State == httpserver.Running {
 		t.Errorf("the server runs again on %s after shutdown", st.Addr)
 	}
-	if u, err := c.PageURL("/settings"); err == nil {
+	if u, err := c.http.PageURL("/settings"); err == nil {
 		t.Errorf("the pages are served after shutdown, at %s", u)
 	}
 }
@@ -317,7 +317,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 	if st := c.http.Status(); st.State != httpserver.Failed {
 		t.Fatalf("server %v, want failed on the busy port", st.State)
 	}
-	link, err := c.PageURL("/settings")
+	link, err := c.http.PageURL("/settings")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestFallbackPagesStopWhenTheServerRuns(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if link, err := c.PageURL("/settings"); err != nil || !strings.HasPrefix(link, "http://"+c.http.Status().Addr+"/") {
+	if link, err := c.http.PageURL("/settings"); err != nil || !strings.HasPrefix(link, "http://"+c.http.Status().Addr+"/") {
 		t.Errorf("settings link %s (%v), want one on the server's address %s", link, err, c.http.Status().Addr)
 	}
 }

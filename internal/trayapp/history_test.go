@@ -42,7 +42,7 @@ func TestRecentResearch(t *testing.T) {
 		t.Fatalf("Recent: %+v, want the report first", got)
 	}
 
-	link, err := c.ReportURL(id)
+	link, err := c.http.ReportURL(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,6 +90,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 		opts := tray.Options{
 			App:       c.app,
 			Actions:   c,
+			Pages:     c.http,
 			Autostart: auto,
 			ConfigDir: cfg.Dir,
 			LogFile:   logPath,

@@ -43,7 +43,7 @@ func (c *controller) openFirstRun(stateDir string, open func(target string) erro
 	if _, err := os.Stat(mark); !errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	u, err := c.PageURL("/welcome")
+	u, err := c.http.PageURL("/welcome")
 	if err == nil {
 		err = open(u)
 	}

@@ -34,7 +34,7 @@ func TestSetupPage(t *testing.T) {
 	c := startController(t, controllerOptions{dotenv: apiOnly + key + "\n",
 		env: map[string]string{"GOOGLE_GEMINI_BASE_URL": api.URL}})
 
-	link, err := c.PageURL("/setup")
+	link, err := c.http.PageURL("/setup")
 	if err != nil {
 		t.Fatal(err)
 	}
