@@ -1,0 +1,247 @@
+package library
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+)
+
+// jobColumns are the columns a record.Job is read from.
+const jobColumns = `id, tool, topic, args, state, stage, started, ended, report_id, error_code, error_message,
+	error_details, owner`
+
+// Messages of the jobs the library marks interrupted.
+const (
+	interruptedGone   = "the server that ran this research ended before it finished (it crashed or was killed)"
+	interruptedClosed = "the server that ran this research stopped before it finished"
+)
+
+// Owner is the id of this library's owner: the jobs it puts are its own (record.Job.Owner).
+func (l *Library) Owner() string {
+	if l == nil {
+		return ""
+	}
+	return l.owner.id
+}
+
+// PutJob keeps a new job j, owned by this library. Its ID must be a valid job id (record.NewJobID) not kept yet;
+// a State of "" is running, a zero Started is now. Its Owner is this library's, whatever j says.
+func (l *Library) PutJob(j record.Job) error {
+	if l == nil {
+		return nil
+	}
+	if !record.ValidJobID(j.ID) {
+		return fmt.Errorf("keep job %q: not a job id", j.ID)
+	}
+	if j.State == "" {
+		j.State = record.JobRunning
+	}
+	if j.Started.IsZero() {
+		j.Started = l.now()
+	}
+	j.Owner = l.owner.id
+	if err := checkJob(&j, l.now()); err != nil {
+		return err
+	}
+	_, err := l.db.Exec(`INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		jobValues(j)...)
+	if err != nil {
+		return fmt.Errorf("keep job %s: %w", j.ID, err)
+	}
+	l.changed.Notify()
+	return nil
+}
+
+// UpdateJob changes the job id through change, in one transaction, and returns it as kept: its Stage, State,
+// Ended, ReportID and error fields (its ID, Tool, Topic, Args, Started and Owner stay). A final state without an end
+// ends it now; a ReportID must name a kept report. ErrNotFound for a job not kept.
+func (l *Library) UpdateJob(id string, change func(*record.Job)) (record.Job, error) {
+	if l == nil || !record.ValidJobID(id) {
+		return record.Job{}, record.ErrNotFound
+	}
+	var j record.Job
+	err := inTx(l.db, func(tx *sql.Tx) error {
+		var err error
+		if j, err = scanJob(tx.QueryRow(`SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id)); err != nil {
+			return err
+		}
+		was := j
+		change(&j)
+		j.ID, j.Tool, j.Topic, j.Args, j.Started, j.Owner = was.ID, was.Tool, was.Topic, was.Args, was.Started, was.Owner
+		if err := checkJob(&j, l.now()); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE jobs SET state = ?, stage = ?, ended = ?, report_id = ?, error_code = ?,
+			error_message = ?, error_details = ? WHERE id = ?`, j.State, j.Stage, nullTime(j.Ended),
+			nullString(j.ReportID), j.ErrorCode, j.ErrorMessage, j.ErrorDetails, id)
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return record.Job{}, record.ErrNotFound
+	}
+	if err != nil {
+		return record.Job{}, fmt.Errorf("update job %s: %w", id, err)
+	}
+	l.changed.Notify()
+	return j, nil
+}
+
+// checkJob refuses a state that is none of record.JobStates, and sets or clears the end to match the state.
+func checkJob(j *record.Job, now time.Time) error {
+	if !slices.Contains(record.JobStates, j.State) {
+		return fmt.Errorf("job %s: no such state %q", j.ID, j.State)
+	}
+	switch {
+	case j.State == record.JobRunning:
+		j.Ended = time.Time{}
+	case j.Ended.IsZero():
+		j.Ended = now
+	}
+	return nil
+}
+
+// Job returns the job id. A running job whose server is gone is marked interrupted first. ErrNotFound for a job
+// not kept.
+func (l *Library) Job(id string) (record.Job, error) {
+	if l == nil || !record.ValidJobID(id) {
+		return record.Job{}, record.ErrNotFound
+	}
+	j, err := scanJob(l.db.QueryRow(`SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return record.Job{}, record.ErrNotFound
+	}
+	if err != nil {
+		return record.Job{}, fmt.Errorf("read job %s: %w", id, err)
+	}
+	if j.State == record.JobRunning && !l.owner.alive(j.Owner) {
+		l.sweepJobs()
+		return l.Job(id)
+	}
+	return j, nil
+}
+
+// Jobs returns the jobs in state (every job when state is ""), the most recently started first, at most limit
+// (every one when limit <= 0). Running jobs whose server is gone are marked interrupted first.
+func (l *Library) Jobs(state record.JobState, limit int) ([]record.Job, error) {
+	if l == nil {
+		return nil, nil
+	}
+	if state == "" || state == record.JobRunning {
+		l.sweepJobs()
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := l.db.Query(`SELECT `+jobColumns+` FROM jobs WHERE ? = '' OR state = ?
+		ORDER BY started DESC, rowid DESC LIMIT ?`, state, state, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list the jobs: %w", err)
+	}
+	defer rows.Close()
+	var jobs []record.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, rows.Err()
+}
+
+// sweepJobs marks interrupted the running jobs of owners that are gone, and forgets those owners. A failure is
+// logged.
+func (l *Library) sweepJobs() {
+	rows, err := l.db.Query(`SELECT DISTINCT owner FROM jobs WHERE state = 'running' AND owner != ?`, l.owner.id)
+	if err != nil {
+		l.log.Warn("cannot read the running jobs of the research library", "err", err)
+		return
+	}
+	var gone []string
+	for rows.Next() {
+		var o string
+		if rows.Scan(&o) == nil && !l.owner.alive(o) {
+			gone = append(gone, o)
+		}
+	}
+	rows.Close()
+	for _, o := range gone {
+		n, err := l.interrupt(o, interruptedGone)
+		if err != nil {
+			l.log.Warn("cannot mark the jobs of a server that is gone interrupted", "err", err)
+			continue
+		}
+		l.owner.forget(o)
+		if n > 0 {
+			l.log.Warn("marked interrupted the research jobs of a server that ended before they finished", "jobs", n)
+		}
+	}
+}
+
+// interruptOwn marks interrupted the jobs of this library that still run: it is closing.
+func (l *Library) interruptOwn() {
+	n, err := l.interrupt(l.owner.id, interruptedClosed)
+	if err != nil {
+		l.log.Warn("cannot mark the research jobs still running interrupted", "err", err)
+	} else if n > 0 {
+		l.log.Info("marked interrupted the research jobs still running at the server's end", "jobs", n)
+	}
+}
+
+// interrupt marks the running jobs of owner interrupted with message why.
+func (l *Library) interrupt(owner, why string) (int64, error) {
+	res, err := l.db.Exec(`UPDATE jobs SET state = 'interrupted', ended = ?, error_message = ?
+		WHERE state = 'running' AND owner = ?`, micros(l.now()), why, owner)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		l.changed.Notify()
+	}
+	return n, nil
+}
+
+// jobValues are j's values in the order of jobColumns.
+func jobValues(j record.Job) []any {
+	var args any
+	if j.Args != nil {
+		args = string(j.Args)
+	}
+	return []any{j.ID, j.Tool, j.Topic, args, string(j.State), j.Stage, micros(j.Started), nullTime(j.Ended),
+		nullString(j.ReportID), j.ErrorCode, j.ErrorMessage, j.ErrorDetails, j.Owner}
+}
+
+// scanJob reads a job of jobColumns.
+func scanJob(row interface{ Scan(...any) error }) (record.Job, error) {
+	var j record.Job
+	var args, report sql.Null[string]
+	var endedAt sql.NullInt64
+	var started int64
+	if err := row.Scan(&j.ID, &j.Tool, &j.Topic, &args, &j.State, &j.Stage, &started, &endedAt, &report,
+		&j.ErrorCode, &j.ErrorMessage, &j.ErrorDetails, &j.Owner); err != nil {
+		return record.Job{}, err
+	}
+	if args.Valid {
+		j.Args = []byte(args.V)
+	}
+	j.Started = fromMicros(started)
+	if endedAt.Valid {
+		j.Ended = fromMicros(endedAt.Int64)
+	}
+	j.ReportID = report.V
+	return j, nil
+}
+
+func nullTime(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: micros(t), Valid: true}
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -1,0 +1,65 @@
+package library
+
+// migrations are the library's schema, one step per version: migrations[i] takes a database from version i
+// (PRAGMA user_version) to i+1, in one transaction. A step, once released, never changes; a change is a new step.
+var migrations = []string{
+	// v1: reports with their full-text index, research jobs, and the library's own facts.
+	`
+CREATE TABLE reports (
+	n        INTEGER PRIMARY KEY,       -- the FTS index's rowid
+	id       TEXT NOT NULL UNIQUE,      -- record.ValidID
+	tool     TEXT NOT NULL,
+	topic    TEXT NOT NULL,
+	depth    TEXT NOT NULL DEFAULT '',
+	model    TEXT NOT NULL DEFAULT '',
+	backend  TEXT NOT NULL DEFAULT '',
+	started  INTEGER NOT NULL,          -- Unix microseconds
+	took_ms  INTEGER NOT NULL,
+	partial  INTEGER NOT NULL DEFAULT 0,
+	size     INTEGER NOT NULL,          -- bytes of the topic, markdown and sources: what the size limit counts
+	kept     INTEGER NOT NULL,          -- Unix microseconds: when it was kept; lists and retention go by it
+	-- The long columns come last: a list reads the columns above without following a report's overflow pages.
+	markdown TEXT NOT NULL,
+	sources  TEXT NOT NULL DEFAULT '[]' -- JSON: [{"url": …, "title": …}], in the report's order
+) STRICT;
+CREATE INDEX reports_kept ON reports(kept, size); -- covers the retention's sums
+CREATE INDEX reports_started ON reports(started);
+
+CREATE VIRTUAL TABLE reports_fts USING fts5(topic, markdown, content='reports', content_rowid='n',
+	tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER reports_fts_insert AFTER INSERT ON reports BEGIN
+	INSERT INTO reports_fts(rowid, topic, markdown) VALUES (new.n, new.topic, new.markdown);
+END;
+CREATE TRIGGER reports_fts_delete AFTER DELETE ON reports BEGIN
+	INSERT INTO reports_fts(reports_fts, rowid, topic, markdown) VALUES ('delete', old.n, old.topic, old.markdown);
+END;
+CREATE TRIGGER reports_fts_update AFTER UPDATE OF topic, markdown ON reports BEGIN
+	INSERT INTO reports_fts(reports_fts, rowid, topic, markdown) VALUES ('delete', old.n, old.topic, old.markdown);
+	INSERT INTO reports_fts(rowid, topic, markdown) VALUES (new.n, new.topic, new.markdown);
+END;
+
+CREATE TABLE jobs (
+	id            TEXT PRIMARY KEY,     -- record.ValidJobID
+	tool          TEXT NOT NULL,
+	topic         TEXT NOT NULL,
+	args          TEXT,                 -- JSON, or NULL
+	state         TEXT NOT NULL CHECK (state IN ('running', 'done', 'failed', 'cancelled', 'interrupted')),
+	stage         TEXT NOT NULL DEFAULT '',
+	started       INTEGER NOT NULL,     -- Unix microseconds
+	ended         INTEGER,              -- Unix microseconds; NULL while it runs
+	report_id     TEXT REFERENCES reports(id) ON DELETE SET NULL,
+	error_code    TEXT NOT NULL DEFAULT '',
+	error_message TEXT NOT NULL DEFAULT '',
+	error_details TEXT NOT NULL DEFAULT '',
+	owner         TEXT NOT NULL         -- the library (one per server process) that runs it: see owners.go
+) STRICT;
+CREATE INDEX jobs_state ON jobs(state, owner);
+CREATE INDEX jobs_report ON jobs(report_id);
+CREATE INDEX jobs_ended ON jobs(ended);
+
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT;
+`,
+}
