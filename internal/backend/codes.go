@@ -28,11 +28,12 @@ const (
 
 // The tools' own failures.
 const (
-	CodeInvalidArgument Code = "INVALID_ARGUMENT"
-	CodeCancelled       Code = "CANCELLED"
-	CodeChunkNotFound   Code = "CHUNK_NOT_FOUND"
-	CodeResultDropped   Code = "RESULT_DROPPED" // tasks/result of a task whose result is no longer kept
-	CodeInternal        Code = "INTERNAL_ERROR" // a failure of the server itself, not of the research
+	CodeInvalidArgument  Code = "INVALID_ARGUMENT"
+	CodeCancelled        Code = "CANCELLED"
+	CodeChunkNotFound    Code = "CHUNK_NOT_FOUND"
+	CodeResultDropped    Code = "RESULT_DROPPED"     // tasks/result of a task whose result is no longer kept
+	CodeInternal         Code = "INTERNAL_ERROR"     // a failure of the server itself, not of the research
+	CodeResearchNotFound Code = "RESEARCH_NOT_FOUND" // research_result or research_cancel of an id not held
 )
 
 // The requests the HTTP side refuses before any tool runs.
@@ -59,7 +60,7 @@ func (c Code) TimedOut() bool { return c == CodeTimeout || c == CodeAPITimeout }
 // their rule.
 func (c Code) HTTPStatus(clientGone bool) int {
 	switch c {
-	case CodeInvalidArgument, CodeChunkNotFound:
+	case CodeInvalidArgument, CodeChunkNotFound, CodeResearchNotFound:
 		return http.StatusBadRequest
 	case CodeAuth:
 		return http.StatusForbidden // the backend's credentials were refused; our own token gives 401

@@ -16,6 +16,7 @@ type ran struct{}
 
 func (ran) CallToolResult() *mcp.CallToolResult { return mcp.NewToolResultText("ran") }
 func (ran) firecrawl() string                   { return "" }
+func (ran) size() int                           { return 0 }
 
 // callValidated calls tool's handler with args; its call itself answers "ran".
 func callValidated(t *testing.T, tool mcp.Tool, args any) (*mcp.CallToolResult, string) {

@@ -19,6 +19,7 @@ type AskArgs struct {
 	Model            string `json:"model,omitempty"`
 	WorkingDirectory string `json:"workingDirectory,omitempty"`
 	Fresh            bool   `json:"fresh,omitempty"`
+	WaitSeconds      *int   `json:"wait_seconds,omitempty"` // nil: GEMINI_CALL_WAIT
 }
 
 func askTool() mcp.Tool {
@@ -26,7 +27,8 @@ func askTool() mcp.Tool {
 		mcp.WithTitleAnnotation("Ask Gemini"),
 		mcp.WithDescription("Sends a free request to a Gemini agent that can search Google and read web pages, and returns "+
 			"its answer in Markdown, with the sources it used. Use it for what is not a research report: explain, compare, "+
-			"review, draft. The agent cannot run commands or change files. Takes seconds to minutes; supports MCP tasks."),
+			"review, draft. The agent cannot run commands or change files. Takes seconds to minutes; past wait_seconds (45 s "+
+			"by default) a call answers status running with a research_id for research_result. Supports MCP tasks."),
 		mcp.WithString("prompt", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPromptLen),
 			mcp.Description("The request, with the context the agent needs. On the Gemini CLI backend, @path names a file "+
 				"or folder under workingDirectory (relative to it, or absolute) whose contents the agent gets; any other "+
@@ -38,6 +40,7 @@ func askTool() mcp.Tool {
 				"Over HTTP: only a folder under the server's GEMINI_WORKSPACE_ROOTS, and never a hidden one or one "+
 				"holding the server's settings; refused when GEMINI_WORKSPACE_ROOTS is not set. Default: none.")),
 		freshArgument(),
+		waitArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		readOnlyAnnotations(true),

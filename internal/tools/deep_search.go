@@ -14,11 +14,12 @@ import (
 
 // DeepSearchArgs are the arguments of deep_search.
 type DeepSearchArgs struct {
-	Topic      string `json:"topic"`
-	Depth      string `json:"depth,omitempty"` // "": research.DepthDetailed
-	Model      string `json:"model,omitempty"`
-	OutputFile string `json:"output_file,omitempty"`
-	Fresh      bool   `json:"fresh,omitempty"`
+	Topic       string `json:"topic"`
+	Depth       string `json:"depth,omitempty"` // "": research.DepthDetailed
+	Model       string `json:"model,omitempty"`
+	OutputFile  string `json:"output_file,omitempty"`
+	Fresh       bool   `json:"fresh,omitempty"`
+	WaitSeconds *int   `json:"wait_seconds,omitempty"` // nil: GEMINI_CALL_WAIT
 }
 
 func deepSearchTool() mcp.Tool {
@@ -26,8 +27,10 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithTitleAnnotation("Deep web research with verification"),
 		mcp.WithDescription("Researches a topic thoroughly: a first round researches it, then verification rounds check the "+
 			"draft's key claims against sources, look for newer or contradicting sources and for gaps, and correct the report. "+
-			"Returns a Markdown report with sources and how many claims were verified and corrected. Takes several minutes; "+
-			"supports MCP tasks and progress notifications."),
+			"Returns a Markdown report with sources and how many claims were verified and corrected. Takes 1 to 5 minutes: "+
+			"a call waits up to wait_seconds (45 s by default), then answers status running with a research_id; call "+
+			"research_result with it, again while it answers running, for the report, and do not start the same "+
+			"deep_search again. Supports MCP tasks and progress notifications."),
 		mcp.WithString("topic", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The research question or topic. Be detailed: say what you need to know and why.")),
 		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
@@ -35,6 +38,7 @@ func deepSearchTool() mcp.Tool {
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
+		waitArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),

@@ -63,3 +63,5 @@ func (t *Tools) FetchChunk(ctx context.Context, a FetchChunkArgs) (*Chunk, error
 func (c *Chunk) CallToolResult() *mcp.CallToolResult { return structured(*c) }
 
 func (c *Chunk) firecrawl() string { return "" }
+
+func (c *Chunk) size() int { return len(c.Text) }

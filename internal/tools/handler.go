@@ -23,6 +23,16 @@ type Result interface {
 	// firecrawl says that the research went on without Firecrawl, which did not start ("unavailable: " and why);
 	// "" for every other answer.
 	firecrawl() string
+	// size is about how many bytes the answer holds, for the bound on the answers kept for research_result.
+	size() int
+}
+
+// resultBytes is about how many bytes r holds; 0 for none.
+func resultBytes(r Result) int {
+	if r == nil {
+		return 0
+	}
+	return r.size()
 }
 
 // handler is the MCP handler of a tool whose typed call is call: decode the arguments, checked against the tool's
@@ -103,7 +113,11 @@ func record[R Result](ctx context.Context, t *Tools, tool, subject string, call 
 	if t.opts.Activity == nil {
 		return call(ctx)
 	}
-	ctx, tracker := t.opts.Activity.Begin(ctx, SessionOf(ctx), tool, subject)
+	session := SessionOf(ctx)
+	if jobFrom(ctx) != nil { // a job belongs to no session: its client may come back for it from another
+		session = ""
+	}
+	ctx, tracker := t.opts.Activity.Begin(ctx, session, tool, subject)
 	res, err := call(ctx)
 	if err != nil {
 		tracker.End(failureOf(AsError(err)))
@@ -127,7 +141,7 @@ func (t *Tools) research(ctx context.Context, model string, run func(context.Con
 		ctx, release = task.Detach(ctx)
 		defer release()
 	}
-	p := startProgress(ctx, cmp.Or(t.opts.Heartbeat, defaultHeartbeat))
+	p := startProgress(ctx, cmp.Or(t.opts.Heartbeat, defaultHeartbeat), start)
 	defer p.stop()
 	rep, err := run(ctx, p.report)
 	if err != nil {

@@ -43,3 +43,5 @@ func (t *Tools) Ping(ctx context.Context, _ struct{}) (Status, error) {
 func (s Status) CallToolResult() *mcp.CallToolResult { return structured(s) }
 
 func (s Status) firecrawl() string { return "" }
+
+func (s Status) size() int { return 0 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
 )
 
 // defaultHeartbeat is how often a running call tells a client that asked for progress that it is still working.
@@ -21,6 +22,7 @@ type progress struct {
 	ctx     context.Context
 	token   mcp.ProgressToken // nil: the client did not ask
 	task    Task              // the call's task; nil unless it runs as one
+	job     *jobs.Job[Result] // the job the call runs as, told of each stage; nil unless it runs as one
 	tracker *activity.Tracker
 	start   time.Time
 	stopped chan struct{}
@@ -31,9 +33,10 @@ type progress struct {
 	done  bool
 }
 
-func startProgress(ctx context.Context, heartbeat time.Duration) *progress {
-	p := &progress{ctx: ctx, token: progressToken(ctx), tracker: activity.TrackerFrom(ctx),
-		task: taskOf(ctx), start: time.Now(), stopped: make(chan struct{}), stage: "starting"}
+// startProgress reports the stages of a call that started at start (for the heartbeat's elapsed time).
+func startProgress(ctx context.Context, heartbeat time.Duration, start time.Time) *progress {
+	p := &progress{ctx: ctx, token: progressToken(ctx), tracker: activity.TrackerFrom(ctx), task: taskOf(ctx),
+		job: jobFrom(ctx), start: start, stopped: make(chan struct{}), stage: "starting"}
 	if p.token != nil {
 		go p.beat(heartbeat)
 	}
@@ -43,6 +46,9 @@ func startProgress(ctx context.Context, heartbeat time.Duration) *progress {
 // report is the research.Progress of a call.
 func (p *progress) report(stage string) {
 	p.tracker.Stage(stage)
+	if p.job != nil {
+		p.job.SetStage(stage)
+	}
 	p.mu.Lock()
 	p.stage = stage
 	p.mu.Unlock()

@@ -58,6 +58,8 @@ func (r *Report) CallToolResult() *mcp.CallToolResult {
 
 func (r *Report) firecrawl() string { return r.Metadata.Firecrawl }
 
+func (r *Report) size() int { return len(r.Report.Report) }
+
 // runMeta is how a research call ran, as the _meta of its result says it.
 type runMeta struct {
 	durationMS             int64

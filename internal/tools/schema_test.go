@@ -32,6 +32,12 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 	ok := connect(t, localServer(t, geminitest.ScenarioOK, 30*time.Second, geminitest.EnvAnswer+"=```json\n"+string(answer)+"\n```"))
 	failing := connect(t, localServer(t, geminitest.ScenarioQuota, 30*time.Second))
 	timingOut := connect(t, localServer(t, geminitest.ScenarioHang, time.Second))
+	hanging := connect(t, localServer(t, geminitest.ScenarioHang, 30*time.Second))
+	running := call(context.Background(), t, hanging, "search", map[string]any{"query": "still running", "wait_seconds": 0}, nil)
+	researchID, _ := decodeBody(t, running)["research_id"].(string)
+	if decodeBody(t, running)["status"] != "running" || researchID == "" {
+		t.Fatalf("a search that outlasts its wait answered %s, not status running with its id", resultText(t, running))
+	}
 	dir := t.TempDir()
 	clientpathtest.Mkdir(t, filepath.Join(dir, "taken"))
 	writing := connect(t, localServerWith(t, geminitest.ScenarioOK, 30*time.Second, Options{OutputDir: func() string { return dir }}))
@@ -74,6 +80,9 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a raw search", "search", call(context.Background(), t, ok, "search", map[string]any{"query": "raw q", "raw": true, "limit": 1}, nil)},
 		{"an answer", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p"}, nil)},
 		{"a missing folder", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p", "workingDirectory": "/nonexistent"}, nil)},
+		{"a search still running", "search", running},
+		{"a research cancelled", "research_cancel", call(context.Background(), t, hanging, "research_cancel", map[string]any{"research_id": researchID}, nil)},
+		{"an unknown research", "research_cancel", call(context.Background(), t, ok, "research_cancel", map[string]any{"research_id": "0123456789abcdef"}, nil)},
 	}
 	// What these results must carry for the check to hold them to the fields' descriptions at all.
 	says := map[string]string{"a report cut off at MAX_TOKENS": "finish_reason", "a report without Firecrawl": "firecrawl",
@@ -119,6 +128,13 @@ func localServer(t *testing.T, scenario string, timeout time.Duration, env ...st
 // localServerWith is localServer with options o.
 func localServerWith(t *testing.T, scenario string, timeout time.Duration, o Options, env ...string) *server.MCPServer {
 	t.Helper()
+	s, _ := localFakeServer(t, scenario, timeout, o, env...)
+	return s
+}
+
+// localFakeServer is localServerWith, and its fake CLI.
+func localFakeServer(t *testing.T, scenario string, timeout time.Duration, o Options, env ...string) (*server.MCPServer, *geminitest.Fake) {
+	t.Helper()
 	fake := geminitest.NewLocal(t, scenario)
 	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: timeout,
 		KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...)})
@@ -127,7 +143,7 @@ func localServerWith(t *testing.T, scenario string, timeout time.Duration, o Opt
 		t.Fatal(err)
 	}
 	o.Version = "test"
-	return newServer(engine, o)
+	return newServer(engine, o), fake
 }
 
 // declaredSchemas compiles the output schema of each tool c lists, closed to undescribed fields.
@@ -139,7 +155,10 @@ func declaredSchemas(t *testing.T, c *client.Client) map[string]*jsonschema.Sche
 	}
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range list.Tools {
-		if tool.Name == "structured" { // its answer follows the caller's schema: TestStructured holds it to that
+		switch tool.Name {
+		case "structured": // its answer follows the caller's schema: TestStructured holds it to that
+			continue
+		case "research_result": // it answers as the tool that started the research, whose schema holds
 			continue
 		}
 		raw, _ := json.Marshal(tool.OutputSchema)

@@ -17,12 +17,13 @@ import (
 
 // SearchArgs are the arguments of search.
 type SearchArgs struct {
-	Query      string `json:"query"`
-	Model      string `json:"model,omitempty"`
-	Limit      *int   `json:"limit,omitempty"` // nil: maxLimit
-	Raw        bool   `json:"raw,omitempty"`
-	OutputFile string `json:"output_file,omitempty"`
-	Fresh      bool   `json:"fresh,omitempty"`
+	Query       string `json:"query"`
+	Model       string `json:"model,omitempty"`
+	Limit       *int   `json:"limit,omitempty"` // nil: maxLimit
+	Raw         bool   `json:"raw,omitempty"`
+	OutputFile  string `json:"output_file,omitempty"`
+	Fresh       bool   `json:"fresh,omitempty"`
+	WaitSeconds *int   `json:"wait_seconds,omitempty"` // nil: GEMINI_CALL_WAIT
 }
 
 func searchTool() mcp.Tool {
@@ -30,7 +31,9 @@ func searchTool() mcp.Tool {
 		mcp.WithTitleAnnotation("Web research"),
 		mcp.WithDescription("Researches a question on the web in a single round: a Gemini agent searches with Google Search, "+
 			"reads pages (JavaScript-heavy ones through Firecrawl when configured), and returns a Markdown report with its sources. "+
-			"Use it for quick answers that need current information."),
+			"Use it for quick answers that need current information. Takes seconds to a minute or two; a call waits up to "+
+			"wait_seconds (45 s by default), then answers status running with a research_id: call research_result with it "+
+			"for the report."),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The question or topic to research. Be specific: include names, versions and time frames.")),
 		modelArgument(),
@@ -41,6 +44,7 @@ func searchTool() mcp.Tool {
 				"wants the sources themselves.")),
 		outputFileArgument(),
 		freshArgument(),
+		waitArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		researchAnnotations(),
 	)
@@ -123,3 +127,5 @@ func (r *RawReport) CallToolResult() *mcp.CallToolResult {
 }
 
 func (r *RawReport) firecrawl() string { return r.Metadata.Firecrawl }
+
+func (r *RawReport) size() int { return len(r.Summary) }

@@ -19,7 +19,8 @@ func structuredTool() mcp.Tool {
 			"answer as a JSON object that validates against the JSON Schema you give (structuredContent). An answer "+
 			"that does not fit is corrected once, quoting the validation errors; one that still does not is "+
 			"SCHEMA_MISMATCH. _meta.partial marks an answer cut short (_meta.finishReason says why), _meta.firecrawl "+
-			"one researched without Firecrawl, which did not start. Takes seconds to minutes; supports MCP tasks."),
+			"one researched without Firecrawl, which did not start. Takes seconds to minutes; past wait_seconds (45 s by "+
+			"default) a call answers status running with a research_id for research_result. Supports MCP tasks."),
 		mcp.WithString("prompt", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPromptLen),
 			mcp.Description("The request: what data you need, with the context the agent needs.")),
 		mcp.WithObject("schema", mcp.Required(),
@@ -27,6 +28,7 @@ func structuredTool() mcp.Tool {
 				"be an object (type: object). At most 64 KiB; it may not $ref other documents.")),
 		modelArgument(),
 		freshArgument(),
+		waitArgument(),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		readOnlyAnnotations(true),
 	)
@@ -34,10 +36,11 @@ func structuredTool() mcp.Tool {
 
 // StructuredArgs are the arguments of structured.
 type StructuredArgs struct {
-	Prompt string          `json:"prompt"`
-	Schema json.RawMessage `json:"schema"` // a JSON Schema whose root is an object
-	Model  string          `json:"model,omitempty"`
-	Fresh  bool            `json:"fresh,omitempty"`
+	Prompt      string          `json:"prompt"`
+	Schema      json.RawMessage `json:"schema"` // a JSON Schema whose root is an object
+	Model       string          `json:"model,omitempty"`
+	Fresh       bool            `json:"fresh,omitempty"`
+	WaitSeconds *int            `json:"wait_seconds,omitempty"` // nil: GEMINI_CALL_WAIT
 }
 
 // Structured asks the agent for data in the caller's schema. Its answer's structured content is the value itself,
@@ -112,3 +115,5 @@ func (a *Answer) CallToolResult() *mcp.CallToolResult {
 }
 
 func (a *Answer) firecrawl() string { return a.rep.Metadata.Firecrawl }
+
+func (a *Answer) size() int { return len(a.Text) }

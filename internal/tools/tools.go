@@ -14,6 +14,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
@@ -52,6 +53,11 @@ type Options struct {
 	Workspace func() clientpath.Workspace
 	// Status is what ping answers; nil: the version alone.
 	Status func() Status
+	// CallWait returns GEMINI_CALL_WAIT, read per call: how long a research call waits for its job before it
+	// answers Running; nil or 0: DefaultCallWait.
+	CallWait func() time.Duration
+	// Lifetime ends when the server shuts down, and every research job with it; nil: never.
+	Lifetime context.Context
 	// Sweeper runs the sweep of the parts of long reports; nil: parts past their time go only as others are
 	// stored.
 	Sweeper Sweeper
@@ -67,10 +73,12 @@ type Sweeper interface {
 const Instructions = "Web research through Gemini (the Gemini CLI agent, or the Gemini API) with Google Search " +
 	"grounding and, on the CLI, Firecrawl scraping. " +
 	"Use `search` for a question that needs current information (seconds to a minute or two); use `deep_search` " +
-	"for a topic that deserves verified, thorough research (several minutes). Both return a Markdown report with " +
+	"for a topic that deserves verified, thorough research (1 to 5 minutes). Both return a Markdown report with " +
 	"sources. `ask` sends a free request (explain, compare, review) to the same agent; `structured` returns its " +
 	"answer as data in your JSON Schema. A report longer than the " +
-	"response limit comes in parts: fetch the rest with `fetch_chunk`. `ping` " +
+	"response limit comes in parts: fetch the rest with `fetch_chunk`. Research that outlasts a call's wait " +
+	"(wait_seconds, 45 s by default) goes on: the call answers status running with a research_id, and " +
+	"`research_result` returns the answer (`research_cancel` stops it); never start the same research again. `ping` " +
 	"says at once which backend serves and whether it is set up."
 
 // Tools is the catalogue of tools of one server.
@@ -78,6 +86,7 @@ type Tools struct {
 	engine Engine
 	opts   Options
 	chunks *parts.Store
+	jobs   *jobs.Registry[Result]
 	all    []server.ServerTool
 	checks map[string]*argcheck.Arguments // by tool name
 }
@@ -99,19 +108,44 @@ func New(engine Engine, o Options) *Tools {
 	if o.Status == nil {
 		o.Status = func() Status { return Status{Status: "ok", Version: o.Version} }
 	}
-	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{}}
+	if o.CallWait == nil {
+		o.CallWait = func() time.Duration { return DefaultCallWait }
+	}
+	if o.Lifetime == nil {
+		o.Lifetime = context.Background()
+	}
+	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{},
+		jobs: jobs.New(o.Lifetime, resultBytes)}
 	if o.Sweeper != nil {
 		o.Sweeper.Add(t.chunks.Sweep)
+		o.Sweeper.Add(t.jobs.Sweep)
 	}
 	t.all = []server.ServerTool{
-		handler(t, searchTool(), t.Search),
-		handler(t, deepSearchTool(), t.DeepSearch),
-		handler(t, askTool(), t.Ask),
-		handler(t, structuredTool(), t.Structured),
+		researchHandler(t, searchTool(), t.Search, func(a SearchArgs) string { return a.Query },
+			func(a SearchArgs) *int { return a.WaitSeconds }),
+		researchHandler(t, deepSearchTool(), asResult(t.DeepSearch), func(a DeepSearchArgs) string { return a.Topic },
+			func(a DeepSearchArgs) *int { return a.WaitSeconds }),
+		researchHandler(t, askTool(), asResult(t.Ask), func(a AskArgs) string { return a.Prompt },
+			func(a AskArgs) *int { return a.WaitSeconds }),
+		researchHandler(t, structuredTool(), asResult(t.Structured), func(a StructuredArgs) string { return a.Prompt },
+			func(a StructuredArgs) *int { return a.WaitSeconds }),
+		handler(t, researchResultTool(), t.ResearchResult),
+		handler(t, researchCancelTool(), t.ResearchCancel),
 		handler(t, fetchChunkTool(), t.FetchChunk),
 		handler(t, pingTool(), t.Ping),
 	}
 	return t
+}
+
+// asResult is call with its answer as a Result.
+func asResult[A any, R Result](call func(context.Context, A) (R, error)) func(context.Context, A) (Result, error) {
+	return func(ctx context.Context, a A) (Result, error) {
+		res, err := call(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 }
 
 // ServerTools are the tools with their handlers, as an MCP server adds them.
@@ -127,6 +161,13 @@ func freshArgument() mcp.ToolOption {
 	return mcp.WithBoolean("fresh", mcp.DefaultBool(false),
 		mcp.Description("Research again even when the server holds a recent report for the same request "+
 			"(GEMINI_CACHE_TTL, 15 minutes by default); such a report comes back at once with metadata.cached."))
+}
+
+func waitArgument() mcp.ToolOption {
+	return mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxWaitSeconds),
+		mcp.Description("How long this call waits for the research, in seconds (0 to 600). Research that takes longer "+
+			"goes on: the call then answers status running with a research_id, and research_result waits for it again. "+
+			"Default: the server's GEMINI_CALL_WAIT, 45 s, which suits clients that give up on a call after 60 s."))
 }
 
 // readOnlyAnnotations: a tool that changes nothing (so idempotent), reaching beyond the server (the web) or not.

@@ -86,6 +86,12 @@ const Report = `{
         "claims_unsupported": {"type": "integer", "description": "sentences of the report that no source supports"}
       }
     },
+    "status": {"type": "string", "enum": ["running"], "description": "set when the research outlasted the call's wait: it goes on, and research_result with research_id returns its answer"},
+    "research_id": {"type": "string", "description": "with status running: the research to wait for with research_result"},
+    "tool": {"type": "string", "description": "with status running: the tool that started the research"},
+    "elapsed_ms": {"type": "integer", "description": "with status running: how long the research has run"},
+    "stage": {"type": "string", "description": "with status running: what the research is doing now"},
+    "next": {"type": "string", "description": "with status running: what to do next, in words"},
     "error": ` + errorSchema + `
   },
   "required": ["success"]
@@ -124,4 +130,16 @@ const Status = `{
     "queued_searches": {"type": "integer", "description": "research runs waiting for a free slot"}
   },
   "required": ["status", "version"]
+}`
+
+// Cancel describes the structured content of research_cancel: tools.Cancelled, or an error.
+const Cancel = `{
+  "type": "object",
+  "properties": {
+    "success": {"type": "boolean", "description": "true when the research was found"},
+    "research_id": {"type": "string"},
+    "status": {"type": "string", "enum": ["cancelled", "done", "failed"], "description": "how the research ended: cancelled, or done or failed when it ended first"},
+    "error": ` + errorSchema + `
+  },
+  "required": ["success"]
 }`

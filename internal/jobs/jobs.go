@@ -1,0 +1,208 @@
+// Package jobs runs research calls as jobs that outlive the calls that started them. Real clients cut a tool call
+// at about 60 s while deep research takes minutes: a job runs to its own end (its deadline, a cancel, the server's
+// shutdown) whether or not anyone waits, and any call that knows its id can wait on it again. It knows nothing of
+// MCP: the tools start jobs and wait on them.
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
+)
+
+// Finished jobs are kept for Kept after they end, and at most maxKeptBytes of their results (by the sizes the
+// Registry is given) and maxKept of them, the oldest going first: long enough for a client that timed out to come
+// back for its answer.
+const (
+	Kept         = 30 * time.Minute
+	maxKeptBytes = 8 << 20
+	maxKept      = 500
+)
+
+// idPattern is the form of a job's id: 16 hex digits, 64 random bits.
+var idPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// ValidID reports whether id has the form of a job's id.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Job is one research call running, or its outcome: R is its result.
+type Job[R any] struct {
+	ID      string
+	Tool    string // the tool that started it
+	Topic   string // what it is about: the query, topic or prompt
+	Started time.Time
+
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed once res and err are set
+
+	mu        sync.Mutex
+	stage     string
+	followers map[int]func(stage string)
+	next      int // the key of the next follower
+	res       R
+	err       error
+	ended     time.Time
+}
+
+// Stage is what the job is doing now ("searching: …").
+func (j *Job[R]) Stage() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.stage
+}
+
+// SetStage records what the job is doing now and tells each follower, in order.
+func (j *Job[R]) SetStage(stage string) {
+	j.mu.Lock()
+	defer j.mu.Unlock() // held while the followers are told, so that each hears the stages in order
+	j.stage = stage
+	for _, f := range j.followers {
+		f(stage)
+	}
+}
+
+// Follow has f told of every stage the job sets from now on, until stop is called. f must not block: the job's
+// run waits for it.
+func (j *Job[R]) Follow(f func(stage string)) (stop func()) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.followers == nil {
+		j.followers = map[int]func(string){}
+	}
+	key := j.next
+	j.next++
+	j.followers[key] = f
+	return func() {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		delete(j.followers, key)
+	}
+}
+
+// Done is closed when the job has ended.
+func (j *Job[R]) Done() <-chan struct{} { return j.done }
+
+// Outcome is the job's result and error, once Done is closed.
+func (j *Job[R]) Outcome() (R, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.res, j.err
+}
+
+// Cancel ends the job, with cause as its context's cause; a job that has ended stays as it ended.
+func (j *Job[R]) Cancel(cause error) { j.cancel(cause) }
+
+// Registry holds the jobs of one server: the running ones, and the finished ones for Kept.
+type Registry[R any] struct {
+	lifetime context.Context // ends at the server's shutdown, and every job with it
+	size     func(R) int     // about how many bytes a result holds
+	now      func() time.Time
+
+	mu       sync.Mutex
+	running  map[string]*Job[R]
+	finished *expiring.Map[string, *Job[R]]
+	changed  broadcast.Signal // a job started or ended
+}
+
+// New returns a registry whose jobs end at the latest when lifetime does; size tells about how many bytes a
+// result holds, for the bound on the finished jobs kept.
+func New[R any](lifetime context.Context, size func(R) int) *Registry[R] {
+	return &Registry[R]{lifetime: lifetime, size: size, now: time.Now, running: map[string]*Job[R]{},
+		finished: expiring.New[string, *Job[R]](Kept, maxKeptBytes, maxKept)}
+}
+
+// Start runs run as a new job of tool about topic, on a goroutine of its own, and returns it at once. The job's
+// context keeps ctx's values but not its end: it ends with the server (lifetime), with Cancel, or with run.
+func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(context.Context, *Job[R]) (R, error)) *Job[R] {
+	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(r.lifetime, func() { cancel(context.Cause(r.lifetime)) })
+	j := &Job[R]{ID: newID(), Tool: tool, Topic: topic, Started: r.now(), cancel: cancel, done: make(chan struct{}),
+		stage: "starting"}
+	r.mu.Lock()
+	r.running[j.ID] = j
+	r.mu.Unlock()
+	r.changed.Notify()
+	go func() {
+		defer stop()
+		res, err := run(jobCtx, j)
+		cancel(context.Canceled)
+		j.mu.Lock()
+		j.res, j.err, j.ended = res, err, r.now()
+		j.mu.Unlock()
+		r.mu.Lock()
+		delete(r.running, j.ID)
+		r.finished.Put(j.ID, j, r.size(res), j.ended)
+		r.mu.Unlock()
+		close(j.done)
+		r.changed.Notify()
+	}()
+	return j
+}
+
+// Get is the job id, running or finished within Kept; nil for none.
+func (r *Registry[R]) Get(id string) *Job[R] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if j := r.running[id]; j != nil {
+		return j
+	}
+	j, _, _ := r.finished.Get(id, r.now())
+	return j
+}
+
+// Running is the jobs running now.
+func (r *Registry[R]) Running() []*Job[R] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	jobs := make([]*Job[R], 0, len(r.running))
+	for _, j := range r.running {
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// Changed is closed when a job starts or ends.
+func (r *Registry[R]) Changed() <-chan struct{} { return r.changed.Changed() }
+
+// Sweep drops the finished jobs whose time is over at now and returns the bytes of results still kept.
+func (r *Registry[R]) Sweep(now time.Time) (held int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.finished.Expire(now)
+}
+
+// newID is a fresh job id: 64 random bits, in hex.
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails
+	return hex.EncodeToString(b)
+}
+
+// Wait waits until the job ends, ctx ends or budget passes, whichever comes first (a negative budget: no bound),
+// and reports whether the job has ended.
+func (j *Job[R]) Wait(ctx context.Context, budget time.Duration) bool {
+	var timeout <-chan time.Time
+	if budget >= 0 {
+		t := time.NewTimer(budget)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-j.done:
+		return true
+	case <-ctx.Done():
+	case <-timeout:
+	}
+	select { // a job that ended as the wait did counts as ended
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}

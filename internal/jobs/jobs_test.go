@@ -1,0 +1,92 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+)
+
+func size(s string) int { return len(s) }
+
+// A job runs on after the context that started it ends, its followers hear every stage in order, and its outcome
+// is there for a later Get.
+func TestJobOutlivesItsStarter(t *testing.T) {
+	t.Parallel()
+	r := New(context.Background(), size)
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	job := r.Start(ctx, "search", "q", func(ctx context.Context, j *Job[string]) (string, error) {
+		<-release
+		j.SetStage("searching")
+		j.SetStage("writing")
+		return "report", ctx.Err()
+	})
+	var heard []string
+	stop := job.Follow(func(stage string) { heard = append(heard, stage) })
+	cancel()
+	if job.Wait(context.Background(), 0) {
+		t.Fatal("the job ended with the context that started it")
+	}
+	if !ValidID(job.ID) || r.Get(job.ID) != job || len(r.Running()) != 1 {
+		t.Fatalf("job %q is not held as running", job.ID)
+	}
+	close(release)
+	if !job.Wait(context.Background(), -1) {
+		t.Fatal("Wait without a budget returned before the job ended")
+	}
+	stop()
+	if res, err := job.Outcome(); res != "report" || err != nil {
+		t.Errorf("outcome %q, %v; want the report", res, err)
+	}
+	if !slices.Equal(heard, []string{"searching", "writing"}) || job.Stage() != "writing" {
+		t.Errorf("heard %q, stage %q", heard, job.Stage())
+	}
+	testkit.WaitFor(t, "the registry to list the job as finished", func() bool { return len(r.Running()) == 0 })
+	if r.Get(job.ID) != job {
+		t.Error("a finished job is not kept for Get")
+	}
+}
+
+// Cancel and the registry's lifetime end a job's context, with their cause.
+func TestJobEnds(t *testing.T) {
+	t.Parallel()
+	lifetime, shutdown := context.WithCancelCause(context.Background())
+	r := New(lifetime, size)
+	run := func(ctx context.Context, _ *Job[string]) (string, error) {
+		<-ctx.Done()
+		return "", context.Cause(ctx)
+	}
+	why := errors.New("research_cancel was called")
+	cancelled := r.Start(context.Background(), "search", "a", run)
+	cancelled.Cancel(why)
+	stopped := r.Start(context.Background(), "search", "b", run)
+	shutdown(errors.New("shutting down"))
+	for job, want := range map[*Job[string]]string{cancelled: why.Error(), stopped: "shutting down"} {
+		job.Wait(context.Background(), -1)
+		if _, err := job.Outcome(); err == nil || err.Error() != want {
+			t.Errorf("job %s ended with %v, want %q", job.Topic, err, want)
+		}
+	}
+}
+
+// Finished jobs go after Kept, with their results.
+func TestFinishedJobsExpire(t *testing.T) {
+	t.Parallel()
+	r := New(context.Background(), size)
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	r.now = func() time.Time { return now }
+	job := r.Start(context.Background(), "search", "q", func(context.Context, *Job[string]) (string, error) { return "report", nil })
+	job.Wait(context.Background(), -1)
+	testkit.WaitFor(t, "the job to be kept as finished", func() bool { return len(r.Running()) == 0 })
+	if held := r.Sweep(now.Add(Kept - time.Second)); held != len("report") || r.Get(job.ID) == nil {
+		t.Fatalf("held %d before its time, want the result", held)
+	}
+	now = now.Add(Kept + time.Second)
+	if held := r.Sweep(now); held != 0 || r.Get(job.ID) != nil {
+		t.Errorf("held %d after its time, want nothing", held)
+	}
+}

@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
+)
+
+// Research that outlives the call: an MCP call of search, deep_search, ask or structured starts a research job and
+// waits for it up to its wait budget (wait_seconds, else GEMINI_CALL_WAIT), which fits the clients that cut a call
+// at 60 s. A job that ends in time answers as the tool always did; one that does not answers Running, with its id,
+// and research_result waits on it again. A client's explicit cancel of the call that started the job cancels it; a
+// client that goes away or times out does not: the job runs on, to its own end, and its answer waits for a
+// research_result. A call made as an MCP task waits for its job whatever the budget: the task outlives the call.
+
+// DefaultCallWait is how long a call waits for its research when neither the call nor GEMINI_CALL_WAIT says.
+const DefaultCallWait = 45 * time.Second
+
+// maxWaitSeconds bounds a call's wait_seconds.
+const maxWaitSeconds = 600
+
+// Running is the answer of a call whose research outlasted its wait: which job it is, how long it has run, what it
+// does now, and what to do next.
+type Running struct {
+	Success    bool   `json:"success"` // true: nothing failed; the report is not there yet
+	Status     string `json:"status"`  // "running"
+	ResearchID string `json:"research_id"`
+	Tool       string `json:"tool"`
+	ElapsedMS  int64  `json:"elapsed_ms"`
+	Stage      string `json:"stage"`
+	Next       string `json:"next"` // what the caller should do, in words
+}
+
+// runningOf is job's answer while it runs.
+func runningOf(job *jobs.Job[Result], now time.Time) *Running {
+	return &Running{Success: true, Status: "running", ResearchID: job.ID, Tool: job.Tool,
+		ElapsedMS: now.Sub(job.Started).Milliseconds(), Stage: job.Stage(),
+		Next: fmt.Sprintf("The research is still running. Call research_result with research_id %q to keep waiting "+
+			"for its report (up to %d seconds per call); do not start a new %s: it would research it all again.",
+			job.ID, maxWaitSeconds, job.Tool)}
+}
+
+// CallToolResult is r as structured content, with the job's id in _meta.
+func (r *Running) CallToolResult() *mcp.CallToolResult {
+	res := structured(*r)
+	res.Meta = &mcp.Meta{AdditionalFields: map[string]any{"researchId": r.ResearchID}}
+	return res
+}
+
+func (r *Running) firecrawl() string { return "" }
+
+func (r *Running) size() int { return 0 }
+
+// researchHandler is the MCP handler of a research tool whose typed call is call: decode the arguments as handler
+// does, then run the call as a job and wait for it (waitFor). subject says what a call is about; wait its
+// wait_seconds.
+func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, A) (Result, error),
+	subject func(A) string, wait func(A) *int) server.ServerTool {
+	check := argcheck.ForTool(tool)
+	t.checks[tool.Name] = check
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args A
+		if err := decode(tool, check, req.Params.Arguments, &args); err != nil {
+			t.refused(ctx, tool.Name, subjectOf(req), err)
+			return err.CallToolResult(), nil
+		}
+		var job *jobs.Job[Result]
+		if taskOf(ctx) == nil { // a task outlives the call itself: it is the job
+			job = t.jobs.Start(ctx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
+				return call(withJob(ctx, job), args)
+			})
+		}
+		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil { // the call's, not the job's
+			ctx = context.WithValue(ctx, progressTokenKey{}, req.Params.Meta.ProgressToken)
+		}
+		if job == nil {
+			return encode(call(ctx, args)), nil
+		}
+		return encode(t.waitFor(ctx, job, t.budget(wait(args)), true)), nil
+	}}
+}
+
+// budget is how long a call that asked for waitSeconds (nil: not asked) waits for its research.
+func (t *Tools) budget(waitSeconds *int) time.Duration {
+	if waitSeconds != nil {
+		return time.Duration(*waitSeconds) * time.Second
+	}
+	return cmp.Or(t.opts.CallWait(), DefaultCallWait)
+}
+
+// waitFor waits up to budget for job, telling the client of its stages while it waits when it asked for progress,
+// and answers the job's result, or Running when the budget passed first. A call that started the job (starter) and
+// is cancelled by its client cancels the job, and answers how the job ended; any other waiter cancelled just stops
+// waiting.
+func (t *Tools) waitFor(ctx context.Context, job *jobs.Job[Result], budget time.Duration, starter bool) (Result, error) {
+	p := startProgress(ctx, cmp.Or(t.opts.Heartbeat, defaultHeartbeat), job.Started)
+	stop := job.Follow(p.report)
+	ended := job.Wait(ctx, budget)
+	stop()
+	p.stop()
+	if !ended && ctx.Err() != nil && starter {
+		job.Cancel(context.Cause(ctx))
+		<-job.Done() // a cancelled run ends within its runner's grace
+		ended = true
+	}
+	if !ended {
+		return runningOf(job, time.Now()), nil
+	}
+	res, err := job.Outcome()
+	if err != nil {
+		return nil, err
+	}
+	return ofJob{Result: res, id: job.ID}, nil
+}
+
+// ofJob is the answer of a research job, which names the job in _meta.
+type ofJob struct {
+	Result
+	id string
+}
+
+func (r ofJob) CallToolResult() *mcp.CallToolResult {
+	res := r.Result.CallToolResult()
+	if res.Meta == nil {
+		res.Meta = &mcp.Meta{}
+	}
+	if res.Meta.AdditionalFields == nil {
+		res.Meta.AdditionalFields = map[string]any{}
+	}
+	res.Meta.AdditionalFields["researchId"] = r.id
+	return res
+}
+
+// encode is the MCP result of a call that answered res or failed with err.
+func encode(res Result, err error) *mcp.CallToolResult {
+	if err != nil {
+		return AsError(err).CallToolResult()
+	}
+	return res.CallToolResult()
+}
+
+// errResearchNotFound is the error of research_result and research_cancel for an id the server does not hold.
+func errResearchNotFound(id string) *Error {
+	return &Error{Code: backend.CodeResearchNotFound, Message: fmt.Sprintf("no research with id %q: it is unknown, "+
+		"or it ended more than %d minutes ago and its answer is no longer kept", id, int(jobs.Kept/time.Minute)),
+		Details: "Call the tool again; a report finished within GEMINI_CACHE_TTL comes back from the cache at once."}
+}
+
+// jobOf is the job id; an *Error for one the server does not hold.
+func (t *Tools) jobOf(id string) (*jobs.Job[Result], error) {
+	if job := t.jobs.Get(id); job != nil {
+		return job, nil
+	}
+	return nil, errResearchNotFound(id)
+}
+
+// jobKey marks the context of a job's run, with the job.
+type jobKey struct{}
+
+// withJob marks ctx as the context of job's run: its stages go to the job, whoever waits on it, and it belongs to
+// no MCP session, since a client may come back for it from another.
+func withJob(ctx context.Context, job *jobs.Job[Result]) context.Context {
+	return context.WithValue(ctx, jobKey{}, job)
+}
+
+// jobFrom is the job whose run ctx is the context of; nil for a call that runs as no job.
+func jobFrom(ctx context.Context) *jobs.Job[Result] {
+	job, _ := ctx.Value(jobKey{}).(*jobs.Job[Result])
+	return job
+}

@@ -1,0 +1,103 @@
+package tools
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
+)
+
+// researchIDOf is the research_id of a Running answer, or fails the test.
+func researchIDOf(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	body := decodeBody(t, res)
+	id, _ := body["research_id"].(string)
+	if res.IsError || body["status"] != "running" || id == "" {
+		t.Fatalf("got %s, want status running with a research_id", resultText(t, res))
+	}
+	return id
+}
+
+// TestResearchOutlastingItsWaitGoesOn: a call whose research outlasts its wait answers at once with the research's
+// id and what to do; the research goes on, and research_result returns its report, naming it in _meta.
+func TestResearchOutlastingItsWaitGoesOn(t *testing.T) {
+	t.Parallel()
+	s, _ := localFakeServer(t, geminitest.ScenarioSlow, 30*time.Second, Options{}, geminitest.EnvDelay+"=1s")
+	c := connect(t, s)
+	running := call(context.Background(), t, c, "deep_search", map[string]any{"topic": "slow topic", "wait_seconds": 0}, nil)
+	id := researchIDOf(t, running)
+	if next, _ := decodeBody(t, running)["next"].(string); !strings.Contains(next, "research_result") || !strings.Contains(next, id) {
+		t.Errorf("next %q does not say to call research_result with the id", next)
+	}
+
+	res := call(context.Background(), t, c, "research_result", map[string]any{"research_id": id, "wait_seconds": 600}, nil)
+	body := decodeBody(t, res)
+	if res.IsError || body["success"] != true || body["status"] != nil || body["report"] == "" {
+		t.Fatalf("research_result = %s, want the report", resultText(t, res))
+	}
+	if got := res.Meta.AdditionalFields["researchId"]; got != id {
+		t.Errorf("_meta.researchId = %v, want %s", got, id)
+	}
+}
+
+// TestResearchCancel: research_cancel ends the research and its CLI; research_result then says it was cancelled
+// and why.
+func TestResearchCancel(t *testing.T) {
+	t.Parallel()
+	s, fake := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{})
+	c := connect(t, s)
+	id := researchIDOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "hangs", "wait_seconds": 0}, nil))
+	testkit.WaitFor(t, "the CLI to start", func() bool { return len(fake.Started()) == 1 })
+
+	cancelled := decodeBody(t, call(context.Background(), t, c, "research_cancel", map[string]any{"research_id": id}, nil))
+	if cancelled["status"] != "cancelled" {
+		t.Errorf("research_cancel = %v, want status cancelled", cancelled)
+	}
+	testkit.WaitFor(t, "the cancelled research's CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
+	res := call(context.Background(), t, c, "research_result", map[string]any{"research_id": id}, nil)
+	e, _ := decodeBody(t, res)["error"].(map[string]any)
+	if msg, _ := e["message"].(string); !res.IsError || e["code"] != string(backend.CodeCancelled) ||
+		!strings.Contains(msg, "research_cancel") {
+		t.Errorf("research_result of a cancelled research = %s, want CANCELLED saying research_cancel ended it", resultText(t, res))
+	}
+}
+
+// TestStarterCancelEndsItsResearch: a client that cancels the call that started the research cancels the
+// research too, its CLI with it.
+func TestStarterCancelEndsItsResearch(t *testing.T) {
+	t.Parallel()
+	reg := activity.New()
+	s, fake := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{Activity: reg})
+	c := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "search", map[string]any{"query": "cancelled by its client"}
+		_, _ = c.CallTool(ctx, req)
+	}()
+	testkit.WaitFor(t, "the CLI to start", func() bool { return len(fake.Started()) == 1 })
+	cancel()
+	<-answered
+	testkit.WaitFor(t, "the research to end", func() bool { return len(reg.Snapshot().Running) == 0 })
+	testkit.WaitFor(t, "the cancelled call's CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
+}
+
+// TestResearchResultOfAnUnknownID: an id the server does not hold is a clear error, and no research runs.
+func TestResearchResultOfAnUnknownID(t *testing.T) {
+	t.Parallel()
+	c := connect(t, localServer(t, geminitest.ScenarioOK, 30*time.Second))
+	res := call(context.Background(), t, c, "research_result", map[string]any{"research_id": "0123456789abcdef"}, nil)
+	e, _ := decodeBody(t, res)["error"].(map[string]any)
+	if !res.IsError || e["code"] != string(backend.CodeResearchNotFound) {
+		t.Errorf("got %s, want RESEARCH_NOT_FOUND", resultText(t, res))
+	}
+}
