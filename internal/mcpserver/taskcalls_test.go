@@ -186,3 +186,35 @@ func TestDeepSearchTaskWritesOutputFile(t *testing.T) {
 		t.Errorf("task.md holds %q (%v), want the report", got, err)
 	}
 }
+
+// TestResearchOutlivesItsSession: research whose call answered running goes on after its client ends its session,
+// and research_result from another session returns its report.
+func TestResearchOutlivesItsSession(t *testing.T) {
+	t.Setenv(geminitest.EnvDelay, "1s")
+	reg := activity.New()
+	s, _ := newPipelineServer(t, "slow", research.Settings{}, tools.Options{Activity: reg}, 30*time.Second)
+	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{SessionEnded: func(id string) {
+		reg.CancelSession(id, "the client ended its MCP session", "Call again in a new session.")
+	}}))
+	defer srv.Close()
+	url := srv.URL + "/mcp"
+	first := rpcSession(t, url)
+	running := rpc(t, url, first, 2, "tools/call", map[string]any{"name": "search",
+		"arguments": map[string]any{"query": "outlives its session", "wait_seconds": 0}})
+	body, _ := running["structuredContent"].(map[string]any)
+	id, _ := body["research_id"].(string)
+	if body["status"] != "running" || id == "" {
+		t.Fatalf("tools/call = %v, want status running with a research_id", running)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", first)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE the session: %v, %v", res, err)
+	}
+
+	result := rpc(t, url, rpcSession(t, url), 2, "tools/call", map[string]any{"name": "research_result",
+		"arguments": map[string]any{"research_id": id, "wait_seconds": 600}})
+	if report, _ := result["structuredContent"].(map[string]any); report["success"] != true || report["report"] == nil {
+		t.Errorf("research_result from another session = %v, want the report", result)
+	}
+}
