@@ -64,7 +64,8 @@ func serverEnv(t testing.TB, fake *geminitest.Fake, extra ...string) (env []stri
 	configDir = filepath.Join(t.TempDir(), "config")
 	env = append(slices.Concat(os.Environ(), sealed()),
 		"HOME="+t.TempDir(),
-		"XDG_CACHE_HOME="+t.TempDir(), // the report history: never the developer's
+		"XDG_CACHE_HOME="+t.TempDir(), // the report history of earlier releases: never the developer's
+		"XDG_DATA_HOME="+t.TempDir(),  // the research library: never the developer's
 		"XDG_STATE_HOME="+t.TempDir(), // the records of CLI runs: never the developer's
 		"GEMINI_SEARCH_CONFIG_DIR="+configDir,
 		"PROGRESS_LOG_INTERVAL=60000",

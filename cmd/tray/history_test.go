@@ -22,8 +22,8 @@ var (
 )
 
 // TestRecentResearchItem: a finished search shows under Recent research; a click opens its report page with this
-// launch's token, and the page renders the report with its sources as links. The report is kept in the cache dir,
-// private to the user.
+// launch's token, and the page renders the report with its sources as links. The report is kept in the research
+// library in the data dir, private to the user.
 func TestRecentResearchItem(t *testing.T) {
 	t.Parallel()
 	needBus(t)
@@ -75,10 +75,10 @@ func TestRecentResearchItem(t *testing.T) {
 		t.Errorf("/status does not link the report:\n%s", status)
 	}
 
-	dir := filepath.Join(p.cache, "gemini-search-mcp", "history")
-	fi, err := os.Stat(filepath.Join(dir, m[2]+".json"))
+	dir := filepath.Join(p.data, "gemini-search-mcp")
+	fi, err := os.Stat(filepath.Join(dir, "library.db"))
 	if err != nil {
-		t.Fatalf("the report's file: %v", err)
+		t.Fatalf("the library's file: %v", err)
 	}
 	if runtime.GOOS != "windows" {
 		if di, err := os.Stat(dir); err != nil || di.Mode().Perm() != 0o700 || fi.Mode().Perm() != 0o600 {

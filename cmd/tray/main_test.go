@@ -84,7 +84,8 @@ type trayProc struct {
 	home      string // its HOME
 	configDir string // its GEMINI_SEARCH_CONFIG_DIR
 	xdgConfig string // its XDG_CONFIG_HOME
-	cache     string // its XDG_CACHE_HOME, where the history of reports is kept
+	cache     string // its XDG_CACHE_HOME, where earlier releases kept the history of reports
+	data      string // its XDG_DATA_HOME, where the research library is kept
 	state     string // its state dir: the log and the first-run mark
 	menu      *traytest.Menu
 	exited    chan error
@@ -106,6 +107,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 	root := t.TempDir()
 	p := &trayProc{home: filepath.Join(root, "home"), configDir: filepath.Join(root, "config"),
 		xdgConfig: filepath.Join(root, "xdg-config"), cache: filepath.Join(root, "cache"),
+		data:  filepath.Join(root, "data"),
 		state: filepath.Join(root, "state", "gemini-search-mcp"), stderr: &testkit.SyncBuffer{}, exited: make(chan error, 1)}
 	for _, d := range []string{p.home, p.configDir, p.xdgConfig, p.state} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -143,6 +145,7 @@ func startTray(t *testing.T, o trayOptions) *trayProc {
 		"XDG_CONFIG_HOME="+p.xdgConfig,
 		"XDG_STATE_HOME="+filepath.Dir(p.state),
 		"XDG_CACHE_HOME="+p.cache,
+		"XDG_DATA_HOME="+p.data,
 		"GEMINI_SEARCH_CONFIG_DIR="+p.configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
 		"GEMINI_QUEUE_TIMEOUT=0",

@@ -29,7 +29,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/doctor"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mcpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/restapi"
@@ -51,7 +51,7 @@ type App struct {
 	queue    *research.Queue
 	joins    research.Joins
 	cache    *research.Cache
-	history  *history.Store     // the last finished reports, on disk; nil keeps none
+	library  *library.Library   // finished reports and research jobs, on disk; nil keeps none
 	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
 	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
 	end      context.CancelFunc // ends lifetime
@@ -114,7 +114,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	if a.wrote == nil {
 		a.wrote = func(string, []byte) {}
 	}
-	a.history = history.New(cfg.HistoryDir, cfg.HistoryMax, a.log)
+	a.library = openLibrary(cfg, a.log)
 	if cfg.RunsDir != "" { // before this server starts a CLI of its own
 		gemini.SweepLeftovers(cfg.RunsDir, a.log)
 	}
@@ -131,7 +131,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 
 	a.lifetime, a.end = context.WithCancel(context.Background())
 	a.changes.Follow(a.lifetime, a.activity.Changed)
-	a.changes.Follow(a.lifetime, a.history.Changed)
+	a.changes.Follow(a.lifetime, a.library.Changed)
 	a.changes.Follow(a.lifetime, a.warmth.Changed)
 	a.sweeps = newSweeper(func() bool { return len(a.activity.Snapshot().Running) == 0 })
 	a.sweeps.Add(a.cache.Sweep)
@@ -142,7 +142,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 			cfg := a.Config()
 			return clientpath.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
 		},
-		Sweeper: a.sweeps,
+		Sweeper: a.sweeps, Lifetime: a.lifetime,
 	})
 	a.mcp = mcpserver.New(a.tools, mcpserver.Options{Version: o.Version, Lifetime: a.lifetime, Sweeper: a.sweeps})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
@@ -280,10 +280,10 @@ func (a *App) Config() config.Config { return a.configured.Load().cfg }
 // Activity is the registry of running searches and recent failures.
 func (a *App) Activity() *activity.Registry { return a.activity }
 
-// History is the store of the last finished reports, kept in the configuration's HistoryDir, where the App opened
-// it (that folder comes from the platform and does not change while the App runs). It is nil when there is no
-// cache dir to keep them in.
-func (a *App) History() *history.Store { return a.history }
+// Library is the research library, kept in the configuration's LibraryPath, where the App opened it (that path
+// comes from the platform and does not change while the App runs). It is nil when there is no data dir to keep it
+// in, or the library cannot be used.
+func (a *App) Library() *library.Library { return a.library }
 
 // Checklist runs doctor's checklist on the configuration in force, with the process environment the App started
 // with; offline sends no query to the backends. The HTTP host needs no check: a configuration that exposes it
@@ -346,6 +346,7 @@ func (a *App) Shutdown() {
 	a.configured.Load().backends.Close()
 	a.commitMu.Unlock()
 	a.retiring.Wait()
+	a.library.Close()
 }
 
 // statusOf is what ping answers and /healthz serves: the App's state st, in the fields of the tool's result.

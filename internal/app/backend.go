@@ -56,7 +56,7 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 	}
 	a.queue.SetLimit(cfg.MaxConcurrent)
 	a.cache.SetTTL(cfg.CacheTTL)
-	a.history.SetMax(cfg.HistoryMax)
+	a.library.SetRetention(retention(cfg))
 	return c, nil
 }
 

@@ -3,12 +3,39 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
+
+// openLibrary opens the research library of cfg, with its retention, and imports the report files of the history
+// of earlier releases once. What goes wrong is logged, and the server serves on: without a library it keeps no
+// reports.
+func openLibrary(cfg config.Config, log *slog.Logger) *library.Library {
+	lib, err := library.Open(cfg.LibraryPath, library.Options{Logger: log, Retention: retention(cfg)})
+	if err != nil {
+		log.Error("the research library cannot be used: finished reports are not kept", "err", err)
+		return nil
+	}
+	if lib == nil {
+		log.Warn("no data dir: finished reports are not kept")
+		return nil
+	}
+	if _, err := lib.ImportHistory(cfg.HistoryDir); err != nil {
+		log.Warn("the history of earlier releases was not imported into the research library", "err", err)
+	}
+	return lib
+}
+
+// retention is what the library keeps under cfg.
+func retention(cfg config.Config) library.Retention {
+	return library.Retention{MaxReports: cfg.LibraryMaxReports, MaxAge: cfg.LibraryMaxAge, MaxBytes: cfg.LibraryMaxBytes}
+}
 
 // finished tells Options.Finished of a call that ended, unless the client cancelled it (or the server is shutting
 // down) or the cache answered it.
@@ -20,29 +47,29 @@ func (e engineOf) finished(f Finished) {
 	e.a.finish(f)
 }
 
-// record keeps a report tool returned in the history: a complete or partial one, not a failure, and not one the
+// record keeps a report tool returned in the library: a complete or partial one, not a failure, and not one the
 // cache answered (it was kept when it was researched). A report that cannot be kept is logged; the call still
 // succeeds.
 func (e engineOf) record(tool string, rep research.Report, err error) {
 	if err != nil || !rep.Success || rep.Metadata.Cached {
 		return
 	}
-	if _, err := e.a.history.Add(historyReport(tool, rep, time.Now())); err != nil {
-		e.a.log.Warn("the report was not kept in the history", "dir", e.a.history.Dir(), "err", err)
+	if _, err := e.a.library.Add(historyReport(tool, rep, time.Now())); err != nil {
+		e.a.log.Warn("the report was not kept in the research library", "path", e.a.library.Path(), "err", err)
 	}
 }
 
-// historyReport is what the history keeps of rep, which tool returned at now: its start is the engine's timestamp
+// historyReport is what the library keeps of rep, which tool returned at now: its start is the engine's timestamp
 // (identical calls that joined one run share it), else now less its duration.
-func historyReport(tool string, rep research.Report, now time.Time) history.Report {
+func historyReport(tool string, rep research.Report, now time.Time) record.Report {
 	m := rep.Metadata
 	took := time.Duration(m.DurationMS) * time.Millisecond
 	started, err := time.Parse(time.RFC3339, m.Timestamp)
 	if err != nil {
 		started = now.Add(-took)
 	}
-	return history.Report{
-		Summary: history.Summary{Tool: tool, Topic: m.Topic, Depth: m.Depth, Model: m.Model, Backend: m.Backend,
+	return record.Report{
+		Summary: record.Summary{Tool: tool, Topic: m.Topic, Depth: m.Depth, Model: m.Model, Backend: m.Backend,
 			Started: started, Duration: took, Partial: rep.Partial},
 		Markdown: rep.Report,
 		Sources:  sources(m),
@@ -51,14 +78,14 @@ func historyReport(tool string, rep research.Report, now time.Time) history.Repo
 
 // sources are the report's sources: the numbered ones of the API backend, with their titles, then every other
 // page the research visited.
-func sources(m research.Metadata) []history.Source {
-	var out []history.Source
+func sources(m research.Metadata) []record.Source {
+	var out []record.Source
 	for _, s := range m.Sources {
-		out = append(out, history.Source{URL: s.URL, Title: s.Title})
+		out = append(out, record.Source{URL: s.URL, Title: s.Title})
 	}
 	for _, u := range m.SourcesVisited {
-		if !slices.ContainsFunc(out, func(s history.Source) bool { return s.URL == u }) {
-			out = append(out, history.Source{URL: u})
+		if !slices.ContainsFunc(out, func(s record.Source) bool { return s.URL == u }) {
+			out = append(out, record.Source{URL: u})
 		}
 	}
 	return out

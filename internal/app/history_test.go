@@ -18,7 +18,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
@@ -28,25 +28,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// startWithHistory starts an App on the fake CLI with its history in a cache dir of its own, and returns it with an
-// MCP client connected in process.
+// startWithHistory starts an App on the fake CLI with its library in a data dir of its own, and returns it with an
+// MCP client connected in process, and the library's path.
 func startWithHistory(t *testing.T, fake *geminitest.Fake, vars map[string]string) (*App, *client.Client, string) {
 	t.Helper()
-	cache := t.TempDir()
-	env := map[string]string{config.DirVar: t.TempDir(), "GEMINI_CLI_PATH": fake.Path, "GEMINI_BACKEND": "cli"}
+	data := t.TempDir()
+	env := map[string]string{"GEMINI_CLI_PATH": fake.Path, "GEMINI_BACKEND": "cli"}
 	for k, v := range vars {
 		env[k] = v
 	}
-	cfg, err := config.Load(config.Env{Lookup: func(n string) (string, bool) { v, ok := env[n]; return v, ok },
-		XDGCacheHome: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := New(cfg, Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Shutdown)
+	a := newAppIn(t, env, t.TempDir(), data)
 	c, err := client.NewInProcessClient(a.mcp)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +48,25 @@ func startWithHistory(t *testing.T, fake *geminitest.Fake, vars map[string]strin
 		t.Fatal(err)
 	}
 	testkit.Initialize(t, ctx, c)
-	return a, c, filepath.Join(cache, "gemini-search-mcp", "history")
+	return a, c, filepath.Join(data, "gemini-search-mcp", "library.db")
+}
+
+// newAppIn starts an App with the variables env, a config dir of its own, and the cache and data dirs given, until
+// the test ends.
+func newAppIn(t *testing.T, env map[string]string, cache, data string) *App {
+	t.Helper()
+	env[config.DirVar] = t.TempDir()
+	cfg, err := config.Load(config.Env{Lookup: func(n string) (string, bool) { v, ok := env[n]; return v, ok },
+		XDGCacheHome: cache, XDGDataHome: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(cfg, Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Shutdown)
+	return a
 }
 
 // callTool calls tool with args and fails the test unless it succeeds.
@@ -74,35 +83,35 @@ func callTool(t *testing.T, c *client.Client, tool string, args map[string]any) 
 
 func kept(a *App) []string {
 	var got []string
-	for _, s := range a.History().List(0) {
+	for _, s := range a.Library().List(0) {
 		got = append(got, s.Tool+": "+s.Topic)
 	}
 	return got
 }
 
 // TestFinishedReportsAreRecordedOnce: each report a research tool returns is kept once, with its text and sources,
-// in the cache dir; an answer from the cache is not kept again, and fresh: true researches and keeps a new one.
+// in the data dir's library; an answer from the cache is not kept again, and fresh: true researches and keeps a new one.
 func TestFinishedReportsAreRecordedOnce(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
-	a, c, dir := startWithHistory(t, fake, nil)
+	a, c, path := startWithHistory(t, fake, nil)
 
 	before := time.Now()
 	callTool(t, c, "search", map[string]any{"query": "rust 2024 edition"})
 	if got, want := kept(a), []string{"search: rust 2024 edition"}; !slices.Equal(got, want) {
 		t.Fatalf("kept %q, want %q", got, want)
 	}
-	sum := a.History().List(0)[0]
-	rep, err := a.History().Get(sum.ID)
+	sum := a.Library().List(0)[0]
+	rep, err := a.Library().Get(sum.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(rep.Markdown, "# Fake report") || rep.Partial || rep.Backend != "cli" ||
-		!slices.Contains(rep.Sources, history.Source{URL: geminitest.FakeURL}) || rep.Duration <= 0 ||
+		!slices.Contains(rep.Sources, record.Source{URL: geminitest.FakeURL}) || rep.Duration <= 0 ||
 		rep.Started.Before(before.Add(-time.Second)) { // the clock of the record is rounded
 		t.Errorf("kept %+v, want the report with its source, backend, start and duration", rep)
 	}
-	if _, err := os.Stat(filepath.Join(dir, sum.ID+".json")); err != nil {
-		t.Errorf("the report's file: %v", err)
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the library's file: %v", err)
 	}
 
 	callTool(t, c, "search", map[string]any{"query": "Rust  2024 edition"}) // the cache answers
@@ -115,9 +124,6 @@ func TestFinishedReportsAreRecordedOnce(t *testing.T) {
 	want := []string{"deep_search: rust 2024 edition", "search: rust 2024 edition", "search: rust 2024 edition"}
 	if got := kept(a); !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q", got, want)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
-		t.Errorf("%d files in %s, want 3", len(entries), dir)
 	}
 
 	// The headless server's status page lists them, each linking to its page.
@@ -133,7 +139,7 @@ func TestFinishedReportsAreRecordedOnce(t *testing.T) {
 	}
 	cookies := get("/status?token=tok", nil).Result().Cookies()
 	status := get("/status", cookies)
-	for _, s := range a.History().List(0) {
+	for _, s := range a.Library().List(0) {
 		if !strings.Contains(status.Body.String(), `href="/report?id=`+s.ID+`"`) {
 			t.Errorf("/status (%d) does not link %s:\n%s", status.Code, s.ID, status.Body)
 		}
@@ -177,21 +183,46 @@ func TestFailuresAreNotRecorded(t *testing.T) {
 	}
 }
 
-// TestHistoryOff: GEMINI_HISTORY_MAX=0 keeps nothing, and a commit that turns it off deletes what was kept.
+// TestHistoryOff: GEMINI_LIBRARY_MAX_REPORTS=0 keeps nothing, and a commit that turns it off deletes what was
+// kept.
 func TestHistoryOff(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
-	a, c, dir := startWithHistory(t, fake, nil)
+	a, c, _ := startWithHistory(t, fake, nil)
 	callTool(t, c, "search", map[string]any{"query": "kept for now"})
 	if len(kept(a)) != 1 {
 		t.Fatalf("kept %q, want one report", kept(a))
 	}
 	to := a.Config()
-	to.HistoryMax = 0
+	to.LibraryMaxReports = 0
 	if err := a.Commit(to); err != nil {
 		t.Fatal(err)
 	}
 	callTool(t, c, "search", map[string]any{"query": "not kept"})
-	if entries, _ := os.ReadDir(dir); len(kept(a)) != 0 || len(entries) != 0 {
-		t.Errorf("kept %q, %d files; want none", kept(a), len(entries))
+	if len(kept(a)) != 0 || a.Library().Len() != 0 {
+		t.Errorf("kept %q; want none", kept(a))
+	}
+}
+
+// TestHistoryImportedAtStart: the report files the previous release kept in the cache dir are in the library from
+// the App's start, with their ids; the files stay where they were.
+func TestHistoryImportedAtStart(t *testing.T) {
+	cache, data := t.TempDir(), t.TempDir()
+	dir := filepath.Join(cache, "gemini-search-mcp", "history")
+	if err := os.CopyFS(dir, os.DirFS("../library/testdata/history")); err != nil {
+		t.Fatal(err)
+	}
+	a := newAppIn(t, map[string]string{"GEMINI_BACKEND": "api", "GEMINI_API_KEY": "test-key"}, cache, data)
+	want := []string{"search: Föhn wind", "deep_search: Rust 2024 edition", "search: What is new in Go 1.26?"}
+	if got := kept(a); !slices.Equal(got, want) {
+		t.Errorf("kept %q, want the history's reports %q", got, want)
+	}
+	if rep, err := a.Report("20261120T080100.000000-704c2a93"); err != nil || len(rep.Sources) != 2 {
+		t.Errorf("an imported report by its old id: %+v, %v", rep, err)
+	}
+	if st := a.State(); st.Kept != 3 || len(st.Recent) != 3 {
+		t.Errorf("State: %d kept, %d recent; want 3", st.Kept, len(st.Recent))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("%d files left in the history folder, want the 3 there were", len(entries))
 	}
 }

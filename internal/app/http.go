@@ -9,8 +9,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 )
 
@@ -227,8 +227,8 @@ func (h *HTTP) serveOn(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-// Report is the report id of the history; history.ErrNotFound for one it does not keep.
-func (a *App) Report(id string) (history.Report, error) { return a.history.Get(id) }
+// Report is the report id of the library; record.ErrNotFound for one it does not keep.
+func (a *App) Report(id string) (record.Report, error) { return a.library.Get(id) }
 
 // Clients are the MCP clients' entries for this server: its address while it runs over HTTP, else the configured
 // one, and Options.StdioCommand for the clients that start it themselves.

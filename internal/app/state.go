@@ -8,12 +8,12 @@ import (
 func (a *App) State() appstate.State {
 	st := a.glance()
 	st.Activity = a.activity.Snapshot()
-	st.Recent, st.Kept = a.history.List(appstate.RecentMax), a.history.Len()
+	st.Recent, st.Kept = a.library.List(appstate.RecentMax), a.library.Len()
 	return st
 }
 
-// glance is State without what takes more than a glance to gather (the activity's lists, the history, which the
-// first look reads from disk): what ping and /healthz answer at once.
+// glance is State without what takes more than a glance to gather (the activity's lists, the library, which is
+// read from disk): what ping and /healthz answer at once.
 func (a *App) glance() appstate.State {
 	c := a.configured.Load()
 	running, queued := a.queue.Active()

@@ -8,8 +8,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // State is the App's state at one moment.
@@ -24,7 +24,7 @@ type State struct {
 	Activity activity.Snapshot // the searches running and the last errors
 	Running  int               // research runs holding a place in the queue
 	Queued   int               // research runs waiting for one
-	Recent   []history.Summary // the newest reports of the history, newest first, at most RecentMax
+	Recent   []record.Summary  // the newest reports of the history, newest first, at most RecentMax
 	Kept     int               // the reports the history keeps
 }
 

@@ -64,11 +64,18 @@ type Config struct {
 	WarmWorkers         int           // GEMINI_WARM_WORKERS; 0 means none
 	WarmIdle            time.Duration // GEMINI_WARM_IDLE
 	CacheTTL            time.Duration // GEMINI_CACHE_TTL; 0 means no cache
-	HistoryMax          int           // GEMINI_HISTORY_MAX; 0 means no history
-	HistoryDir          string        // where finished reports are kept; "" when there is no cache dir (historyDir)
 	RunsDir             string        // where CLI runs in progress are recorded; "" when there is no state dir (runsDir)
 	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
 	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
+
+	// The research library (internal/library): its database, and what it keeps (its retention).
+	LibraryPath       string        // library.db in the data dir; "" when there is no data dir: no library (libraryPath)
+	LibraryMaxReports int           // GEMINI_LIBRARY_MAX_REPORTS (or GEMINI_HISTORY_MAX); 0 keeps no report
+	LibraryMaxAge     time.Duration // GEMINI_LIBRARY_MAX_DAYS
+	LibraryMaxBytes   int64         // GEMINI_LIBRARY_MAX_MB
+	// HistoryDir is the folder where releases before the library kept their reports, one file each, in the cache
+	// dir: the library imports them once. "" when there is no cache dir (historyDir).
+	HistoryDir string
 
 	// Overridden holds the names of the variables whose value came from the
 	// process environment or a command-line flag rather than the .env file or
@@ -82,6 +89,10 @@ type Config struct {
 	shown map[string]string
 	// inDotenv holds the names of the variables the .env file sets, including ones Load does not read (InDotenv).
 	inDotenv map[string]bool
+
+	// historyMax is GEMINI_HISTORY_MAX, the earlier name of GEMINI_LIBRARY_MAX_REPORTS (applyHistoryMax); nil
+	// when it is not set.
+	historyMax *int
 
 	// fileSecrets are the values of other credentials in the .env file (GEMINI_API_KEY, say): the Gemini CLI
 	// reads that file too, so they can turn up in its error output.
@@ -262,8 +273,9 @@ func configDir(e Env) (string, error) {
 // load builds the Config from the process environment, then file (the .env variables), then the defaults. With
 // strict, a value of file that the environment overrides must be valid too.
 func load(e Env, dir string, file map[string]string, strict bool) (Config, error) {
-	c := Config{Dir: dir, HistoryDir: historyDir(e), RunsDir: runsDir(e), PrivateDirs: privateDirs(e, dir),
-		Overridden: make(map[string]bool), shown: make(map[string]string), inDotenv: make(map[string]bool)}
+	c := Config{Dir: dir, LibraryPath: libraryPath(e), HistoryDir: historyDir(e), RunsDir: runsDir(e),
+		PrivateDirs: privateDirs(e, dir), Overridden: make(map[string]bool), shown: make(map[string]string),
+		inDotenv: make(map[string]bool)}
 	if _, ok := e.lookup(DirVar); ok {
 		c.Overridden[DirVar] = true
 	}
@@ -309,6 +321,7 @@ func load(e Env, dir string, file map[string]string, strict bool) (Config, error
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
+	c.applyHistoryMax()
 	for _, m := range []*string{&c.Model, &c.CorrectionModel, &c.FallbackModel} {
 		*m = c.ResolveModel(*m)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,9 @@ func TestLoadDefaults(t *testing.T) {
 		WarmWorkers:         1,
 		WarmIdle:            10 * time.Minute,
 		CacheTTL:            15 * time.Minute,
-		HistoryMax:          200,
+		LibraryMaxReports:   1000,
+		LibraryMaxAge:       365 * 24 * time.Hour,
+		LibraryMaxBytes:     200 << 20,
 		Prompts:             map[string]string{},
 		PrivateDirs:         []string{dir},
 		Overridden:          map[string]bool{DirVar: true},
@@ -191,8 +194,11 @@ func TestLoadInvalid(t *testing.T) {
 		{"GEMINI_ALIAS_PRO", "models/../../files", `invalid GEMINI_ALIAS_PRO="models/../../files"`},
 		{"FIRECRAWL_API_KEY", "fc-abc def", `invalid FIRECRAWL_API_KEY="[redacted]": must not contain spaces`},
 		{"MCP_AUTH_TOKEN", "tok\x00en", `invalid MCP_AUTH_TOKEN="[redacted]"`},
-		{"GEMINI_HISTORY_MAX", "-1", `invalid GEMINI_HISTORY_MAX="-1": must be a whole number between 0 and 10000`},
-		{"GEMINI_HISTORY_MAX", "10001", `invalid GEMINI_HISTORY_MAX="10001"`},
+		{"GEMINI_HISTORY_MAX", "-1", `invalid GEMINI_HISTORY_MAX="-1": must be a whole number between 0 and 1000000`},
+		{"GEMINI_HISTORY_MAX", "1000001", `invalid GEMINI_HISTORY_MAX="1000001"`},
+		{"GEMINI_LIBRARY_MAX_REPORTS", "-1", `invalid GEMINI_LIBRARY_MAX_REPORTS="-1"`},
+		{"GEMINI_LIBRARY_MAX_DAYS", "0", `invalid GEMINI_LIBRARY_MAX_DAYS="0"`},
+		{"GEMINI_LIBRARY_MAX_MB", "0", `invalid GEMINI_LIBRARY_MAX_MB="0"`},
 		{"GEMINI_WARM_WORKERS", "33", `invalid GEMINI_WARM_WORKERS="33": must be a whole number between 0 and 32`},
 		{"GEMINI_WARM_IDLE", "999", `invalid GEMINI_WARM_IDLE="999"`},
 	}
@@ -254,7 +260,7 @@ func TestLoadValidEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.SearchTimeout != 30*time.Minute || c.Port != 65535 || c.JSONMaxRetries != 10 || c.MaxIterations != 1 ||
-		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug || c.HistoryMax != 10000 ||
+		c.MaxConcurrent != 32 || c.ProgressLogInterval != time.Second || c.Debug || c.LibraryMaxReports != 10000 ||
 		c.WarmWorkers != 0 || c.WarmIdle != time.Second {
 		t.Errorf("got %+v", c)
 	}
@@ -362,8 +368,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 36 {
-		t.Errorf("got %d variables, want 36", len(seen))
+	if len(seen) != 39 {
+		t.Errorf("got %d variables, want 39", len(seen))
 	}
 }
 
@@ -563,6 +569,66 @@ func TestPrivateDirs(t *testing.T) {
 	if want := []string{filepath.Join(mac, "gemini-search-mcp"), filepath.Clean(mac), filepath.Clean("/Users/u/Library/Caches"),
 		filepath.Clean("/Users/u/Library")}; !slices.Equal(got, want) {
 		t.Errorf("macOS: got %q, want %q", got, want)
+	}
+}
+
+// TestLibraryPath: the research library lives in the data dir adrg/xdg finds (XDG_DATA_HOME replaces it on every
+// platform); without an absolute one there is no library.
+func TestLibraryPath(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, data, want string
+	}{
+		{"data dir", "/home/u/.local/share", filepath.Join("/home/u/.local/share", "gemini-search-mcp", "library.db")},
+		{"none", "", ""},
+		{"relative", "share", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := testEnv(t, nil, "")
+			e.XDGDataHome = tt.data
+			c, err := Load(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.LibraryPath != tt.want {
+				t.Errorf("got %q, want %q", c.LibraryPath, tt.want)
+			}
+		})
+	}
+}
+
+// TestHistoryMax: GEMINI_HISTORY_MAX, the earlier name of GEMINI_LIBRARY_MAX_REPORTS, applies when the new name is
+// not set, from the environment or the .env file; the new name wins.
+func TestHistoryMax(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		env    map[string]string
+		dotenv string
+		want   int
+	}{
+		{"neither", nil, "", 1000},
+		{"old name in .env", nil, "GEMINI_HISTORY_MAX=200\n", 200},
+		{"old name in env", map[string]string{"GEMINI_HISTORY_MAX": "0"}, "", 0},
+		{"new name in .env wins", nil, "GEMINI_HISTORY_MAX=200\nGEMINI_LIBRARY_MAX_REPORTS=50\n", 50},
+		{"new name in env wins", map[string]string{"GEMINI_LIBRARY_MAX_REPORTS": "70"}, "GEMINI_HISTORY_MAX=200\n", 70},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := testEnv(t, tt.env, tt.dotenv)
+			c, err := Load(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.LibraryMaxReports != tt.want || c.Shown("GEMINI_LIBRARY_MAX_REPORTS") != strconv.Itoa(tt.want) {
+				t.Errorf("got %d (shown %q), want %d", c.LibraryMaxReports, c.Shown("GEMINI_LIBRARY_MAX_REPORTS"), tt.want)
+			}
+		})
+	}
+	e, _ := testEnv(t, map[string]string{"GEMINI_HISTORY_MAX": "-1"}, "")
+	if _, err := Load(e); err == nil || !strings.Contains(err.Error(), "GEMINI_HISTORY_MAX") {
+		t.Errorf("a malformed old name: %v, want an error naming it", err)
 	}
 }
 

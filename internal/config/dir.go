@@ -28,7 +28,7 @@ type Env struct {
 	XDGConfigHome string                      // adrg/xdg's ConfigHome (honours XDG_CONFIG_HOME)
 	XDGCacheHome  string                      // adrg/xdg's CacheHome (honours XDG_CACHE_HOME); "": no history
 	XDGStateHome  string                      // adrg/xdg's StateHome (honours XDG_STATE_HOME); "": no run records
-	XDGDataHome   string                      // adrg/xdg's DataHome (honours XDG_DATA_HOME)
+	XDGDataHome   string                      // adrg/xdg's DataHome (honours XDG_DATA_HOME); "": no library
 	AppData       string                      // %APPDATA% on Windows
 }
 
@@ -119,10 +119,21 @@ func absPath(path string) string {
 	return abs
 }
 
-// historyDir returns the folder of the report history: gemini-search-mcp/history in the user's cache dir, which
-// adrg/xdg finds for every platform (~/.cache on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA%\cache on Windows)
-// and XDG_CACHE_HOME replaces on every platform. It returns "" when the cache dir is unknown or relative, and the
-// server then keeps no history.
+// libraryPath returns the research library's database: gemini-search-mcp/library.db in the user's data dir, which
+// adrg/xdg finds for every platform (~/.local/share on Linux, ~/Library/Application Support on macOS,
+// %LOCALAPPDATA% on Windows) and XDG_DATA_HOME replaces on every platform: not the cache dir, which the system or
+// the user may wipe. It returns "" when the data dir is unknown or relative, and the server then keeps no library.
+func libraryPath(e Env) string {
+	if !filepath.IsAbs(e.XDGDataHome) {
+		return ""
+	}
+	return filepath.Join(e.XDGDataHome, appName, "library.db")
+}
+
+// historyDir returns the folder where releases before the library kept their reports: gemini-search-mcp/history in
+// the user's cache dir, which adrg/xdg finds for every platform (~/.cache on Linux, ~/Library/Caches on macOS,
+// %LOCALAPPDATA%\cache on Windows) and XDG_CACHE_HOME replaces on every platform. The library imports them once.
+// It returns "" when the cache dir is unknown or relative.
 func historyDir(e Env) string {
 	if !filepath.IsAbs(e.XDGCacheHome) {
 		return ""

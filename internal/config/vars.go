@@ -244,11 +244,34 @@ var variables = []variable{
 			c.CacheTTL, err = millis(v, 0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_HISTORY_MAX", Default: "200", Description: "How many finished reports are kept on disk " +
-		"(in the user's cache dir, at most 20 MB, the oldest dropped first) for the tray's Recent research and " +
-		"/status (0 to 10000; 0: none, and those kept are deleted)."},
+	{VarDoc{Name: "GEMINI_LIBRARY_MAX_REPORTS", Default: "1000", Description: "How many finished reports the " +
+		"research library keeps (in the user's data dir), for the tray's Recent research, /status and the clients' " +
+		"searches of past research; past it the oldest are dropped, and logged (0 to 1000000; 0: none, and those " +
+		"kept are deleted). GEMINI_HISTORY_MAX, its earlier name, is still read when this is not set."},
 		func(c *Config, v string) (err error) {
-			c.HistoryMax, err = intBetween(v, 0, 10_000, "must be a whole number between 0 and 10000")
+			c.LibraryMaxReports, err = intBetween(v, 0, 1_000_000, "must be a whole number between 0 and 1000000")
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_LIBRARY_MAX_DAYS", Default: "365", Description: "How many days the research library " +
+		"keeps a report (and a finished job); older ones are dropped, and logged (1 to 36500)."},
+		func(c *Config, v string) error {
+			n, err := intBetween(v, 1, 36_500, "must be a whole number of days between 1 and 36500")
+			c.LibraryMaxAge = time.Duration(n) * 24 * time.Hour
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_LIBRARY_MAX_MB", Default: "200", Description: "How many megabytes the research " +
+		"library's reports may take together (their text and sources; the database, with its search index, takes " +
+		"up to twice that); past it the oldest are dropped, and logged (1 to 100000)."},
+		func(c *Config, v string) error {
+			n, err := intBetween(v, 1, 100_000, "must be a whole number of megabytes between 1 and 100000")
+			c.LibraryMaxBytes = int64(n) << 20
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_HISTORY_MAX", Description: "The earlier name of GEMINI_LIBRARY_MAX_REPORTS, read " +
+		"when that is not set, so that a .env file of an earlier release keeps its meaning (0 to 1000000)."},
+		func(c *Config, v string) error {
+			n, err := intBetween(v, 0, 1_000_000, "must be a whole number between 0 and 1000000")
+			c.historyMax = &n
 			return err
 		}},
 	{VarDoc{Name: "GEMINI_MAX_RESPONSE_CHARS", Default: "20000", Description: "Longest report returned in one " +
@@ -283,6 +306,17 @@ var variables = []variable{
 	{VarDoc{Name: "MCP_AUTH_TOKEN", Secret: true, Description: "Token that clients of the MCP HTTP server must " +
 		"send. Empty: no token is required."},
 		func(c *Config, v string) (err error) { c.AuthToken, err = secret(v); return err }},
+}
+
+// applyHistoryMax puts GEMINI_HISTORY_MAX, the earlier name of GEMINI_LIBRARY_MAX_REPORTS, in force when it is
+// set and the new name is not (in the environment or the .env file).
+func (c *Config) applyHistoryMax() {
+	const name = "GEMINI_LIBRARY_MAX_REPORTS"
+	if c.historyMax == nil || c.Overridden[name] || c.inDotenv[name] {
+		return
+	}
+	c.LibraryMaxReports = *c.historyMax
+	c.shown[name] = strconv.Itoa(*c.historyMax)
 }
 
 // aliasVariable is the variable GEMINI_ALIAS_<ALIAS> that says which model alias stands for.

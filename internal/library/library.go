@@ -57,6 +57,8 @@ type Library struct {
 	changed broadcast.Signal
 	stop    context.CancelFunc
 	polling sync.WaitGroup
+	closing sync.Once
+	closed  error // Close's error
 
 	mu        sync.Mutex // guards retention
 	retention Retention
@@ -129,17 +131,19 @@ func (l *Library) Path() string {
 }
 
 // Close stops watching for changes, marks this process's jobs that still run interrupted (they cannot go on once
-// it has stopped), and closes the database.
+// it has stopped), and closes the database. Closing again does nothing.
 func (l *Library) Close() error {
 	if l == nil {
 		return nil
 	}
-	l.stop()
-	l.polling.Wait()
-	l.interruptOwn()
-	err := l.db.Close()
-	l.owner.release()
-	return err
+	l.closing.Do(func() {
+		l.stop()
+		l.polling.Wait()
+		l.interruptOwn()
+		l.closed = l.db.Close()
+		l.owner.release()
+	})
+	return l.closed
 }
 
 // Changed returns a channel that is closed at the next change of the library: a report kept or dropped, a job

@@ -11,8 +11,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // Menu labels that do not change.
@@ -86,7 +86,7 @@ func clientView(name string, status clients.Status) clientLine {
 
 // render computes the menu for a server status, the setup's problems, an activity snapshot and the newest reports
 // of the history at now.
-func render(st httpserver.Status, problems []checklist.Check, snap activity.Snapshot, recent []history.Summary, now time.Time) view {
+func render(st httpserver.Status, problems []checklist.Check, snap activity.Snapshot, recent []record.Summary, now time.Time) view {
 	running := st.State == httpserver.Running
 	v := view{
 		Status:    st.Line(),
@@ -222,7 +222,7 @@ func firstLine(s string) string {
 
 // recentLine is one report of the history: short topic, when it started, how long it took, and whether it was cut
 // short.
-func recentLine(r history.Summary, now time.Time) string {
+func recentLine(r record.Summary, now time.Time) string {
 	line := fmt.Sprintf("%q · %s · %s", Shorten(r.Topic, 40), r.When(now), r.Took())
 	if r.Partial {
 		line += " · partial"

@@ -12,8 +12,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 func TestRender(t *testing.T) {
@@ -152,9 +152,9 @@ func TestShorten(t *testing.T) {
 func TestRenderRecent(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
-	var recent []history.Summary
+	var recent []record.Summary
 	for i := range MaxRecent + 2 {
-		recent = append(recent, history.Summary{ID: fmt.Sprintf("id-%d", i), Tool: "search",
+		recent = append(recent, record.Summary{ID: fmt.Sprintf("id-%d", i), Tool: "search",
 			Topic: fmt.Sprintf("topic %d", i), Started: now.Add(-time.Duration(i) * time.Hour), Duration: 83 * time.Second})
 	}
 	recent[0].Topic = "what changed in\nthe Rust 2024 edition and why does it matter"

@@ -83,8 +83,7 @@ func (c *controller) run(ctx context.Context) error {
 	if err := c.watchConfig(ctx, c.app.Config().Dir); err != nil {
 		return err
 	}
-	go c.app.History().List(1) // reads the kept reports now rather than as the menu first draws
-	_ = c.http.Start()         // a failure is a state the menu shows
+	_ = c.http.Start() // a failure is a state the menu shows
 	return nil
 }
 

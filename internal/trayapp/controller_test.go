@@ -27,7 +27,7 @@ type controllerOptions struct {
 	env    map[string]string // the process environment (GEMINI_SEARCH_CONFIG_DIR is the test's own)
 	dotenv string            // the .env file at the start ("": none)
 	args   []string          // the command line (default: --port 0)
-	cache  string            // the user's cache dir, where the history is kept ("": no history)
+	data   string            // the user's data dir, where the research library is kept ("": no library)
 }
 
 // startController runs a controller as Main does, without the tray icon, on a fresh config dir, until the test ends.
@@ -42,7 +42,7 @@ func startController(t *testing.T, o controllerOptions) *controller {
 	vars := map[string]string{config.DirVar: dir, "GEMINI_CLI_PATH": os.Args[0]}
 	maps.Copy(vars, o.env)
 	env := config.Env{Lookup: func(name string) (string, bool) { v, ok := vars[name]; return v, ok }, GOOS: "linux", Home: t.TempDir(),
-		XDGCacheHome: o.cache}
+		XDGDataHome: o.data}
 	if o.args == nil {
 		o.args = []string{"--port", "0"}
 	}

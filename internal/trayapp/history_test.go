@@ -8,25 +8,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
-// TestRecentResearch: a report kept in the history reaches the menu (Recent, with a change signalled) and its page
+// TestRecentResearch: a report kept in the library reaches the menu (Recent, with a change signalled) and its page
 // (ReportURL, with the launch's token, on the running server).
 func TestRecentResearch(t *testing.T) {
 	t.Parallel()
-	c := startController(t, controllerOptions{cache: t.TempDir()})
+	c := startController(t, controllerOptions{data: t.TempDir()})
 	if got := c.app.State().Recent; len(got) != 0 {
-		t.Fatalf("a new history lists %v", got)
+		t.Fatalf("a new library lists %v", got)
 	}
-	// The controller follows the history from goroutines that run starts: a report kept before they listen is
+	// The controller follows the library from goroutines that run starts: a report kept before they listen is
 	// shown at the next redraw, so keep reports until one is signalled.
 	var id string
 	testkit.WaitFor(t, "the menu to be told of a new report", func() bool {
 		changed := c.app.Changed()
 		var err error
-		id, err = c.app.History().Add(history.Report{Summary: history.Summary{Tool: "search", Topic: "rust 2024",
+		id, err = c.app.Library().Add(record.Report{Summary: record.Summary{Tool: "search", Topic: "rust 2024",
 			Started: time.Now(), Duration: 3 * time.Second}, Markdown: "# Rust 2024\n\n*Edition* notes."})
 		if err != nil {
 			t.Fatal(err)

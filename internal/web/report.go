@@ -9,7 +9,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // reportPage is /report?id=..., a report of the history rendered from its Markdown.
@@ -30,28 +30,27 @@ func renderMarkdown(md string) (template.HTML, error) {
 }
 
 type reportView struct {
-	history.Report
+	record.Report
 	When string
 	HTML template.HTML
 }
 
 // viewReport is rep as its page shows it.
-func viewReport(rep history.Report) (reportView, error) {
+func viewReport(rep record.Report) (reportView, error) {
 	html, err := renderMarkdown(rep.Markdown)
 	return reportView{Report: rep, When: rep.Started.Local().Format("2006-01-02 15:04"), HTML: html}, err
 }
 
-// get shows the report ?id= of the history. An id that is malformed or names no kept report is a 404: only
-// well-formed ids reach the history, which names files by them.
+// get shows the report ?id= of the library. An id that is malformed or names no kept report is a 404.
 func (pg *reportPage) get(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
-	if !history.ValidID(id) {
+	if !record.ValidID(id) {
 		pg.h.notFound(w, "this is not the address of a report")
 		return
 	}
 	rep, err := pg.h.app.Report(id)
-	if errors.Is(err, history.ErrNotFound) {
-		pg.h.notFound(w, "the history no longer keeps this report (it keeps the last GEMINI_HISTORY_MAX)")
+	if errors.Is(err, record.ErrNotFound) {
+		pg.h.notFound(w, "the research library no longer keeps this report (see GEMINI_LIBRARY_MAX_REPORTS, _DAYS and _MB)")
 		return
 	}
 	var page reportView

@@ -3,13 +3,15 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // reportMarkdown is a report with what a page the agent read may slip into it: raw HTML, a script, and a link with a
@@ -29,15 +31,21 @@ https://doc.rust-lang.org/edition-guide/.
 Then [click me](javascript:alert('link')).
 `
 
-// keep adds reports to b's history, in a folder of the test's, and returns their ids, oldest first.
-func keep(t *testing.T, b *fakeBackend, reports ...history.Report) []string {
+// keep adds reports to b's library, in a folder of the test's, and returns their ids, oldest first.
+func keep(t *testing.T, b *fakeBackend, reports ...record.Report) []string {
 	t.Helper()
-	if b.history == nil {
-		b.history = history.New(t.TempDir(), 100, nil)
+	if b.library == nil {
+		lib, err := library.Open(filepath.Join(t.TempDir(), library.FileName), library.Options{Poll: -1,
+			Retention: library.Retention{MaxReports: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lib.Close() })
+		b.library = lib
 	}
 	var ids []string
 	for _, r := range reports {
-		id, err := b.history.Add(r)
+		id, err := b.library.Add(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,12 +54,12 @@ func keep(t *testing.T, b *fakeBackend, reports ...history.Report) []string {
 	return ids
 }
 
-func rustReport(started time.Time) history.Report {
-	return history.Report{
-		Summary: history.Summary{Tool: "deep_search", Topic: "What changed in <Rust> 2024?", Depth: "detailed",
+func rustReport(started time.Time) record.Report {
+	return record.Report{
+		Summary: record.Summary{Tool: "deep_search", Topic: "What changed in <Rust> 2024?", Depth: "detailed",
 			Model: "gemini-2.5-pro", Backend: "api", Started: started, Duration: 83 * time.Second},
 		Markdown: reportMarkdown,
-		Sources: []history.Source{{URL: "https://blog.rust-lang.org/2025/02/20/Rust-1.85.0.html", Title: "Rust 1.85"},
+		Sources: []record.Source{{URL: "https://blog.rust-lang.org/2025/02/20/Rust-1.85.0.html", Title: "Rust 1.85"},
 			{URL: "https://doc.rust-lang.org/edition-guide/"}, {URL: "javascript:alert('source')"}},
 	}
 }
@@ -67,7 +75,7 @@ func TestStatusPageListsRecentResearch(t *testing.T) {
 		t.Errorf("/status without a history:\n%s", body)
 	}
 
-	partial := history.Report{Summary: history.Summary{Tool: "search", Topic: "go 1.26", Started: now.Add(-5 * time.Minute),
+	partial := record.Report{Summary: record.Summary{Tool: "search", Topic: "go 1.26", Started: now.Add(-5 * time.Minute),
 		Duration: 300 * time.Second, Partial: true}, Markdown: "cut short"}
 	ids := keep(t, b, rustReport(now.Add(-time.Hour)), partial)
 	_, body := get(t, srv.URL+"/status", true)
@@ -118,7 +126,7 @@ func TestReportPage(t *testing.T) {
 func TestPartialReportPage(t *testing.T) {
 	t.Parallel()
 	b, srv, _ := setup(t)
-	id := keep(t, b, history.Report{Summary: history.Summary{Tool: "search", Topic: "Föhn", Backend: "api",
+	id := keep(t, b, record.Report{Summary: record.Summary{Tool: "search", Topic: "Föhn", Backend: "api",
 		Started: time.Date(2026, 11, 22, 9, 0, 0, 0, time.Local), Duration: 12 * time.Second, Partial: true},
 		Markdown: "[Partial response: the answer was cut off because the model reached its output limit (MAX_TOKENS).]\n\n" +
 			"Der Föhn ist ein warmer"})[0]
@@ -181,9 +189,9 @@ func TestReportPageWithoutHistory(t *testing.T) {
 func TestStatusPageListsTheNewest(t *testing.T) {
 	t.Parallel()
 	b, srv, _ := setup(t)
-	var reports []history.Report
+	var reports []record.Report
 	for i := range appstate.RecentMax + 2 {
-		reports = append(reports, history.Report{Summary: history.Summary{Tool: "search", Topic: fmt.Sprintf("topic %d", i),
+		reports = append(reports, record.Report{Summary: record.Summary{Tool: "search", Topic: fmt.Sprintf("topic %d", i),
 			Started: time.Now().Add(time.Duration(i) * time.Second)}})
 	}
 	keep(t, b, reports...)

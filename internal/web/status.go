@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // statusPage is /status, the live view of running searches, recent errors and recent research, and
@@ -28,7 +28,7 @@ type statusView struct {
 
 // recentView is one report of the history as /status lists it.
 type recentView struct {
-	history.Summary
+	record.Summary
 	When string
 }
 

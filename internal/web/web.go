@@ -30,7 +30,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/loopback"
 )
 
@@ -48,8 +48,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 // reports its history keeps, and its setup checks.
 type App interface {
 	State() appstate.State
-	Changed() <-chan struct{}                 // closed at the next change of State
-	Report(id string) (history.Report, error) // a report of the history; history.ErrNotFound for one it does not keep
+	Changed() <-chan struct{}                // closed at the next change of State
+	Report(id string) (record.Report, error) // a report of the history; record.ErrNotFound for one it does not keep
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
 	Checklist(ctx context.Context, offline bool) []checklist.Check
@@ -72,7 +72,7 @@ type Welcome interface {
 	Clients() []clients.Client // the MCP clients' entries for this server
 	// TrySearch runs query through the search tool as a client's call would (among the running searches, into the
 	// history), never answered from the cache. A failed search is a *SearchError.
-	TrySearch(ctx context.Context, query string) (history.Report, error)
+	TrySearch(ctx context.Context, query string) (record.Report, error)
 }
 
 // Forms are the pages that change something; a nil one is not served (a 404).

@@ -24,8 +24,9 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // The keys in the .env file that setup writes.
@@ -51,7 +52,7 @@ type fakeBackend struct {
 	env      map[string]string // the process environment
 	cfg      config.Config
 	snap     activity.Snapshot
-	history  *history.Store
+	library  *library.Library
 	saved    []byte
 	refuse   error // why SaveDotenv refuses a file whose values are all valid
 	applyErr error // why applying the saved file fails
@@ -93,17 +94,17 @@ func (f *fakeBackend) Activity() activity.Snapshot {
 	defer f.mu.Unlock()
 	return f.snap
 }
-func (f *fakeBackend) Changed() <-chan struct{} { return f.changed.Changed() }
-func (f *fakeBackend) History() *history.Store  { return f.history }
-func (f *fakeBackend) Version() string          { return "1.2.3-test" }
+func (f *fakeBackend) Changed() <-chan struct{}  { return f.changed.Changed() }
+func (f *fakeBackend) Library() *library.Library { return f.library }
+func (f *fakeBackend) Version() string           { return "1.2.3-test" }
 func (f *fakeBackend) Status() httpserver.Status {
 	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
 func (f *fakeBackend) State() appstate.State {
 	return appstate.State{Version: f.Version(), Config: f.Config(), Server: f.Status(), Activity: f.Activity(),
-		Recent: f.history.List(appstate.RecentMax), Kept: f.history.Len()}
+		Recent: f.library.List(appstate.RecentMax), Kept: f.library.Len()}
 }
-func (f *fakeBackend) Report(id string) (history.Report, error) { return f.history.Get(id) }
+func (f *fakeBackend) Report(id string) (record.Report, error) { return f.library.Get(id) }
 
 func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
 	if _, err := config.LoadWithDotenv(config.Env{Lookup: f.lookup}, data); err != nil {
@@ -683,9 +684,9 @@ func cookieRequest(t *testing.T, u string) *http.Request {
 // statusOnly is an App without Settings, as the headless server's.
 type statusOnly struct{ b *fakeBackend }
 
-func (s statusOnly) State() appstate.State                    { return s.b.State() }
-func (s statusOnly) Changed() <-chan struct{}                 { return s.b.Changed() }
-func (s statusOnly) Report(id string) (history.Report, error) { return s.b.Report(id) }
+func (s statusOnly) State() appstate.State                   { return s.b.State() }
+func (s statusOnly) Changed() <-chan struct{}                { return s.b.Changed() }
+func (s statusOnly) Report(id string) (record.Report, error) { return s.b.Report(id) }
 func (s statusOnly) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	return s.b.Checklist(ctx, offline)
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/history"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // welcomeBackend is a fakeBackend that can also connect clients and try searches, as the tray's.
@@ -24,7 +24,7 @@ type welcomeBackend struct {
 	*fakeBackend
 	home  string
 	tried []string
-	try   func(query string) (history.Report, error)
+	try   func(query string) (record.Report, error)
 }
 
 func (w *welcomeBackend) Clients() []clients.Client {
@@ -32,7 +32,7 @@ func (w *welcomeBackend) Clients() []clients.Client {
 		clients.Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gemini-search-mcp"})
 }
 
-func (w *welcomeBackend) TrySearch(_ context.Context, query string) (history.Report, error) {
+func (w *welcomeBackend) TrySearch(_ context.Context, query string) (record.Report, error) {
 	w.tried = append(w.tried, query)
 	return w.try(query)
 }
@@ -119,9 +119,9 @@ func TestWelcomePage(t *testing.T) {
 	}
 
 	// Try: the report, rendered, with its sources; then a failure with its fix.
-	b.try = func(q string) (history.Report, error) {
-		return history.Report{Summary: history.Summary{Tool: "search", Topic: q, Started: time.Now(), Duration: 3 * time.Second,
-			Backend: "cli"}, Markdown: "# MCP\n\nIt connects <b>tools</b> [1].", Sources: []history.Source{{URL: "https://modelcontextprotocol.io", Title: "MCP"}}}, nil
+	b.try = func(q string) (record.Report, error) {
+		return record.Report{Summary: record.Summary{Tool: "search", Topic: q, Started: time.Now(), Duration: 3 * time.Second,
+			Backend: "cli"}, Markdown: "# MCP\n\nIt connects <b>tools</b> [1].", Sources: []record.Source{{URL: "https://modelcontextprotocol.io", Title: "MCP"}}}, nil
 	}
 	code, _, body = postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {" what is MCP? "}})
 	for _, want := range []string{"It works", "<h1>MCP</h1>", `<a href="https://modelcontextprotocol.io">MCP</a>`, "took 3s", `value="what is MCP?"`} {
@@ -132,8 +132,8 @@ func TestWelcomePage(t *testing.T) {
 	if strings.Contains(body, "<b>tools</b>") {
 		t.Error("HTML inside the report was rendered")
 	}
-	b.try = func(string) (history.Report, error) {
-		return history.Report{}, &SearchError{Code: "AUTH_ERROR", Message: "not signed in", Details: "Run `gemini` once and sign in."}
+	b.try = func(string) (record.Report, error) {
+		return record.Report{}, &SearchError{Code: "AUTH_ERROR", Message: "not signed in", Details: "Run `gemini` once and sign in."}
 	}
 	_, _, body = postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {"again"}})
 	if !strings.Contains(body, "AUTH_ERROR") || !strings.Contains(body, "Run `gemini` once and sign in.") || strings.Contains(body, "It works") {
