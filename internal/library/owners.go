@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
@@ -28,7 +27,7 @@ func newOwner(dir string) (*owner, error) {
 		return nil, fmt.Errorf("make the folder of the library's owners: %w", err)
 	}
 	for range 10 {
-		o := &owner{dir: dir, id: strings.TrimPrefix(record.NewJobID(), "r")}
+		o := &owner{dir: dir, id: record.NewJobID()}
 		f, err := tryLock(o.path(o.id))
 		if err != nil {
 			return nil, fmt.Errorf("lock the library's owner file: %w", err)
@@ -72,13 +71,14 @@ func (o *owner) forget(id string) {
 	}
 }
 
-// release lets go of the lock and deletes its file.
+// release lets go of the lock and deletes its file (in that order: Windows deletes no file a handle holds).
 func (o *owner) release() {
-	os.Remove(o.path(o.id))
 	o.lock.Close()
+	os.Remove(o.path(o.id))
 }
 
-func validOwner(id string) bool { return record.ValidJobID("r" + id) }
+// validOwner reports whether id has the form of an owner's id, which is that of a job's.
+func validOwner(id string) bool { return record.ValidJobID(id) }
 
 // errLocked is tryLock's error for a file another holds.
 var errLocked = errors.New("locked by another")

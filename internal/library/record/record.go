@@ -128,14 +128,14 @@ type Job struct {
 	Owner        string // the library (one per server process) that runs it
 }
 
-// jobIDPattern is what a job's id looks like: "r" and 80 random bits in lower-case hex.
-var jobIDPattern = regexp.MustCompile(`^r[0-9a-f]{20}$`)
+// jobIDPattern is what a job's id looks like: 64 random bits in lower-case hex, the research_id clients see.
+var jobIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
-// ValidJobID reports whether id has the form of a job's id (r0a1b2c3d4e5f60718293).
+// ValidJobID reports whether id has the form of a job's id (0a1b2c3d4e5f6071).
 func ValidJobID(id string) bool { return jobIDPattern.MatchString(id) }
 
 // NewJobID returns a fresh job id: short, and not to be guessed.
-func NewJobID() string { return "r" + randomHex(10) }
+func NewJobID() string { return randomHex(8) }
 
 func randomHex(n int) string {
 	b := make([]byte, n)

@@ -36,8 +36,11 @@ func TestValidJobID(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	for _, id := range []string{"", "r", "r0a1b2c3d4e5f6071829", "r0a1b2c3d4e5f607182930", "R0a1b2c3d4e5f60718293",
-		"r0A1b2c3d4e5f60718293", "20261122T100000.123456-0a1b2c3d", "r0a1b2c3d4e5f60718293\n"} {
+	if !ValidJobID("0a1b2c3d4e5f6071") {
+		t.Error("a valid job id is refused")
+	}
+	for _, id := range []string{"", "0a1b2c3d4e5f607", "0a1b2c3d4e5f60718", "0A1b2c3d4e5f6071", "../../etc/passwd",
+		"20261122T100000.123456-0a1b2c3d", "0a1b2c3d4e5f6071\n", "0a1b2c3d-e5f6071"} {
 		if ValidJobID(id) {
 			t.Errorf("ValidJobID(%q) = true", id)
 		}
