@@ -285,12 +285,12 @@ func TestSharedLibrary(t *testing.T) {
 	t.Parallel()
 	path := dbPath(t)
 	a, b := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
+	a.now, b.now = time.Now, time.Now // the real clock: ids in the same microsecond differ by their random part
 	const n = 30
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n)
 	for i := range n {
 		for j, l := range []*Library{a, b} {
-			l.now = time.Now // the real clock: ids in the same microsecond differ by their random part
 			wg.Go(func() {
 				_, err := l.Add(report(fmt.Sprintf("topic %d/%d", j, i), time.Date(2026, 11, 22, 9, j, i, 0, time.UTC)))
 				errs <- err
