@@ -350,6 +350,10 @@ type sdkRequest struct {
 	CancelOnStdin bool           `json:"cancelOnStdin,omitempty"`
 	Progress      bool           `json:"progress,omitempty"` // send a progressToken, record notifications/progress
 	Task          bool           `json:"task,omitempty"`     // call the tool as an MCP task
+	// DefaultTimeout leaves the SDK's own request timeout (60 s) in force; UntilDone calls research_result while
+	// the answer is status running.
+	DefaultTimeout bool `json:"defaultTimeout,omitempty"`
+	UntilDone      bool `json:"untilDone,omitempty"`
 }
 
 // sdkOutput is what it prints.
@@ -363,6 +367,10 @@ type sdkOutput struct {
 	Error     string           `json:"error"`
 	Progress  []progressNotice `json:"progress"`
 	Task      *taskRecord      `json:"task"`
+	Answers   []struct {
+		Status string `json:"status"`
+		AtMS   int64  `json:"atMs"`
+	} `json:"answers"` // with UntilDone: each answer's status and time since the first call
 }
 
 // progressNotice is one notifications/progress the client received.

@@ -691,15 +691,27 @@ func verifier(delay time.Duration) mg.Responder {
 
 // deepScript sets the mock up for a deep_search of two rounds: research (one grounded search, a JSON report),
 // then verification (another search, the corrected JSON report). verifyDelay holds the final answer back.
-func deepScript(s *scenario, verifyDelay time.Duration) *draft {
+func deepScript(s *scenario, verifyDelay time.Duration) *draft { return heldDeepScript(s, 0, verifyDelay) }
+
+// heldDeepScript is deepScript with every answer of the model held for hold more.
+func heldDeepScript(s *scenario, hold, verifyDelay time.Duration) *draft {
 	d := &draft{}
 	s.mock.Handle(mg.KindSearch, mg.ByPrompt(mg.Always(mg.Grounded("Go 1.26 was released in February 2026 with new language features.", goSources...)),
 		mg.Route{Contains: verifyQuery, Respond: mg.Always(mg.Grounded("Go 1.26 was released on 2026-02-10.", verifySources...))}))
 	s.mock.Handle(mg.KindChat, mg.ByPrompt(unexpected,
-		mg.Route{Contains: verifyPrompt, Respond: verifier(verifyDelay)},
-		mg.Route{Contains: researchPrompt, Respond: d.recording(agent(searchCall(searchQuery)))},
+		mg.Route{Contains: verifyPrompt, Respond: held(hold, verifier(verifyDelay))},
+		mg.Route{Contains: researchPrompt, Respond: d.recording(held(hold, agent(searchCall(searchQuery))))},
 	))
 	return d
+}
+
+// held answers as respond does, each answer held for hold more.
+func held(hold time.Duration, respond mg.Responder) mg.Responder {
+	return func(r *mg.Request) mg.Reply {
+		rep := respond(r)
+		rep.Delay += hold
+		return rep
+	}
 }
 
 // conversations returns the first request of every CLI run that reached the mock's chat (a run's later
@@ -1348,4 +1360,26 @@ func TestUserMCPServersStayOut(t *testing.T) {
 	if log := srvLog(s); strings.Contains(log, "Firecrawl did not start") {
 		t.Errorf("the server blamed Firecrawl:\n%s", log)
 	}
+}
+
+// 22. Research that outlives the call: with the official TypeScript SDK at its default request timeout (60 s), a
+// deep_search that needs about 90 s (each of the model's four answers is held for 22 s, less than the CLI waits for
+// one) answers status running with a research_id inside 60 s, and research_result then returns the whole report.
+func TestResearchOutlivesTheCall(t *testing.T) {
+	s := newScenario(t, "22 research outlives the call")
+	d := heldDeepScript(s, 22*time.Second, 0)
+	srv := s.startHTTP("DEEP_SEARCH_MAX_ROUNDS=3")
+
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: "deep_search", DefaultTimeout: true, UntilDone: true,
+		Arguments: map[string]any{"topic": question, "depth": "concise"}}, nil)
+	if out.Error != "" {
+		t.Fatalf("the client failed: %s (answers %+v)", out.Error, out.Answers)
+	}
+	if len(out.Answers) < 2 || out.Answers[0].Status != "running" || out.Answers[0].AtMS >= 60_000 {
+		t.Fatalf("answers %+v, want status running inside 60 s first, then the report", out.Answers)
+	}
+	checkDeepSearch(t, s, d, out.Result)
+	last := out.Answers[len(out.Answers)-1]
+	s.note("running at %.0fs, report at %.0fs after %d research_result calls", float64(out.Answers[0].AtMS)/1000,
+		float64(last.AtMS)/1000, len(out.Answers)-1)
 }

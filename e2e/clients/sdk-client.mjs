@@ -8,6 +8,9 @@
 // the call when a line arrives on stdin (the SDK then sends notifications/cancelled) and to keep the session
 // open until stdin closes.
 // "progress": true sends a progressToken with the call and records the notifications/progress that arrive.
+// "defaultTimeout": true leaves the SDK's own request timeout (60 s) in force instead of 10 minutes.
+// "untilDone": true, when the tool answers status running, calls research_result with its research_id until the
+// research ends, and records each answer's status and time: "answers": [{"status", "atMs"}].
 // "task": true calls the tool as an MCP task (tools/call with "task", tasks/get until the task ends, then
 // tasks/result, all done by the SDK's callToolStream) and records the task's statuses as the client saw them.
 // In stdio mode the server gets this process's environment.
@@ -54,7 +57,10 @@ if (req.cancelOnStdin) {
 }
 
 const params = { name: req.tool ?? "search", arguments: req.arguments ?? {} };
-const options = { signal: abort.signal, timeout: 10 * 60 * 1000 };
+const options = { signal: abort.signal };
+if (!req.defaultTimeout) {
+  options.timeout = 10 * 60 * 1000;
+}
 if (req.progress) {
   out.progress = [];
   options.onprogress = ({ progress, total, message }) => out.progress.push({ progress, total, message });
@@ -81,7 +87,16 @@ try {
       }
     }
   } else {
+    const began = Date.now();
     out.result = await client.callTool(params, CallToolResultSchema, options);
+    if (req.untilDone) {
+      out.answers = [{ status: out.result.structuredContent?.status ?? "done", atMs: Date.now() - began }];
+      while (out.result.structuredContent?.status === "running") {
+        const wait = { name: "research_result", arguments: { research_id: out.result.structuredContent.research_id } };
+        out.result = await client.callTool(wait, CallToolResultSchema, options);
+        out.answers.push({ status: out.result.structuredContent?.status ?? "done", atMs: Date.now() - began });
+      }
+    }
   }
 } catch (err) {
   out.cancelled = abort.signal.aborted;
