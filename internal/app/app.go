@@ -135,6 +135,10 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.changes.Follow(a.lifetime, a.warmth.Changed)
 	a.sweeps = newSweeper(func() bool { return len(a.activity.Snapshot().Running) == 0 })
 	a.sweeps.Add(a.cache.Sweep)
+	var lib tools.Library // none when there is no library: a nil *library.Library in it would count as one
+	if a.library != nil {
+		lib = a.library
+	}
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.glance()) },
@@ -142,7 +146,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 			cfg := a.Config()
 			return clientpath.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
 		},
-		Sweeper: a.sweeps, Lifetime: a.lifetime,
+		Sweeper: a.sweeps, Lifetime: a.lifetime, Library: lib,
 	})
 	a.mcp = mcpserver.New(a.tools, mcpserver.Options{Version: o.Version, Lifetime: a.lifetime, Sweeper: a.sweeps})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{

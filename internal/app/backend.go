@@ -65,27 +65,27 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 type engineOf struct{ a *App }
 
 func (e engineOf) Search(ctx context.Context, req research.SearchRequest) (research.Report, error) {
-	return e.run("search", req.Query, func(eng *research.Engine) (research.Report, error) { return eng.Search(ctx, req) })
+	return e.run(ctx, "search", req.Query, func(eng *research.Engine) (research.Report, error) { return eng.Search(ctx, req) })
 }
 
 func (e engineOf) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
-	return e.run("deep_search", req.Topic, func(eng *research.Engine) (research.Report, error) { return eng.DeepSearch(ctx, req) })
+	return e.run(ctx, "deep_search", req.Topic, func(eng *research.Engine) (research.Report, error) { return eng.DeepSearch(ctx, req) })
 }
 
 func (e engineOf) Ask(ctx context.Context, req research.AskRequest) (research.Report, error) {
-	return e.run("ask", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Ask(ctx, req) })
+	return e.run(ctx, "ask", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Ask(ctx, req) })
 }
 
 func (e engineOf) Structured(ctx context.Context, req research.StructuredRequest) (research.Report, error) {
-	return e.run("structured", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Structured(ctx, req) })
+	return e.run(ctx, "structured", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Structured(ctx, req) })
 }
 
-// run runs one call of tool about topic on the engine in force, keeps its report in the history and tells
-// Options.Finished how it ended.
-func (e engineOf) run(tool, topic string, call func(*research.Engine) (research.Report, error)) (research.Report, error) {
+// run runs one call of tool about topic, made with ctx, on the engine in force, keeps its report in the library
+// and tells Options.Finished how it ended.
+func (e engineOf) run(ctx context.Context, tool, topic string, call func(*research.Engine) (research.Report, error)) (research.Report, error) {
 	start := time.Now()
 	rep, err := call(e.a.configured.Load().engine)
-	e.record(tool, rep, err)
+	e.record(ctx, tool, rep, err)
 	e.finished(Finished{Tool: tool, Topic: topic, Took: time.Since(start), Report: rep, Err: err})
 	return rep, err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // openLibrary opens the research library of cfg, with its retention, and imports the report files of the history
@@ -47,15 +48,22 @@ func (e engineOf) finished(f Finished) {
 	e.a.finish(f)
 }
 
-// record keeps a report tool returned in the library: a complete or partial one, not a failure, and not one the
-// cache answered (it was kept when it was researched). A report that cannot be kept is logged; the call still
-// succeeds.
-func (e engineOf) record(tool string, rep research.Report, err error) {
+// record keeps a report tool returned to a call made with ctx in the library: a complete or partial one, not a
+// failure, and not one the cache answered (it was kept when it was researched); the research job the call runs as
+// points to it. A report that cannot be kept is logged; the call still succeeds.
+func (e engineOf) record(ctx context.Context, tool string, rep research.Report, err error) {
 	if err != nil || !rep.Success || rep.Metadata.Cached {
 		return
 	}
-	if _, err := e.a.library.Add(historyReport(tool, rep, time.Now())); err != nil {
+	id, err := e.a.library.Add(historyReport(tool, rep, time.Now()))
+	if err != nil {
 		e.a.log.Warn("the report was not kept in the research library", "path", e.a.library.Path(), "err", err)
+		return
+	}
+	if job := tools.ResearchID(ctx); job != "" {
+		if _, err := e.a.library.UpdateJob(job, func(j *record.Job) { j.ReportID = id }); err != nil {
+			e.a.log.Warn("the research job was not linked to its report", "research_id", job, "err", err)
+		}
 	}
 }
 

@@ -38,6 +38,12 @@ func startWithHistory(t *testing.T, fake *geminitest.Fake, vars map[string]strin
 		env[k] = v
 	}
 	a := newAppIn(t, env, t.TempDir(), data)
+	return a, connectTo(t, a), filepath.Join(data, "gemini-search-mcp", "library.db")
+}
+
+// connectTo returns an MCP client connected in process to a, until the test ends.
+func connectTo(t *testing.T, a *App) *client.Client {
+	t.Helper()
 	c, err := client.NewInProcessClient(a.mcp)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +54,7 @@ func startWithHistory(t *testing.T, fake *geminitest.Fake, vars map[string]strin
 		t.Fatal(err)
 	}
 	testkit.Initialize(t, ctx, c)
-	return a, c, filepath.Join(data, "gemini-search-mcp", "library.db")
+	return c
 }
 
 // newAppIn starts an App with the variables env, a config dir of its own, and the cache and data dirs given, until

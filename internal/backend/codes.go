@@ -28,12 +28,13 @@ const (
 
 // The tools' own failures.
 const (
-	CodeInvalidArgument  Code = "INVALID_ARGUMENT"
-	CodeCancelled        Code = "CANCELLED"
-	CodeChunkNotFound    Code = "CHUNK_NOT_FOUND"
-	CodeResultDropped    Code = "RESULT_DROPPED"     // tasks/result of a task whose result is no longer kept
-	CodeInternal         Code = "INTERNAL_ERROR"     // a failure of the server itself, not of the research
-	CodeResearchNotFound Code = "RESEARCH_NOT_FOUND" // research_result or research_cancel of an id not held
+	CodeInvalidArgument     Code = "INVALID_ARGUMENT"
+	CodeCancelled           Code = "CANCELLED"
+	CodeChunkNotFound       Code = "CHUNK_NOT_FOUND"
+	CodeResultDropped       Code = "RESULT_DROPPED"       // tasks/result of a task whose result is no longer kept
+	CodeInternal            Code = "INTERNAL_ERROR"       // a failure of the server itself, not of the research
+	CodeResearchNotFound    Code = "RESEARCH_NOT_FOUND"   // research_result or research_cancel of an id not held
+	CodeResearchInterrupted Code = "RESEARCH_INTERRUPTED" // the server that ran the research stopped before it ended
 )
 
 // The requests the HTTP side refuses before any tool runs.

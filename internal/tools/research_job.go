@@ -75,7 +75,10 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 		var job *jobs.Job[Result]
 		if taskOf(ctx) == nil { // a task outlives the call itself: it is the job
 			job = t.jobs.Start(ctx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
-				return call(withJob(ctx, job), args)
+				t.keepStart(job, args)
+				res, err := call(withJob(ctx, job), args)
+				t.keepEnd(job.ID, err)
+				return res, err
 			})
 		}
 		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil { // the call's, not the job's
@@ -154,13 +157,8 @@ func errResearchNotFound(id string) *Error {
 		Details: "Call the tool again; a report finished within GEMINI_CACHE_TTL comes back from the cache at once."}
 }
 
-// jobOf is the job id; an *Error for one the server does not hold.
-func (t *Tools) jobOf(id string) (*jobs.Job[Result], error) {
-	if job := t.jobs.Get(id); job != nil {
-		return job, nil
-	}
-	return nil, errResearchNotFound(id)
-}
+// jobOf is the job id, when this process holds it; nil for one it does not.
+func (t *Tools) jobOf(id string) *jobs.Job[Result] { return t.jobs.Get(id) }
 
 // jobKey marks the context of a job's run, with the job.
 type jobKey struct{}

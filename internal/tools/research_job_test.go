@@ -11,6 +11,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
@@ -99,5 +100,32 @@ func TestResearchResultOfAnUnknownID(t *testing.T) {
 	e, _ := decodeBody(t, res)["error"].(map[string]any)
 	if !res.IsError || e["code"] != string(backend.CodeResearchNotFound) {
 		t.Errorf("got %s, want RESEARCH_NOT_FOUND", resultText(t, res))
+	}
+}
+
+// jobLibrary is a research library that keeps one job.
+type jobLibrary struct {
+	noLibrary
+	job kept.Job
+}
+
+func (l jobLibrary) Job(id string) (kept.Job, error) {
+	if id != l.job.ID {
+		return kept.Job{}, kept.ErrNotFound
+	}
+	return l.job, nil
+}
+
+// TestInterruptedResearch: research that the server's stop interrupted (the library says so after a restart) is
+// answered with why, and what to do.
+func TestInterruptedResearch(t *testing.T) {
+	t.Parallel()
+	lib := jobLibrary{job: kept.Job{ID: "0123456789abcdef", Tool: "deep_search", State: kept.JobInterrupted}}
+	c := connect(t, localServerWith(t, geminitest.ScenarioOK, 30*time.Second, Options{Library: lib}))
+	res := call(context.Background(), t, c, "research_result", map[string]any{"research_id": lib.job.ID}, nil)
+	e, _ := decodeBody(t, res)["error"].(map[string]any)
+	if details, _ := e["details"].(string); !res.IsError || e["code"] != string(backend.CodeResearchInterrupted) ||
+		!strings.Contains(details, "Call deep_search again") {
+		t.Errorf("got %s, want RESEARCH_INTERRUPTED saying to call deep_search again", resultText(t, res))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
 
@@ -42,9 +43,9 @@ func (t *Tools) ResearchResult(ctx context.Context, a ResearchResultArgs) (Resul
 	if err := t.checkArguments("research_result", a); err != nil {
 		return nil, err
 	}
-	job, err := t.jobOf(a.ResearchID)
-	if err != nil {
-		return nil, err
+	job := t.jobOf(a.ResearchID)
+	if job == nil {
+		return t.keptAnswer(a.ResearchID)
 	}
 	return t.waitFor(ctx, job, t.budget(a.WaitSeconds), false)
 }
@@ -81,9 +82,9 @@ func (t *Tools) ResearchCancel(ctx context.Context, a ResearchCancelArgs) (*Canc
 	if err := t.checkArguments("research_cancel", a); err != nil {
 		return nil, err
 	}
-	job, err := t.jobOf(a.ResearchID)
-	if err != nil {
-		return nil, err
+	job := t.jobOf(a.ResearchID)
+	if job == nil {
+		return t.keptCancel(a.ResearchID)
 	}
 	job.Cancel(&activity.StoppedError{Why: "research_cancel was called", Fix: "Call the tool again to research it anew."})
 	select {
@@ -99,4 +100,24 @@ func (t *Tools) ResearchCancel(ctx context.Context, a ResearchCancelArgs) (*Canc
 		}
 	}
 	return answer, nil
+}
+
+// keptCancel is research_cancel's answer for a job this process does not hold: how the library says it ended, or
+// that it runs in another server, which alone can cancel it.
+func (t *Tools) keptCancel(id string) (*Cancelled, error) {
+	j, err := t.opts.Library.Job(id)
+	if err != nil {
+		return nil, errResearchNotFound(id)
+	}
+	switch j.State {
+	case kept.JobRunning:
+		return nil, &Error{Code: backend.CodeInvalidArgument, Message: "the research runs in another server process " +
+			"sharing this library: only that server can cancel it", Details: "Call research_cancel on the server whose " +
+			"call started it."}
+	case kept.JobDone:
+		return &Cancelled{Success: true, ResearchID: id, Status: "done"}, nil
+	case kept.JobCancelled:
+		return &Cancelled{Success: true, ResearchID: id, Status: "cancelled"}, nil
+	}
+	return &Cancelled{Success: true, ResearchID: id, Status: "failed"}, nil
 }

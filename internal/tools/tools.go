@@ -58,6 +58,9 @@ type Options struct {
 	CallWait func() time.Duration
 	// Lifetime ends when the server shuts down, and every research job with it; nil: never.
 	Lifetime context.Context
+	// Library keeps research jobs beyond the process, so that research_result answers after a restart too; nil:
+	// jobs are kept in memory only.
+	Library Library
 	// Sweeper runs the sweep of the parts of long reports; nil: parts past their time go only as others are
 	// stored.
 	Sweeper Sweeper
@@ -113,6 +116,9 @@ func New(engine Engine, o Options) *Tools {
 	}
 	if o.Lifetime == nil {
 		o.Lifetime = context.Background()
+	}
+	if o.Library == nil {
+		o.Library = noLibrary{}
 	}
 	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{},
 		jobs: jobs.New(o.Lifetime, resultBytes)}

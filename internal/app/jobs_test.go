@@ -1,0 +1,57 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+)
+
+// structuredOf calls tool with args and returns its structured content.
+func structuredOf(t *testing.T, c *client.Client, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || len(res.Content) != 1 {
+		t.Fatalf("%s %v: %+v, %v", tool, args, res, err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// TestResearchAnswersAfterARestart: the report of research that outlasted its call is in the library, and
+// research_result returns it from a server started again on the same data dir, which never ran it.
+func TestResearchAnswersAfterARestart(t *testing.T) {
+	t.Setenv(geminitest.EnvDelay, "300ms")
+	fake := geminitest.New(t, geminitest.ScenarioSlow)
+	cache, data := t.TempDir(), t.TempDir()
+	env := func() map[string]string {
+		return map[string]string{"GEMINI_CLI_PATH": fake.Path, "GEMINI_BACKEND": "cli"}
+	}
+
+	first := newAppIn(t, env(), cache, data)
+	c := connectTo(t, first)
+	running := structuredOf(t, c, "search", map[string]any{"query": "kept across a restart", "wait_seconds": 0})
+	id, _ := running["research_id"].(string)
+	if running["status"] != "running" || id == "" {
+		t.Fatalf("search = %v, want status running with a research_id", running)
+	}
+	report := structuredOf(t, c, "research_result", map[string]any{"research_id": id, "wait_seconds": 600})
+	if report["success"] != true || report["report"] == "" {
+		t.Fatalf("research_result = %v, want the report", report)
+	}
+	first.Shutdown()
+
+	again := structuredOf(t, connectTo(t, newAppIn(t, env(), cache, data)), "research_result", map[string]any{"research_id": id})
+	if again["success"] != true || again["report"] != report["report"] {
+		t.Errorf("research_result after a restart = %v, want the report %q", again, report["report"])
+	}
+}

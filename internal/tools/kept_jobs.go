@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// Library keeps research jobs and their reports beyond the process: the research library (*library.Library).
+// Whatever it cannot keep is logged, and the research goes on.
+type Library interface {
+	PutJob(j kept.Job) error
+	UpdateJob(id string, change func(*kept.Job)) (kept.Job, error)
+	Job(id string) (kept.Job, error)
+	Get(id string) (kept.Report, error)
+}
+
+// noLibrary keeps nothing.
+type noLibrary struct{}
+
+func (noLibrary) PutJob(kept.Job) error { return nil }
+func (noLibrary) UpdateJob(string, func(*kept.Job)) (kept.Job, error) {
+	return kept.Job{}, nil
+}
+func (noLibrary) Job(string) (kept.Job, error)    { return kept.Job{}, kept.ErrNotFound }
+func (noLibrary) Get(string) (kept.Report, error) { return kept.Report{}, kept.ErrNotFound }
+
+// ResearchID is the id of the research job whose run ctx is the context of; "" for a call that runs as no job.
+func ResearchID(ctx context.Context) string {
+	if job := jobFrom(ctx); job != nil {
+		return job.ID
+	}
+	return ""
+}
+
+// keepStart keeps job, started with args, in the library as running.
+func (t *Tools) keepStart(job *jobs.Job[Result], args any) {
+	raw, _ := json.Marshal(args) // plain structs
+	t.logKept(job.ID, t.opts.Library.PutJob(kept.Job{ID: job.ID, Tool: job.Tool, Topic: job.Topic, Args: raw,
+		State: kept.JobRunning, Started: job.Started}))
+}
+
+// keepEnd keeps how job id ended, with err: done (the App links its report), cancelled or failed.
+func (t *Tools) keepEnd(id string, err error) {
+	_, err = t.opts.Library.UpdateJob(id, func(j *kept.Job) {
+		if err == nil {
+			j.State = kept.JobDone
+			return
+		}
+		e := AsError(err)
+		j.State, j.ErrorCode, j.ErrorMessage, j.ErrorDetails = kept.JobFailed, string(e.Code), e.Message, e.Details
+		if e.Code == backend.CodeCancelled {
+			j.State = kept.JobCancelled
+		}
+	})
+	t.logKept(id, err)
+}
+
+func (t *Tools) logKept(id string, err error) {
+	if err != nil {
+		t.opts.Logger.Warn("the research job was not kept in the research library", "research_id", id, "err", err)
+	}
+}
+
+// keptAnswer is the answer of research job id as the library keeps it, for a job this process does not hold: one
+// that ended before the server started again, was interrupted by its stop, or runs in another server sharing the
+// library.
+func (t *Tools) keptAnswer(id string) (Result, error) {
+	j, err := t.opts.Library.Job(id)
+	if errors.Is(err, kept.ErrNotFound) {
+		return nil, errResearchNotFound(id)
+	}
+	if err != nil {
+		return nil, &Error{Code: backend.CodeInternal, Message: "the research library cannot be read: " + err.Error()}
+	}
+	switch j.State {
+	case kept.JobRunning:
+		return &Running{Success: true, Status: "running", ResearchID: j.ID, Tool: j.Tool,
+			ElapsedMS: time.Since(j.Started).Milliseconds(), Stage: j.Stage,
+			Next: fmt.Sprintf("The research runs in another server process sharing this library. Call research_result "+
+				"with research_id %q again later for its report; do not start a new %s.", j.ID, j.Tool)}, nil
+	case kept.JobInterrupted:
+		return nil, &Error{Code: backend.CodeResearchInterrupted, Message: "the research was interrupted: the server " +
+			"that ran it stopped before it ended", Details: "Call " + j.Tool + " again to research it anew."}
+	case kept.JobDone:
+		rep, err := t.opts.Library.Get(j.ReportID)
+		if err != nil {
+			return nil, &Error{Code: backend.CodeResearchNotFound, Message: fmt.Sprintf("the research %q ended, but "+
+				"its report is no longer kept in the library", id), Details: "Call " + j.Tool + " again."}
+		}
+		return reportOf(rep), nil
+	}
+	return nil, &Error{Code: backend.Code(j.ErrorCode), Message: j.ErrorMessage, Details: j.ErrorDetails}
+}
+
+// reportOf is a report the library keeps, as the research tools answer one.
+func reportOf(rep kept.Report) *Report {
+	md := research.Metadata{Topic: rep.Topic, Depth: rep.Depth, Model: rep.Model, Backend: rep.Backend,
+		DurationMS: rep.Duration.Milliseconds(), Timestamp: rep.Started.UTC().Format(time.RFC3339)}
+	for _, s := range rep.Sources {
+		md.SourcesVisited = append(md.SourcesVisited, s.URL)
+	}
+	return &Report{Report: research.Report{Success: true, Report: rep.Markdown, Partial: rep.Partial, Metadata: md}}
+}
