@@ -691,7 +691,9 @@ func verifier(delay time.Duration) mg.Responder {
 
 // deepScript sets the mock up for a deep_search of two rounds: research (one grounded search, a JSON report),
 // then verification (another search, the corrected JSON report). verifyDelay holds the final answer back.
-func deepScript(s *scenario, verifyDelay time.Duration) *draft { return heldDeepScript(s, 0, verifyDelay) }
+func deepScript(s *scenario, verifyDelay time.Duration) *draft {
+	return heldDeepScript(s, 0, verifyDelay)
+}
 
 // heldDeepScript is deepScript with every answer of the model held for hold more.
 func heldDeepScript(s *scenario, hold, verifyDelay time.Duration) *draft {
