@@ -141,6 +141,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	}
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
+		CallWait:      func() time.Duration { return a.Config().CallWait },
 		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.glance()) },
 		Workspace: func() clientpath.Workspace {
 			cfg := a.Config()

@@ -64,6 +64,7 @@ type Config struct {
 	WarmWorkers         int           // GEMINI_WARM_WORKERS; 0 means none
 	WarmIdle            time.Duration // GEMINI_WARM_IDLE
 	CacheTTL            time.Duration // GEMINI_CACHE_TTL; 0 means no cache
+	CallWait            time.Duration // GEMINI_CALL_WAIT: how long a research call waits for its research
 	RunsDir             string        // where CLI runs in progress are recorded; "" when there is no state dir (runsDir)
 	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
 	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required

@@ -61,6 +61,7 @@ func TestLoadDefaults(t *testing.T) {
 		WarmWorkers:         1,
 		WarmIdle:            10 * time.Minute,
 		CacheTTL:            15 * time.Minute,
+		CallWait:            45 * time.Second,
 		LibraryMaxReports:   1000,
 		LibraryMaxAge:       365 * 24 * time.Hour,
 		LibraryMaxBytes:     200 << 20,
@@ -368,8 +369,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 39 {
-		t.Errorf("got %d variables, want 39", len(seen))
+	if len(seen) != 40 {
+		t.Errorf("got %d variables, want 40", len(seen))
 	}
 }
 

@@ -244,6 +244,14 @@ var variables = []variable{
 			c.CacheTTL, err = millis(v, 0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_CALL_WAIT", Default: "45", Description: "How long a research call (search, deep_search, " +
+		"ask, structured) waits for its research, in seconds (0 to 600), unless the call says (wait_seconds). Research " +
+		"that takes longer goes on: the call answers status running with a research_id, and research_result waits " +
+		"again. 45 suits the clients that give up on a call after 60 s."},
+		func(c *Config, v string) (err error) {
+			c.CallWait, err = seconds(v, 0, 600, "must be a whole number of seconds between 0 and 600")
+			return err
+		}},
 	{VarDoc{Name: "GEMINI_LIBRARY_MAX_REPORTS", Default: "1000", Description: "How many finished reports the " +
 		"research library keeps (in the user's data dir), for the tray's Recent research, /status and the clients' " +
 		"searches of past research; past it the oldest are dropped, and logged (0 to 1000000; 0: none, and those " +
@@ -373,6 +381,12 @@ func intBetween(v string, lo, hi int, reason string) (int, error) {
 		return 0, errors.New(reason)
 	}
 	return n, nil
+}
+
+// seconds parses a count of seconds.
+func seconds(v string, lo, hi int, reason string) (time.Duration, error) {
+	n, err := intBetween(v, lo, hi, reason)
+	return time.Duration(n) * time.Second, err
 }
 
 // millis parses a count of milliseconds.

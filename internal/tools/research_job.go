@@ -96,7 +96,7 @@ func (t *Tools) budget(waitSeconds *int) time.Duration {
 	if waitSeconds != nil {
 		return time.Duration(*waitSeconds) * time.Second
 	}
-	return cmp.Or(t.opts.CallWait(), DefaultCallWait)
+	return t.opts.CallWait()
 }
 
 // waitFor waits up to budget for job, telling the client of its stages while it waits when it asked for progress,

@@ -129,3 +129,11 @@ func TestInterruptedResearch(t *testing.T) {
 		t.Errorf("got %s, want RESEARCH_INTERRUPTED saying to call deep_search again", resultText(t, res))
 	}
 }
+
+// TestCallWaitSetting: the server's wait budget (GEMINI_CALL_WAIT) applies to a call that names none; 0 answers
+// running at once.
+func TestCallWaitSetting(t *testing.T) {
+	t.Parallel()
+	s, _ := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{CallWait: func() time.Duration { return 0 }})
+	researchIDOf(t, call(context.Background(), t, connect(t, s), "search", map[string]any{"query": "at once"}, nil))
+}

@@ -54,7 +54,7 @@ type Options struct {
 	// Status is what ping answers; nil: the version alone.
 	Status func() Status
 	// CallWait returns GEMINI_CALL_WAIT, read per call: how long a research call waits for its job before it
-	// answers Running; nil or 0: DefaultCallWait.
+	// answers Running; nil: DefaultCallWait.
 	CallWait func() time.Duration
 	// Lifetime ends when the server shuts down, and every research job with it; nil: never.
 	Lifetime context.Context
