@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -53,5 +54,40 @@ func TestResearchAnswersAfterARestart(t *testing.T) {
 	again := structuredOf(t, connectTo(t, newAppIn(t, env(), cache, data)), "research_result", map[string]any{"research_id": id})
 	if again["success"] != true || again["report"] != report["report"] {
 		t.Errorf("research_result after a restart = %v, want the report %q", again, report["report"])
+	}
+}
+
+// TestLibraryForClients: list_research finds a report by a word of its text, and resources/read of its URI returns
+// it, Markdown with its sources.
+func TestLibraryForClients(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	_, c, _ := startWithHistory(t, fake, nil)
+	report := structuredOf(t, c, "search", map[string]any{"query": "a report to find again"})
+	if report["success"] != true {
+		t.Fatalf("search = %v", report)
+	}
+	listed := structuredOf(t, c, "list_research", map[string]any{"query": "find again"})
+	reports, _ := listed["reports"].([]any)
+	if len(reports) != 1 {
+		t.Fatalf("list_research = %v, want the one report", listed)
+	}
+	found, _ := reports[0].(map[string]any)
+	uri, _ := found["uri"].(string)
+	if found["topic"] != "a report to find again" || !strings.HasPrefix(uri, "research://reports/") {
+		t.Errorf("list_research found %v", found)
+	}
+	if none := structuredOf(t, c, "list_research", map[string]any{"query": "zebras"}); len(none["reports"].([]any)) != 0 {
+		t.Errorf("list_research of a word no report holds = %v, want none", none)
+	}
+
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = uri
+	res, err := c.ReadResource(context.Background(), req)
+	if err != nil || len(res.Contents) != 1 {
+		t.Fatalf("resources/read %s: %+v, %v", uri, res, err)
+	}
+	text, _ := res.Contents[0].(mcp.TextResourceContents)
+	if body, _ := report["report"].(string); text.MIMEType != "text/markdown" || !strings.Contains(text.Text, body) {
+		t.Errorf("resources/read = %+v, want the report's Markdown", text)
 	}
 }

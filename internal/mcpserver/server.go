@@ -49,5 +49,6 @@ func New(t *tools.Tools, o Options) *server.MCPServer {
 	for _, st := range all {
 		s.AddTool(st.Tool, taskCalls.Outcome(st.Handler))
 	}
+	s.AddResourceTemplates(t.ReportResource())
 	return s
 }

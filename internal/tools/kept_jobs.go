@@ -20,6 +20,7 @@ type Library interface {
 	UpdateJob(id string, change func(*kept.Job)) (kept.Job, error)
 	Job(id string) (kept.Job, error)
 	Get(id string) (kept.Report, error)
+	Search(query string, since time.Time, limit int) ([]kept.Summary, error)
 }
 
 // noLibrary keeps nothing.
@@ -29,8 +30,9 @@ func (noLibrary) PutJob(kept.Job) error { return nil }
 func (noLibrary) UpdateJob(string, func(*kept.Job)) (kept.Job, error) {
 	return kept.Job{}, nil
 }
-func (noLibrary) Job(string) (kept.Job, error)    { return kept.Job{}, kept.ErrNotFound }
-func (noLibrary) Get(string) (kept.Report, error) { return kept.Report{}, kept.ErrNotFound }
+func (noLibrary) Job(string) (kept.Job, error)                          { return kept.Job{}, kept.ErrNotFound }
+func (noLibrary) Get(string) (kept.Report, error)                       { return kept.Report{}, kept.ErrNotFound }
+func (noLibrary) Search(string, time.Time, int) ([]kept.Summary, error) { return nil, nil }
 
 // ResearchID is the id of the research job whose run ctx is the context of; "" for a call that runs as no job.
 func ResearchID(ctx context.Context) string {

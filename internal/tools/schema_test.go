@@ -82,6 +82,8 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a missing folder", "ask", call(context.Background(), t, ok, "ask", map[string]any{"prompt": "p", "workingDirectory": "/nonexistent"}, nil)},
 		{"a search still running", "search", running},
 		{"a research cancelled", "research_cancel", call(context.Background(), t, hanging, "research_cancel", map[string]any{"research_id": researchID}, nil)},
+		{"the library", "list_research", call(context.Background(), t, ok, "list_research", map[string]any{"query": "go"}, nil)},
+		{"a bad since", "list_research", call(context.Background(), t, ok, "list_research", map[string]any{"since": "2026-13-45"}, nil)},
 		{"an unknown research", "research_cancel", call(context.Background(), t, ok, "research_cancel", map[string]any{"research_id": "0123456789abcdef"}, nil)},
 	}
 	// What these results must carry for the check to hold them to the fields' descriptions at all.

@@ -81,7 +81,8 @@ const Instructions = "Web research through Gemini (the Gemini CLI agent, or the 
 	"answer as data in your JSON Schema. A report longer than the " +
 	"response limit comes in parts: fetch the rest with `fetch_chunk`. Research that outlasts a call's wait " +
 	"(wait_seconds, 45 s by default) goes on: the call answers status running with a research_id, and " +
-	"`research_result` returns the answer (`research_cancel` stops it); never start the same research again. `ping` " +
+	"`research_result` returns the answer (`research_cancel` stops it); never start the same research again. " +
+	"`list_research` finds past reports by their words; each is the resource research://reports/{id}. `ping` " +
 	"says at once which backend serves and whether it is set up."
 
 // Tools is the catalogue of tools of one server.
@@ -137,6 +138,7 @@ func New(engine Engine, o Options) *Tools {
 			func(a StructuredArgs) *int { return a.WaitSeconds }),
 		handler(t, researchResultTool(), t.ResearchResult),
 		handler(t, researchCancelTool(), t.ResearchCancel),
+		handler(t, listResearchTool(), t.ListResearch),
 		handler(t, fetchChunkTool(), t.FetchChunk),
 		handler(t, pingTool(), t.Ping),
 	}

@@ -143,3 +143,31 @@ const Cancel = `{
   },
   "required": ["success"]
 }`
+
+// Library describes the structured content of list_research: tools.Listed, or an error.
+const Library = `{
+  "type": "object",
+  "properties": {
+    "success": {"type": "boolean"},
+    "reports": {
+      "type": "array",
+      "description": "the reports found, the best matches first, then the newest",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string"},
+          "uri": {"type": "string", "description": "the resource that holds the whole report, research://reports/{id}"},
+          "tool": {"type": "string"},
+          "topic": {"type": "string"},
+          "started": {"type": "string", "format": "date-time"},
+          "took_ms": {"type": "integer"},
+          "partial": {"type": "boolean", "description": "true when the research was cut short"},
+          "excerpt": {"type": "string", "description": "the query's words in their context in the report"}
+        },
+        "required": ["id", "uri", "tool", "topic", "started"]
+      }
+    },
+    "error": ` + errorSchema + `
+  },
+  "required": ["success"]
+}`

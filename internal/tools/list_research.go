@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
+)
+
+// The research library for clients: list_research finds past reports by their words, and each report is the
+// resource research://reports/{id}, Markdown with its sources.
+
+// reportURI is the URI of the kept report id.
+func reportURI(id string) string { return "research://reports/" + id }
+
+// maxListed bounds list_research's limit.
+const maxListed = 50
+
+// ListResearchArgs are the arguments of list_research.
+type ListResearchArgs struct {
+	Query string `json:"query,omitempty"`
+	Since string `json:"since,omitempty"` // a date (2026-11-01) or a time (RFC 3339)
+	Limit int    `json:"limit,omitempty"` // 0: 10
+}
+
+func listResearchTool() mcp.Tool {
+	return mcp.NewTool("list_research",
+		mcp.WithTitleAnnotation("Search past research"),
+		mcp.WithDescription("Searches the reports this server's research has produced (its research library) by the "+
+			"words of their topics and text, newest among the best matches first, and returns for each its id, tool, "+
+			"topic, date and the words in context. Read a whole report as the resource research://reports/{id}. Use it "+
+			"before researching a topic again."),
+		mcp.WithString("query", mcp.MaxLength(500),
+			mcp.Description("Words the report's topic or text holds, every one of them. Default: every report.")),
+		mcp.WithString("since", mcp.Pattern(`^\d{4}-\d{2}-\d{2}(T.+)?$`),
+			mcp.Description("Only reports researched since this date (2026-11-01) or time (RFC 3339).")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxListed), mcp.Description("The most reports to return (1 to 50). Default: 10.")),
+		mcp.WithRawOutputSchema(json.RawMessage(schemas.Library)),
+		readOnlyAnnotations(false),
+	)
+}
+
+// Listed is list_research's answer.
+type Listed struct {
+	Success bool           `json:"success"`
+	Reports []ListedReport `json:"reports"`
+}
+
+// ListedReport is one report list_research found.
+type ListedReport struct {
+	ID      string `json:"id"`
+	URI     string `json:"uri"` // the resource that holds the whole report
+	Tool    string `json:"tool"`
+	Topic   string `json:"topic"`
+	Started string `json:"started"` // RFC 3339
+	TookMS  int64  `json:"took_ms"`
+	Partial bool   `json:"partial,omitempty"`
+	Excerpt string `json:"excerpt,omitempty"` // the query's words in their context
+}
+
+func (l *Listed) CallToolResult() *mcp.CallToolResult { return structured(*l) }
+func (l *Listed) firecrawl() string                   { return "" }
+func (l *Listed) size() int                           { return 0 }
+
+// ListResearch searches the research library.
+func (t *Tools) ListResearch(ctx context.Context, a ListResearchArgs) (*Listed, error) {
+	if err := t.checkArguments("list_research", a); err != nil {
+		return nil, err
+	}
+	var since time.Time
+	if a.Since != "" {
+		var err error
+		if since, err = parseSince(a.Since); err != nil {
+			return nil, &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for list_research: " + err.Error()}
+		}
+	}
+	found, err := t.opts.Library.Search(a.Query, since, cmp.Or(a.Limit, 10))
+	if err != nil {
+		return nil, &Error{Code: backend.CodeInternal, Message: "the research library cannot be read: " + err.Error()}
+	}
+	listed := &Listed{Success: true, Reports: []ListedReport{}}
+	for _, s := range found {
+		listed.Reports = append(listed.Reports, ListedReport{ID: s.ID, URI: reportURI(s.ID), Tool: s.Tool, Topic: s.Topic,
+			Started: s.Started.UTC().Format(time.RFC3339), TookMS: s.Duration.Milliseconds(), Partial: s.Partial,
+			Excerpt: s.Excerpt})
+	}
+	return listed, nil
+}
+
+// parseSince reads list_research's since: a date, midnight UTC, or an RFC 3339 time.
+func parseSince(v string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("since %q is neither a date (2026-11-01) nor an RFC 3339 time", v)
+	}
+	return t, nil
+}
+
+// ReportResource is the resource template of the kept reports, research://reports/{id}, with its handler.
+func (t *Tools) ReportResource() server.ServerResourceTemplate {
+	template := mcp.NewResourceTemplate("research://reports/{id}", "Research report",
+		mcp.WithTemplateDescription("A report of the research library, in Markdown with its sources: list_research "+
+			"finds them."),
+		mcp.WithTemplateMIMEType("text/markdown"))
+	return server.ServerResourceTemplate{Template: template, Handler: t.readReport}
+}
+
+// readReport reads the resource research://reports/{id}.
+func (t *Tools) readReport(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	id := strings.TrimPrefix(req.Params.URI, "research://reports/")
+	rep, err := t.opts.Library.Get(id)
+	if err != nil {
+		return nil, fmt.Errorf("no report %s in the research library: %w", req.Params.URI, err)
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown",
+		Text: reportMarkdown(rep)}}, nil
+}
+
+// reportMarkdown is a kept report as its resource holds it: a heading with its topic and when, its text, and its
+// sources when the text does not list them.
+func reportMarkdown(rep kept.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!-- %s, %s, %s -->\n\n", rep.Tool, rep.Started.UTC().Format(time.RFC3339), rep.Topic)
+	b.WriteString(rep.Markdown)
+	if len(rep.Sources) > 0 && !strings.Contains(rep.Markdown, rep.Sources[0].URL) {
+		b.WriteString("\n\n## Sources\n")
+		for i, s := range rep.Sources {
+			if s.Title == "" {
+				fmt.Fprintf(&b, "%d. %s\n", i+1, s.URL)
+			} else {
+				fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, s.Title, s.URL)
+			}
+		}
+	}
+	return b.String()
+}
