@@ -25,11 +25,12 @@ const MaxWarnings = 3
 
 // Run is a tool call in progress.
 type Run struct {
-	ID      uint64
-	Tool    string
-	Query   string
-	Stage   string
-	Started time.Time
+	ID       uint64
+	Tool     string
+	Query    string
+	Stage    string
+	Started  time.Time
+	Research string // the research job the call runs as, whose id research_result takes; "" for none
 }
 
 // Elapsed is how long the run has been going at now, as mm:ss (minutes keep counting past 59), as the menu and the
@@ -214,6 +215,19 @@ func (t *Tracker) Stage(stage string) {
 	defer t.r.mu.Unlock()
 	if run, ok := t.r.runs[t.id]; ok {
 		run.Stage = stage
+		t.r.notifyLocked()
+	}
+}
+
+// Research names the research job the run is, so that its id shows where the run does.
+func (t *Tracker) Research(id string) {
+	if t == nil {
+		return
+	}
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if run, ok := t.r.runs[t.id]; ok {
+		run.Research = id
 		t.r.notifyLocked()
 	}
 }

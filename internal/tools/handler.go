@@ -113,11 +113,14 @@ func record[R Result](ctx context.Context, t *Tools, tool, subject string, call 
 	if t.opts.Activity == nil {
 		return call(ctx)
 	}
-	session := SessionOf(ctx)
-	if jobFrom(ctx) != nil { // a job belongs to no session: its client may come back for it from another
+	session, job := SessionOf(ctx), jobFrom(ctx)
+	if job != nil { // a job belongs to no session: its client may come back for it from another
 		session = ""
 	}
 	ctx, tracker := t.opts.Activity.Begin(ctx, session, tool, subject)
+	if job != nil {
+		tracker.Research(job.ID)
+	}
 	res, err := call(ctx)
 	if err != nil {
 		tracker.End(failureOf(AsError(err)))

@@ -48,14 +48,18 @@ func TestResearchOutlastingItsWaitGoesOn(t *testing.T) {
 	}
 }
 
-// TestResearchCancel: research_cancel ends the research and its CLI; research_result then says it was cancelled
-// and why.
+// TestResearchCancel: running research is listed with its id; research_cancel ends it and its CLI; research_result
+// then says it was cancelled and why.
 func TestResearchCancel(t *testing.T) {
 	t.Parallel()
-	s, fake := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{})
+	reg := activity.New()
+	s, fake := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{Activity: reg})
 	c := connect(t, s)
 	id := researchIDOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "hangs", "wait_seconds": 0}, nil))
 	testkit.WaitFor(t, "the CLI to start", func() bool { return len(fake.Started()) == 1 })
+	if running := reg.Snapshot().Running; len(running) != 1 || running[0].Research != id {
+		t.Errorf("running searches %+v, want the research listed with its id %s", running, id)
+	}
 
 	cancelled := decodeBody(t, call(context.Background(), t, c, "research_cancel", map[string]any{"research_id": id}, nil))
 	if cancelled["status"] != "cancelled" {
