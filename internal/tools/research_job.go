@@ -11,7 +11,6 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
 )
 
 // Research that outlives the call: an MCP call of search, deep_search, ask or structured starts a research job and
@@ -59,36 +58,24 @@ func (r *Running) firecrawl() string { return "" }
 
 func (r *Running) size() int { return 0 }
 
-// researchHandler is the MCP handler of a research tool whose typed call is call: decode the arguments as handler
-// does, then run the call as a job and wait for it (waitFor). subject says what a call is about; wait its
-// wait_seconds.
+// researchHandler is the MCP handler of a research tool whose typed call is call: handler's, running the call as a
+// job and waiting for it (waitFor). subject says what a call is about; wait its wait_seconds.
 func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, A) (Result, error),
 	subject func(A) string, wait func(A) *int) server.ServerTool {
-	check := argcheck.ForTool(tool)
-	t.checks[tool.Name] = check
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args A
-		if err := decode(tool, check, req.Params.Arguments, &args); err != nil {
-			t.refused(ctx, tool.Name, subjectOf(req), err)
-			return err.CallToolResult(), nil
+	return handler(t, tool, func(ctx context.Context, args A) (Result, error) {
+		if taskOf(ctx) != nil { // a task outlives the call itself: it is the job
+			return call(ctx, args)
 		}
-		var job *jobs.Job[Result]
-		if taskOf(ctx) == nil { // a task outlives the call itself: it is the job
-			job = t.jobs.Start(ctx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
-				t.keepStart(job, args)
-				res, err := call(withJob(ctx, job), args)
-				t.keepEnd(job.ID, err)
-				return res, err
-			})
-		}
-		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil { // the call's, not the job's
-			ctx = context.WithValue(ctx, progressTokenKey{}, req.Params.Meta.ProgressToken)
-		}
-		if job == nil {
-			return encode(call(ctx, args)), nil
-		}
-		return encode(t.waitFor(ctx, job, t.budget(wait(args)), true)), nil
-	}}
+		// The job tells its stages to whoever waits; the progress token is the call's, not the job's.
+		jobCtx := context.WithValue(ctx, progressTokenKey{}, nil)
+		job := t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
+			t.keepStart(job, args)
+			res, err := call(withJob(ctx, job), args)
+			t.keepEnd(job.ID, err)
+			return res, err
+		})
+		return t.waitFor(ctx, job, t.budget(wait(args)), true)
+	})
 }
 
 // budget is how long a call that asked for waitSeconds (nil: not asked) waits for its research.
@@ -140,14 +127,6 @@ func (r ofJob) CallToolResult() *mcp.CallToolResult {
 	}
 	res.Meta.AdditionalFields["researchId"] = r.id
 	return res
-}
-
-// encode is the MCP result of a call that answered res or failed with err.
-func encode(res Result, err error) *mcp.CallToolResult {
-	if err != nil {
-		return AsError(err).CallToolResult()
-	}
-	return res.CallToolResult()
 }
 
 // errResearchNotFound is the error of research_result and research_cancel for an id the server does not hold.
