@@ -351,8 +351,16 @@ func (a *App) Shutdown() {
 	a.configured.Load().backends.Close()
 	a.commitMu.Unlock()
 	a.retiring.Wait()
+	// The jobs' runs end with the lifetime; what they keep (their end, their report's link) goes in before the
+	// library closes. An API call is cancelled at once; the bound is for one that is not.
+	wait, cancel := context.WithTimeout(context.Background(), jobsGrace)
+	a.tools.WaitJobs(wait)
+	cancel()
 	a.library.Close()
 }
+
+// jobsGrace bounds how long Shutdown waits for the research jobs' runs to end.
+const jobsGrace = 10 * time.Second
 
 // statusOf is what ping answers and /healthz serves: the App's state st, in the fields of the tool's result.
 func statusOf(st appstate.State) tools.Status {

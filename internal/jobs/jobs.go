@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"sync"
 	"time"
@@ -67,8 +68,9 @@ func (j *Job[R]) SetStage(stage string) {
 	}
 }
 
-// Follow has f told of every stage the job sets from now on, until stop is called. f must not block: the job's
-// run waits for it.
+// Follow has f told of the job's stage now, then of every stage it sets, until stop is called: a follower that
+// comes late, or a stage set before the follower came, loses nothing but stages already past. f must not block:
+// the job's run waits for it.
 func (j *Job[R]) Follow(f func(stage string)) (stop func()) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -78,6 +80,7 @@ func (j *Job[R]) Follow(f func(stage string)) (stop func()) {
 	key := j.next
 	j.next++
 	j.followers[key] = f
+	f(j.stage)
 	return func() {
 		j.mu.Lock()
 		defer j.mu.Unlock()
@@ -104,6 +107,7 @@ type Registry[R any] struct {
 	size     func(R) int     // about how many bytes a result holds
 	now      func() time.Time
 
+	wg       sync.WaitGroup // the runs of the jobs started
 	mu       sync.Mutex
 	running  map[string]*Job[R]
 	finished *expiring.Map[string, *Job[R]]
@@ -128,9 +132,11 @@ func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(co
 	r.running[j.ID] = j
 	r.mu.Unlock()
 	r.changed.Notify()
+	r.wg.Add(1)
 	go func() {
+		defer r.wg.Done()
 		defer stop()
-		res, err := run(jobCtx, j)
+		res, err := runRecovered(jobCtx, j, run)
 		cancel(context.Canceled)
 		j.mu.Lock()
 		j.res, j.err, j.ended = res, err, r.now()
@@ -143,6 +149,30 @@ func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(co
 		r.changed.Notify()
 	}()
 	return j
+}
+
+// runRecovered runs run, turning a panic in it into its error: a job runs on a goroutine of its own, where a panic
+// would end the whole server.
+func runRecovered[R any](ctx context.Context, j *Job[R], run func(context.Context, *Job[R]) (R, error)) (res R, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the research failed unexpectedly: %v", p)
+		}
+	}()
+	return run(ctx, j)
+}
+
+// Wait waits until every job started has ended, or ctx ends.
+func (r *Registry[R]) Wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // Get is the job id, running or finished within Kept; nil for none.

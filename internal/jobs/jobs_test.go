@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,8 +13,8 @@ import (
 
 func size(s string) int { return len(s) }
 
-// A job runs on after the context that started it ends, its followers hear every stage in order, and its outcome
-// is there for a later Get.
+// A job runs on after the context that started it ends, its followers hear its stage when they come and then every
+// stage in order, and its outcome is there for a later Get.
 func TestJobOutlivesItsStarter(t *testing.T) {
 	t.Parallel()
 	r := New(context.Background(), size)
@@ -25,6 +26,7 @@ func TestJobOutlivesItsStarter(t *testing.T) {
 		j.SetStage("writing")
 		return "report", ctx.Err()
 	})
+
 	var heard []string
 	stop := job.Follow(func(stage string) { heard = append(heard, stage) })
 	cancel()
@@ -42,7 +44,8 @@ func TestJobOutlivesItsStarter(t *testing.T) {
 	if res, err := job.Outcome(); res != "report" || err != nil {
 		t.Errorf("outcome %q, %v; want the report", res, err)
 	}
-	if !slices.Equal(heard, []string{"searching", "writing"}) || job.Stage() != "writing" {
+
+	if !slices.Equal(heard, []string{"starting", "searching", "writing"}) || job.Stage() != "writing" {
 		t.Errorf("heard %q, stage %q", heard, job.Stage())
 	}
 	testkit.WaitFor(t, "the registry to list the job as finished", func() bool { return len(r.Running()) == 0 })
@@ -88,5 +91,18 @@ func TestFinishedJobsExpire(t *testing.T) {
 	now = now.Add(Kept + time.Second)
 	if held := r.Sweep(now); held != 0 || r.Get(job.ID) != nil {
 		t.Errorf("held %d after its time, want nothing", held)
+	}
+}
+
+// A run that panics ends its job with the panic as its error, not the server; Wait waits for every run.
+func TestPanicIsTheJobsError(t *testing.T) {
+	t.Parallel()
+	r := New(context.Background(), size)
+	job := r.Start(context.Background(), "search", "p", func(context.Context, *Job[string]) (string, error) {
+		panic("a bug in the research")
+	})
+	r.Wait(context.Background())
+	if _, err := job.Outcome(); err == nil || !strings.Contains(err.Error(), "a bug in the research") {
+		t.Errorf("a run that panicked ended with %v, want the panic as its error", err)
 	}
 }

@@ -119,7 +119,12 @@ func (l *Library) Job(id string) (record.Job, error) {
 	}
 	if j.State == record.JobRunning && !l.owner.alive(j.Owner) {
 		l.sweepJobs()
-		return l.Job(id)
+		if swept, err := scanJob(l.db.QueryRow(`SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id)); err == nil {
+			j = swept
+		}
+		if j.State == record.JobRunning { // the sweep could not write: the job is interrupted all the same
+			j.State = record.JobInterrupted
+		}
 	}
 	return j, nil
 }

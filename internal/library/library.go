@@ -260,16 +260,16 @@ func inTx(db *sql.DB, f func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// damaged reports whether err says the database file cannot be used as it is (not a database, corrupt, not to be
-// opened or written), so that moving it aside helps. A full disk or another I/O error would follow a fresh file.
+// damaged reports whether err says the database file itself is broken (not a database, or corrupt), so that
+// moving it aside helps. A file that cannot be opened or written now (a permission, a read-only mount, too many
+// open files) may be well, and another server may be using it: it is left alone.
 func damaged(err error) bool {
 	var e *sqlite.Error
 	if !errors.As(err, &e) {
 		return false
 	}
 	switch e.Code() & 0xff {
-	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY,
-		sqlite3.SQLITE_PERM:
+	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 		return true
 	}
 	return false

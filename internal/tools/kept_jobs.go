@@ -11,6 +11,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
 	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
 )
 
 // Library keeps research jobs and their reports beyond the process: the research library (*library.Library).
@@ -49,11 +50,16 @@ func (t *Tools) keepStart(job *jobs.Job[Result], args any) {
 		State: kept.JobRunning, Started: job.Started}))
 }
 
-// keepEnd keeps how job id ended, with err: done (the App links its report), cancelled or failed.
-func (t *Tools) keepEnd(id string, err error) {
+// keepEnd keeps how job id ended, with err: done (the App links its report), interrupted when the server's stop
+// ended it (shutdown), cancelled or failed.
+func (t *Tools) keepEnd(id string, err error, shutdown bool) {
 	_, err = t.opts.Library.UpdateJob(id, func(j *kept.Job) {
-		if err == nil {
+		switch {
+		case err == nil:
 			j.State = kept.JobDone
+			return
+		case shutdown:
+			j.State = kept.JobInterrupted
 			return
 		}
 		e := AsError(err)
@@ -97,17 +103,17 @@ func (t *Tools) keptAnswer(id string) (Result, error) {
 			return nil, &Error{Code: backend.CodeResearchNotFound, Message: fmt.Sprintf("the research %q ended, but "+
 				"its report is no longer kept in the library", id), Details: "Call " + j.Tool + " again."}
 		}
-		return reportOf(rep), nil
+		return ofJob{Result: t.report(researchReportOf(rep), clientpath.Output{}), id: j.ID}, nil
 	}
 	return nil, &Error{Code: backend.Code(j.ErrorCode), Message: j.ErrorMessage, Details: j.ErrorDetails}
 }
 
-// reportOf is a report the library keeps, as the research tools answer one.
-func reportOf(rep kept.Report) *Report {
+// researchReportOf is a report the library keeps, as the engine made it.
+func researchReportOf(rep kept.Report) research.Report {
 	md := research.Metadata{Topic: rep.Topic, Depth: rep.Depth, Model: rep.Model, Backend: rep.Backend,
 		DurationMS: rep.Duration.Milliseconds(), Timestamp: rep.Started.UTC().Format(time.RFC3339)}
 	for _, s := range rep.Sources {
 		md.SourcesVisited = append(md.SourcesVisited, s.URL)
 	}
-	return &Report{Report: research.Report{Success: true, Report: rep.Markdown, Partial: rep.Partial, Metadata: md}}
+	return research.Report{Success: true, Report: rep.Markdown, Partial: rep.Partial, Metadata: md}
 }

@@ -26,6 +26,10 @@ const DefaultCallWait = 45 * time.Second
 // maxWaitSeconds bounds a call's wait_seconds.
 const maxWaitSeconds = 600
 
+// maxRunningJobs bounds the research jobs running at once: a call that waits 0 s answers at once, so requests in
+// progress no longer bound the research a client can start.
+const maxRunningJobs = 100
+
 // Running is the answer of a call whose research outlasted its wait: which job it is, how long it has run, what it
 // does now, and what to do next.
 type Running struct {
@@ -43,8 +47,7 @@ func runningOf(job *jobs.Job[Result], now time.Time) *Running {
 	return &Running{Success: true, Status: "running", ResearchID: job.ID, Tool: job.Tool,
 		ElapsedMS: now.Sub(job.Started).Milliseconds(), Stage: job.Stage(),
 		Next: fmt.Sprintf("The research is still running. Call research_result with research_id %q to keep waiting "+
-			"for its report (up to %d seconds per call); do not start a new %s: it would research it all again.",
-			job.ID, maxWaitSeconds, job.Tool)}
+			"for its report; do not start a new %s: it would research it all again.", job.ID, job.Tool)}
 }
 
 // CallToolResult is r as structured content, with the job's id in _meta.
@@ -66,12 +69,17 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 		if taskOf(ctx) != nil { // a task outlives the call itself: it is the job
 			return call(ctx, args)
 		}
+		if n := len(t.jobs.Running()); n >= maxRunningJobs {
+			return nil, &Error{Code: backend.CodeUnavailable, Message: fmt.Sprintf("%d research jobs are running, the "+
+				"most this server runs at once", n), Details: "Wait for one with research_result, or cancel one with " +
+				"research_cancel, then call again."}
+		}
 		// The job tells its stages to whoever waits; the progress token is the call's, not the job's.
 		jobCtx := context.WithValue(ctx, progressTokenKey{}, nil)
 		job := t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
 			t.keepStart(job, args)
 			res, err := call(withJob(ctx, job), args)
-			t.keepEnd(job.ID, err)
+			t.keepEnd(job.ID, err, t.opts.Lifetime.Err() != nil)
 			return res, err
 		})
 		return t.waitFor(ctx, job, t.budget(wait(args)), true)
@@ -135,6 +143,10 @@ func errResearchNotFound(id string) *Error {
 		"or it ended more than %d minutes ago and its answer is no longer kept", id, int(jobs.Kept/time.Minute)),
 		Details: "Call the tool again; a report finished within GEMINI_CACHE_TTL comes back from the cache at once."}
 }
+
+// WaitJobs waits until the research jobs started have ended (the server's lifetime ends them), or ctx ends, so
+// that what they keep is kept before the library closes.
+func (t *Tools) WaitJobs(ctx context.Context) { t.jobs.Wait(ctx) }
 
 // jobOf is the job id, when this process holds it; nil for one it does not.
 func (t *Tools) jobOf(id string) *jobs.Job[Result] { return t.jobs.Get(id) }

@@ -138,6 +138,9 @@ func TestInterruptedResearch(t *testing.T) {
 // running at once.
 func TestCallWaitSetting(t *testing.T) {
 	t.Parallel()
-	s, _ := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{CallWait: func() time.Duration { return 0 }})
-	researchIDOf(t, call(context.Background(), t, connect(t, s), "search", map[string]any{"query": "at once"}, nil))
+	s, fake := localFakeServer(t, geminitest.ScenarioHang, 30*time.Second, Options{CallWait: func() time.Duration { return 0 }})
+	c := connect(t, s)
+	id := researchIDOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "at once"}, nil))
+	call(context.Background(), t, c, "research_cancel", map[string]any{"research_id": id}, nil)
+	testkit.WaitFor(t, "the cancelled research's CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
 }

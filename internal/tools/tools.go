@@ -173,9 +173,10 @@ func freshArgument() mcp.ToolOption {
 
 func waitArgument() mcp.ToolOption {
 	return mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxWaitSeconds),
-		mcp.Description("How long this call waits for the research, in seconds (0 to 600). Research that takes longer "+
-			"goes on: the call then answers status running with a research_id, and research_result waits for it again. "+
-			"Default: the server's GEMINI_CALL_WAIT, 45 s, which suits clients that give up on a call after 60 s."))
+		mcp.Description("How long this call waits for the research, in seconds (0 to 600): stay under how long your "+
+			"client waits for a call. Research that takes longer goes on: the call then answers status running with a "+
+			"research_id, and research_result waits for it again. Cancelling the call cancels the research. Default: "+
+			"the server's GEMINI_CALL_WAIT, 45 s, which suits clients that give up on a call after 60 s."))
 }
 
 // readOnlyAnnotations: a tool that changes nothing (so idempotent), reaching beyond the server (the web) or not.
