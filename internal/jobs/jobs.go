@@ -6,15 +6,12 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/broadcast"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // Finished jobs are kept for Kept after they end, and at most maxKeptBytes of their results (by the sizes the
@@ -25,12 +22,6 @@ const (
 	maxKeptBytes = 8 << 20
 	maxKept      = 500
 )
-
-// idPattern is the form of a job's id: 16 hex digits, 64 random bits.
-var idPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
-
-// ValidID reports whether id has the form of a job's id.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // Job is one research call running, or its outcome: R is its result.
 type Job[R any] struct {
@@ -111,7 +102,6 @@ type Registry[R any] struct {
 	mu       sync.Mutex
 	running  map[string]*Job[R]
 	finished *expiring.Map[string, *Job[R]]
-	changed  broadcast.Signal // a job started or ended
 }
 
 // New returns a registry whose jobs end at the latest when lifetime does; size tells about how many bytes a
@@ -126,12 +116,11 @@ func New[R any](lifetime context.Context, size func(R) int) *Registry[R] {
 func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(context.Context, *Job[R]) (R, error)) *Job[R] {
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(r.lifetime, func() { cancel(context.Cause(r.lifetime)) })
-	j := &Job[R]{ID: newID(), Tool: tool, Topic: topic, Started: r.now(), cancel: cancel, done: make(chan struct{}),
+	j := &Job[R]{ID: record.NewJobID(), Tool: tool, Topic: topic, Started: r.now(), cancel: cancel, done: make(chan struct{}),
 		stage: "starting"}
 	r.mu.Lock()
 	r.running[j.ID] = j
 	r.mu.Unlock()
-	r.changed.Notify()
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -146,7 +135,6 @@ func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(co
 		r.finished.Put(j.ID, j, r.size(res), j.ended)
 		r.mu.Unlock()
 		close(j.done)
-		r.changed.Notify()
 	}()
 	return j
 }
@@ -197,21 +185,11 @@ func (r *Registry[R]) Running() []*Job[R] {
 	return jobs
 }
 
-// Changed is closed when a job starts or ends.
-func (r *Registry[R]) Changed() <-chan struct{} { return r.changed.Changed() }
-
 // Sweep drops the finished jobs whose time is over at now and returns the bytes of results still kept.
 func (r *Registry[R]) Sweep(now time.Time) (held int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.finished.Expire(now)
-}
-
-// newID is a fresh job id: 64 random bits, in hex.
-func newID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b) // never fails
-	return hex.EncodeToString(b)
 }
 
 // Wait waits until the job ends, ctx ends or budget passes, whichever comes first (a negative budget: no bound),

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
@@ -33,7 +34,7 @@ func TestJobOutlivesItsStarter(t *testing.T) {
 	if job.Wait(context.Background(), 0) {
 		t.Fatal("the job ended with the context that started it")
 	}
-	if !ValidID(job.ID) || r.Get(job.ID) != job || len(r.Running()) != 1 {
+	if !record.ValidJobID(job.ID) || r.Get(job.ID) != job || len(r.Running()) != 1 {
 		t.Fatalf("job %q is not held as running", job.ID)
 	}
 	close(release)

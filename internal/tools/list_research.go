@@ -128,11 +128,12 @@ func (t *Tools) readReport(_ context.Context, req mcp.ReadResourceRequest) ([]mc
 		Text: reportMarkdown(rep)}}, nil
 }
 
-// reportMarkdown is a kept report as its resource holds it: a heading with its topic and when, its text, and its
-// sources when the text does not list them.
+// reportMarkdown is a kept report as its resource holds it: a quoted line with its tool, date and topic, its text,
+// and its sources when the text does not list them.
 func reportMarkdown(rep kept.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- %s, %s, %s -->\n\n", rep.Tool, rep.Started.UTC().Format(time.RFC3339), rep.Topic)
+	fmt.Fprintf(&b, "> %s, %s: %s\n\n", rep.Tool, rep.Started.UTC().Format(time.RFC3339),
+		strings.Join(strings.Fields(rep.Topic), " "))
 	b.WriteString(rep.Markdown)
 	if len(rep.Sources) > 0 && !strings.Contains(rep.Markdown, rep.Sources[0].URL) {
 		b.WriteString("\n\n## Sources\n")

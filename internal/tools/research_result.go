@@ -14,7 +14,7 @@ import (
 
 // researchIDArgument is the research_id of research_result and research_cancel.
 func researchIDArgument() mcp.ToolOption {
-	return mcp.WithString("research_id", mcp.Required(), mcp.Pattern(`^[0-9a-f]{16}$`),
+	return mcp.WithString("research_id", mcp.Required(), mcp.Pattern(kept.JobIDPattern),
 		mcp.Description("The research_id a search, deep_search, ask or structured call answered with status running."))
 }
 
@@ -29,8 +29,8 @@ func researchResultTool() mcp.Tool {
 		mcp.WithTitleAnnotation("Wait for research"),
 		mcp.WithDescription("Waits for research that a search, deep_search, ask or structured call left running (it "+
 			"answered status running with a research_id), and returns its answer, as that tool returns it. When the "+
-			"research still runs at the end of the wait, it answers status running again: call it again. Answers are "+
-			"kept for 30 minutes after the research ends."),
+			"research still runs at the end of the wait, it answers status running again: call it again. Reports stay "+
+			"in the research library after the research ends, also across restarts."),
 		researchIDArgument(),
 		waitArgument(),
 		readOnlyAnnotations(false),
@@ -70,7 +70,7 @@ func researchCancelTool() mcp.Tool {
 type Cancelled struct {
 	Success    bool   `json:"success"`
 	ResearchID string `json:"research_id"`
-	Status     string `json:"status"` // cancelled, done or failed
+	Status     string `json:"status"` // cancelled, done, failed or interrupted
 }
 
 func (c *Cancelled) CallToolResult() *mcp.CallToolResult { return structured(*c) }
@@ -118,6 +118,8 @@ func (t *Tools) keptCancel(id string) (*Cancelled, error) {
 		return &Cancelled{Success: true, ResearchID: id, Status: "done"}, nil
 	case kept.JobCancelled:
 		return &Cancelled{Success: true, ResearchID: id, Status: "cancelled"}, nil
+	case kept.JobInterrupted:
+		return &Cancelled{Success: true, ResearchID: id, Status: "interrupted"}, nil
 	}
 	return &Cancelled{Success: true, ResearchID: id, Status: "failed"}, nil
 }

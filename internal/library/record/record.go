@@ -128,8 +128,10 @@ type Job struct {
 	Owner        string // the library (one per server process) that runs it
 }
 
-// jobIDPattern is what a job's id looks like: 64 random bits in lower-case hex, the research_id clients see.
-var jobIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+// JobIDPattern is what a job's id looks like: 64 random bits in lower-case hex, the research_id clients see.
+const JobIDPattern = `^[0-9a-f]{16}$`
+
+var jobIDPattern = regexp.MustCompile(JobIDPattern)
 
 // ValidJobID reports whether id has the form of a job's id (0a1b2c3d4e5f6071).
 func ValidJobID(id string) bool { return jobIDPattern.MatchString(id) }

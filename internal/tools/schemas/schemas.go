@@ -138,7 +138,7 @@ const Cancel = `{
   "properties": {
     "success": {"type": "boolean", "description": "true when the research was found"},
     "research_id": {"type": "string"},
-    "status": {"type": "string", "enum": ["cancelled", "done", "failed"], "description": "how the research ended: cancelled, or done or failed when it ended first"},
+    "status": {"type": "string", "enum": ["cancelled", "done", "failed", "interrupted"], "description": "how the research ended: cancelled, or done or failed when it ended first, or interrupted by its server's stop"},
     "error": ` + errorSchema + `
   },
   "required": ["success"]
