@@ -49,10 +49,11 @@ func (e engineOf) finished(f Finished) {
 }
 
 // record keeps a report tool returned to a call made with ctx in the library: a complete or partial one, not a
-// failure, and not one the cache answered (it was kept when it was researched); the research job the call runs as
-// points to it. A report that cannot be kept is logged; the call still succeeds.
+// failure; the research job the call runs as points to it. One the cache answered is the report kept when it was
+// researched (Add keeps a report once), found again for the job. A report that cannot be kept is logged; the call
+// still succeeds.
 func (e engineOf) record(ctx context.Context, tool string, rep research.Report, err error) {
-	if err != nil || !rep.Success || rep.Metadata.Cached {
+	if err != nil || !rep.Success {
 		return
 	}
 	id, err := e.a.library.Add(historyReport(tool, rep, time.Now()))

@@ -91,3 +91,33 @@ func TestLibraryForClients(t *testing.T) {
 		t.Errorf("resources/read = %+v, want the report's Markdown", text)
 	}
 }
+
+// researchIDOf calls search with args and returns the research id its answer names in _meta.
+func researchIDOf(t *testing.T, c *client.Client, args map[string]any) string {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "search", args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || res.IsError || res.Meta == nil {
+		t.Fatalf("search %v: %+v, %v", args, res, err)
+	}
+	id, _ := res.Meta.AdditionalFields["researchId"].(string)
+	return id
+}
+
+// TestCachedAnswersPointToTheirReport: research answered from the cache points, in the library, to the report kept
+// when it was researched, so that research_result finds it after the answers in memory have gone.
+func TestCachedAnswersPointToTheirReport(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	a, c, _ := startWithHistory(t, fake, nil)
+	researched := researchIDOf(t, c, map[string]any{"query": "asked twice"})
+	cached := researchIDOf(t, c, map[string]any{"query": "asked twice"})
+	first, err1 := a.Library().Job(researched)
+	second, err2 := a.Library().Job(cached)
+	if err1 != nil || err2 != nil || first.ReportID == "" || second.ReportID != first.ReportID {
+		t.Errorf("jobs %+v (%v) and %+v (%v), want both done with the one report", first, err1, second, err2)
+	}
+	if len(kept(a)) != 1 {
+		t.Errorf("the library keeps %q, want the report once", kept(a))
+	}
+}
