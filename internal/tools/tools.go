@@ -128,18 +128,18 @@ func New(engine Engine, o Options) *Tools {
 		o.Sweeper.Add(t.jobs.Sweep)
 	}
 	t.all = []server.ServerTool{
-		researchHandler(t, searchTool(), t.Search, func(a SearchArgs) string { return a.Query },
+		researchHandler(t, longResults(searchTool()), t.Search, func(a SearchArgs) string { return a.Query },
 			func(a SearchArgs) *int { return a.WaitSeconds }),
-		researchHandler(t, deepSearchTool(), asResult(t.DeepSearch), func(a DeepSearchArgs) string { return a.Topic },
+		researchHandler(t, longResults(deepSearchTool()), asResult(t.DeepSearch), func(a DeepSearchArgs) string { return a.Topic },
 			func(a DeepSearchArgs) *int { return a.WaitSeconds }),
-		researchHandler(t, askTool(), asResult(t.Ask), func(a AskArgs) string { return a.Prompt },
+		researchHandler(t, longResults(askTool()), asResult(t.Ask), func(a AskArgs) string { return a.Prompt },
 			func(a AskArgs) *int { return a.WaitSeconds }),
-		researchHandler(t, structuredTool(), asResult(t.Structured), func(a StructuredArgs) string { return a.Prompt },
+		researchHandler(t, longResults(structuredTool()), asResult(t.Structured), func(a StructuredArgs) string { return a.Prompt },
 			func(a StructuredArgs) *int { return a.WaitSeconds }),
-		handler(t, researchResultTool(), t.ResearchResult),
+		handler(t, longResults(researchResultTool()), t.ResearchResult),
 		handler(t, researchCancelTool(), t.ResearchCancel),
 		handler(t, listResearchTool(), t.ListResearch),
-		handler(t, fetchChunkTool(), t.FetchChunk),
+		handler(t, longResults(fetchChunkTool()), t.FetchChunk),
 		handler(t, pingTool(), t.Ping),
 	}
 	return t
@@ -154,6 +154,18 @@ func asResult[A any, R Result](call func(context.Context, A) (R, error)) func(co
 		}
 		return res, nil
 	}
+}
+
+// maxResultChars is what a tool whose result can be long declares in _meta["anthropic/maxResultSizeChars"]: Claude
+// Code saves a result above about 25,000 tokens to a file and shows the model a 2 KB preview, unless the tool
+// allows more (up to about 500,000 characters). A report is at most GEMINI_MAX_RESPONSE_CHARS long, with its
+// sources and metadata around it.
+const maxResultChars = 500_000
+
+// longResults marks tool as one whose results can be long.
+func longResults(tool mcp.Tool) mcp.Tool {
+	tool.Meta = &mcp.Meta{AdditionalFields: map[string]any{"anthropic/maxResultSizeChars": maxResultChars}}
+	return tool
 }
 
 // ServerTools are the tools with their handlers, as an MCP server adds them.
