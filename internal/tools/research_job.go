@@ -18,7 +18,7 @@ import (
 // at 60 s. A job that ends in time answers as the tool always did; one that does not answers Running, with its id,
 // and research_result waits on it again. A client's explicit cancel of the call that started the job cancels it; a
 // client that goes away or times out does not: the job runs on, to its own end, and its answer waits for a
-// research_result. A call made as an MCP task waits for its job whatever the budget: the task outlives the call.
+// research_result. A call made as an MCP task runs as that task, not as a job: the task outlives the call.
 
 // DefaultCallWait is how long a call waits for its research when neither the call nor GEMINI_CALL_WAIT says.
 const DefaultCallWait = 45 * time.Second
