@@ -207,27 +207,20 @@ type Tracker struct {
 }
 
 // Stage sets the run's current stage, e.g. "searching: rust 2024".
-func (t *Tracker) Stage(stage string) {
-	if t == nil {
-		return
-	}
-	t.r.mu.Lock()
-	defer t.r.mu.Unlock()
-	if run, ok := t.r.runs[t.id]; ok {
-		run.Stage = stage
-		t.r.notifyLocked()
-	}
-}
+func (t *Tracker) Stage(stage string) { t.update(func(run *Run) { run.Stage = stage }) }
 
 // Research names the research job the run is, so that its id shows where the run does.
-func (t *Tracker) Research(id string) {
+func (t *Tracker) Research(id string) { t.update(func(run *Run) { run.Research = id }) }
+
+// update changes the run, while it runs, and tells the views.
+func (t *Tracker) update(change func(*Run)) {
 	if t == nil {
 		return
 	}
 	t.r.mu.Lock()
 	defer t.r.mu.Unlock()
 	if run, ok := t.r.runs[t.id]; ok {
-		run.Research = id
+		change(run)
 		t.r.notifyLocked()
 	}
 }

@@ -51,24 +51,30 @@ func (t *Tools) keepStart(job *jobs.Job[Result], args any) {
 }
 
 // keepEnd keeps how job id ended, with err: done (the App links its report), interrupted when the server's stop
-// ended it (shutdown), cancelled or failed.
+// ended it (shutdown), cancelled or failed, with the error.
 func (t *Tools) keepEnd(id string, err error, shutdown bool) {
 	_, err = t.opts.Library.UpdateJob(id, func(j *kept.Job) {
+		j.State = endState(err)
 		switch {
-		case err == nil:
-			j.State = kept.JobDone
-			return
-		case shutdown:
+		case shutdown && err != nil:
 			j.State = kept.JobInterrupted
-			return
-		}
-		e := AsError(err)
-		j.State, j.ErrorCode, j.ErrorMessage, j.ErrorDetails = kept.JobFailed, string(e.Code), e.Message, e.Details
-		if e.Code == backend.CodeCancelled {
-			j.State = kept.JobCancelled
+		case err != nil:
+			e := AsError(err)
+			j.ErrorCode, j.ErrorMessage, j.ErrorDetails = string(e.Code), e.Message, e.Details
 		}
 	})
 	t.logKept(id, err)
+}
+
+// endState is how a job that ended with err ended: done, cancelled or failed.
+func endState(err error) kept.JobState {
+	switch {
+	case err == nil:
+		return kept.JobDone
+	case AsError(err).Code == backend.CodeCancelled:
+		return kept.JobCancelled
+	}
+	return kept.JobFailed
 }
 
 func (t *Tools) logKept(id string, err error) {

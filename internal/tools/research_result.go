@@ -92,14 +92,8 @@ func (t *Tools) ResearchCancel(ctx context.Context, a ResearchCancelArgs) (*Canc
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	answer := &Cancelled{Success: true, ResearchID: job.ID, Status: "done"}
-	if _, err := job.Outcome(); err != nil {
-		answer.Status = "failed"
-		if e := AsError(err); e.Code == backend.CodeCancelled {
-			answer.Status = "cancelled"
-		}
-	}
-	return answer, nil
+	_, err := job.Outcome()
+	return &Cancelled{Success: true, ResearchID: job.ID, Status: string(endState(err))}, nil
 }
 
 // keptCancel is research_cancel's answer for a job this process does not hold: how the library says it ended, or
@@ -109,17 +103,10 @@ func (t *Tools) keptCancel(id string) (*Cancelled, error) {
 	if err != nil {
 		return nil, errResearchNotFound(id)
 	}
-	switch j.State {
-	case kept.JobRunning:
+	if j.State == kept.JobRunning {
 		return nil, &Error{Code: backend.CodeInvalidArgument, Message: "the research runs in another server process " +
 			"sharing this library: only that server can cancel it", Details: "Call research_cancel on the server whose " +
 			"call started it."}
-	case kept.JobDone:
-		return &Cancelled{Success: true, ResearchID: id, Status: "done"}, nil
-	case kept.JobCancelled:
-		return &Cancelled{Success: true, ResearchID: id, Status: "cancelled"}, nil
-	case kept.JobInterrupted:
-		return &Cancelled{Success: true, ResearchID: id, Status: "interrupted"}, nil
 	}
-	return &Cancelled{Success: true, ResearchID: id, Status: "failed"}, nil
+	return &Cancelled{Success: true, ResearchID: id, Status: string(j.State)}, nil // a final state: the schema's enum
 }
