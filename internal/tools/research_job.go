@@ -3,6 +3,7 @@ package tools
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -62,13 +63,11 @@ func (r *Running) firecrawl() string { return "" }
 func (r *Running) size() int { return 0 }
 
 // researchHandler is the MCP handler of a research tool whose typed call is call: handler's, running the call as a
-// job and waiting for it (waitFor). subject says what a call is about; wait its wait_seconds.
+// job and waiting for it (waitFor). subject says what a call is about; wait its wait_seconds. The tool can also be
+// started without a call (Start).
 func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, A) (Result, error),
 	subject func(A) string, wait func(A) *int) server.ServerTool {
-	return handler(t, tool, func(ctx context.Context, args A) (Result, error) {
-		if taskOf(ctx) != nil { // a task outlives the call itself: it is the job
-			return call(ctx, args)
-		}
+	start := func(ctx context.Context, args A) (*jobs.Job[Result], error) {
 		if n := len(t.jobs.Running()); n >= maxRunningJobs {
 			return nil, &Error{Code: backend.CodeUnavailable, Message: fmt.Sprintf("%d research jobs are running, the "+
 				"most this server runs at once", n), Details: "Wait for one with research_result, or cancel one with " +
@@ -76,14 +75,51 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 		}
 		// The job tells its stages to whoever waits; the progress token is the call's, not the job's.
 		jobCtx := context.WithValue(ctx, progressTokenKey{}, nil)
-		job := t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
+		return t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
 			t.keepStart(job, args)
 			res, err := call(withJob(ctx, job), args)
 			t.keepEnd(job.ID, err, t.opts.Lifetime.Err() != nil)
 			return res, err
-		})
+		}), nil
+	}
+	sv := handler(t, tool, func(ctx context.Context, args A) (Result, error) {
+		if taskOf(ctx) != nil { // a task outlives the call itself: it is the job
+			return call(ctx, args)
+		}
+		job, err := start(ctx, args)
+		if err != nil {
+			return nil, err
+		}
 		return t.waitFor(ctx, job, t.budget(wait(args)), true)
 	})
+	t.starts[tool.Name] = func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var args A
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
+		}
+		if err := decode(tool, t.checks[tool.Name], raw, &args); err != nil {
+			return "", err
+		}
+		job, err := start(ctx, args)
+		if err != nil {
+			return "", err
+		}
+		return job.ID, nil
+	}
+	return sv
+}
+
+// Start starts tool (search, deep_search, ask or structured) with args, its arguments as a client's call would
+// give them, as a research job, and returns the job's id at once: the research_id that ResearchResult and
+// ResearchCancel take. ctx gives the job its values, not its end. A tool that is no research tool, or arguments
+// it refuses, are an *Error.
+func (t *Tools) Start(ctx context.Context, tool string, args json.RawMessage) (string, error) {
+	start := t.starts[tool]
+	if start == nil {
+		return "", &Error{Code: backend.CodeInvalidArgument, Message: fmt.Sprintf("%q is no research tool", tool),
+			Details: "Start search, deep_search, ask or structured."}
+	}
+	return start(ctx, args)
 }
 
 // budget is how long a call that asked for waitSeconds (nil: not asked) waits for its research.

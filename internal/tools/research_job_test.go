@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,8 +11,10 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
@@ -143,4 +146,40 @@ func TestCallWaitSetting(t *testing.T) {
 	id := researchIDOf(t, call(context.Background(), t, c, "search", map[string]any{"query": "at once"}, nil))
 	call(context.Background(), t, c, "research_cancel", map[string]any{"research_id": id}, nil)
 	testkit.WaitFor(t, "the cancelled research's CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
+}
+
+// TestStartWithoutACall: the app starts a research tool with a client's arguments as a job (the first-run page's
+// test search, a re-run from the history page) and gets its id at once; research_result then waits for it as
+// for any job. A tool that is no research tool, or arguments the tool refuses, are refused with what is wrong.
+func TestStartWithoutACall(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+		KillGrace: 300 * time.Millisecond, ExtraEnv: fake.Env()})
+	engine, err := research.New(runner, research.Settings{MaxRounds: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := New(engine, Options{Version: "test"})
+
+	id, err := tl.Start(context.Background(), "search", json.RawMessage(`{"query": "started by the app"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := 600
+	res, err := tl.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &wait})
+	if rep, ok := res.(ofJob).Result.(*Report); err != nil || !ok || !rep.Success || rep.Report.Report == "" {
+		t.Fatalf("research_result of the started search = %#v, %v; want its report", res, err)
+	}
+
+	for _, c := range []struct{ tool, args, want string }{
+		{"ping", `{}`, "no research tool"},
+		{"search", `{"query": 3}`, "query"},
+		{"search", `{}`, "query"},
+	} {
+		_, err := tl.Start(context.Background(), c.tool, json.RawMessage(c.args))
+		if e := AsError(err); err == nil || e.Code != backend.CodeInvalidArgument || !strings.Contains(e.Message, c.want) {
+			t.Errorf("Start(%s, %s) = %v, want INVALID_ARGUMENT naming %q", c.tool, c.args, err, c.want)
+		}
+	}
 }

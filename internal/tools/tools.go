@@ -6,6 +6,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -93,6 +94,7 @@ type Tools struct {
 	jobs   *jobs.Registry[Result]
 	all    []server.ServerTool
 	checks map[string]*argcheck.Arguments // by tool name
+	starts map[string]func(context.Context, json.RawMessage) (string, error) // the research tools', by name: Start
 }
 
 // New returns the research tools over engine.
@@ -122,6 +124,7 @@ func New(engine Engine, o Options) *Tools {
 		o.Library = noLibrary{}
 	}
 	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{},
+		starts: map[string]func(context.Context, json.RawMessage) (string, error){},
 		jobs: jobs.New(o.Lifetime, resultBytes)}
 	if o.Sweeper != nil {
 		o.Sweeper.Add(t.chunks.Sweep)
