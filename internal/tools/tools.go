@@ -93,7 +93,7 @@ type Tools struct {
 	chunks *parts.Store
 	jobs   *jobs.Registry[Result]
 	all    []server.ServerTool
-	checks map[string]*argcheck.Arguments // by tool name
+	checks map[string]*argcheck.Arguments                                    // by tool name
 	starts map[string]func(context.Context, json.RawMessage) (string, error) // the research tools', by name: Start
 }
 
@@ -125,7 +125,7 @@ func New(engine Engine, o Options) *Tools {
 	}
 	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{},
 		starts: map[string]func(context.Context, json.RawMessage) (string, error){},
-		jobs: jobs.New(o.Lifetime, resultBytes)}
+		jobs:   jobs.New(o.Lifetime, resultBytes)}
 	if o.Sweeper != nil {
 		o.Sweeper.Add(t.chunks.Sweep)
 		o.Sweeper.Add(t.jobs.Sweep)
