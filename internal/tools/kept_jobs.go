@@ -22,6 +22,7 @@ type Library interface {
 	Job(id string) (kept.Job, error)
 	Get(id string) (kept.Report, error)
 	Search(query string, since time.Time, limit int) ([]kept.Summary, error)
+	Changed() <-chan struct{} // closed at the next change, by this process or another sharing the library
 }
 
 // noLibrary keeps nothing.
@@ -34,6 +35,7 @@ func (noLibrary) UpdateJob(string, func(*kept.Job)) (kept.Job, error) {
 func (noLibrary) Job(string) (kept.Job, error)                          { return kept.Job{}, kept.ErrNotFound }
 func (noLibrary) Get(string) (kept.Report, error)                       { return kept.Report{}, kept.ErrNotFound }
 func (noLibrary) Search(string, time.Time, int) ([]kept.Summary, error) { return nil, nil }
+func (noLibrary) Changed() <-chan struct{}                              { return nil }
 
 // ResearchID is the id of the research job whose run ctx is the context of; "" for a call that runs as no job.
 func ResearchID(ctx context.Context) string {
@@ -43,11 +45,57 @@ func ResearchID(ctx context.Context) string {
 	return ""
 }
 
-// keepStart keeps job, started with args, in the library as running.
-func (t *Tools) keepStart(job *jobs.Job[Result], args any) {
+// keepStart keeps job, started with args, in the library as running, and its stage as it changes (keepStages)
+// until stop is called.
+func (t *Tools) keepStart(job *jobs.Job[Result], args any) (stop func()) {
 	raw, _ := json.Marshal(args) // plain structs
 	t.logKept(job.ID, t.opts.Library.PutJob(kept.Job{ID: job.ID, Tool: job.Tool, Topic: job.Topic, Args: raw,
 		State: kept.JobRunning, Started: job.Started}))
+	return t.keepStages(job)
+}
+
+// stageEvery is how often at most a job's stage is written to the library: what another server sharing it shows
+// of the job needs no more, and each write wakes every view of the library.
+const stageEvery = time.Second
+
+// keepStages writes job's stage to the library as it changes, off the job's run (a write may wait for another
+// server's), at most every stageEvery, the newest stage winning over those not written yet. stop stops it and
+// returns once no write is left.
+func (t *Tools) keepStages(job *jobs.Job[Result]) (stop func()) {
+	newest := make(chan string, 1)
+	unfollow := job.Follow(func(stage string) {
+		if stage == "" {
+			return
+		}
+		select { // the followers are told one at a time: this is the only sender
+		case <-newest:
+		default:
+		}
+		newest <- stage
+	})
+	quit, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-quit:
+				return
+			case stage := <-newest:
+				_, err := t.opts.Library.UpdateJob(job.ID, func(j *kept.Job) { j.Stage = stage })
+				t.logKept(job.ID, err)
+			}
+			select {
+			case <-quit:
+				return
+			case <-time.After(stageEvery):
+			}
+		}
+	}()
+	return func() {
+		unfollow()
+		close(quit)
+		<-stopped
+	}
 }
 
 // keepEnd keeps how job id ended, with err: done (the App links its report), interrupted when the server's stop
@@ -83,6 +131,27 @@ func (t *Tools) logKept(id string, err error) {
 	}
 }
 
+// waitKept waits up to budget for research job id, which this process does not hold, as the library keeps it (a
+// job another server sharing the library runs ends there), and answers as keptAnswer does.
+func (t *Tools) waitKept(ctx context.Context, id string, budget time.Duration) (Result, error) {
+	timeout := time.NewTimer(budget)
+	defer timeout.Stop()
+	for {
+		changed := t.opts.Library.Changed() // before the read: a change after it closes this one
+		res, err := t.keptAnswer(id)
+		if _, running := res.(*Running); !running {
+			return res, err
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			return res, err
+		case <-ctx.Done():
+			return res, err
+		}
+	}
+}
+
 // keptAnswer is the answer of research job id as the library keeps it, for a job this process does not hold: one
 // that ended before the server started again, was interrupted by its stop, or runs in another server sharing the
 // library.
@@ -99,7 +168,7 @@ func (t *Tools) keptAnswer(id string) (Result, error) {
 		return &Running{Success: true, Status: "running", ResearchID: j.ID, Tool: j.Tool,
 			ElapsedMS: time.Since(j.Started).Milliseconds(), Stage: j.Stage,
 			Next: fmt.Sprintf("The research runs in another server process sharing this library. Call research_result "+
-				"with research_id %q again later for its report; do not start a new %s.", j.ID, j.Tool)}, nil
+				"with research_id %q again to keep waiting for its report; do not start a new %s.", j.ID, j.Tool)}, nil
 	case kept.JobInterrupted:
 		return nil, &Error{Code: backend.CodeResearchInterrupted, Message: "the research was interrupted: the server " +
 			"that ran it stopped before it ended", Details: "Call " + j.Tool + " again to research it anew."}

@@ -76,8 +76,9 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 		// The job tells its stages to whoever waits; the progress token is the call's, not the job's.
 		jobCtx := context.WithValue(ctx, progressTokenKey{}, nil)
 		return t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
-			t.keepStart(job, args)
+			stopKeeping := t.keepStart(job, args)
 			res, err := call(withJob(ctx, job), args)
+			stopKeeping()
 			t.keepEnd(job.ID, err, t.opts.Lifetime.Err() != nil)
 			return res, err
 		}), nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
 	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
@@ -181,5 +183,53 @@ func TestStartWithoutACall(t *testing.T) {
 		if e := AsError(err); err == nil || e.Code != backend.CodeInvalidArgument || !strings.Contains(e.Message, c.want) {
 			t.Errorf("Start(%s, %s) = %v, want INVALID_ARGUMENT naming %q", c.tool, c.args, err, c.want)
 		}
+	}
+}
+
+// TestResearchOfAnotherServer: research_result asked of a server that shares the research library with the one
+// running the research shows what it does (its stage, kept as it changes), waits for its end, and answers how it
+// ended.
+func TestResearchOfAnotherServer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "library.db")
+	open := func() *library.Library {
+		lib, err := library.Open(path, library.Options{Poll: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lib.Close() })
+		return lib
+	}
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+		KillGrace: 300 * time.Millisecond, ExtraEnv: fake.Env()})
+	engine, err := research.New(runner, research.Settings{MaxRounds: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := New(engine, Options{Version: "test", Library: open()})
+	other := New(engine, Options{Version: "test", Library: open()}) // holds none of running's jobs
+
+	id, err := running.Start(context.Background(), "search", json.RawMessage(`{"query": "hangs"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noWait, longWait := 0, 600
+	testkit.WaitFor(t, "the other server to show the research's stage", func() bool {
+		res, err := other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &noWait})
+		r, ok := res.(*Running)
+		return err == nil && ok && r.Stage != "" && strings.Contains(r.Next, id)
+	})
+
+	ended := make(chan error, 1)
+	go func() {
+		_, err := other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &longWait})
+		ended <- err
+	}()
+	if _, err := running.ResearchCancel(context.Background(), ResearchCancelArgs{ResearchID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ended; AsError(err).Code != backend.CodeCancelled {
+		t.Errorf("the other server's research_result = %v, want it to wait for the research's end: CANCELLED", err)
 	}
 }

@@ -45,7 +45,7 @@ func (t *Tools) ResearchResult(ctx context.Context, a ResearchResultArgs) (Resul
 	}
 	job := t.jobOf(a.ResearchID)
 	if job == nil {
-		return t.keptAnswer(a.ResearchID)
+		return t.waitKept(ctx, a.ResearchID, t.budget(a.WaitSeconds))
 	}
 	return t.waitFor(ctx, job, t.budget(a.WaitSeconds), false)
 }
