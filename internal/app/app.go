@@ -138,6 +138,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	var lib tools.Library // none when there is no library: a nil *library.Library in it would count as one
 	if a.library != nil {
 		lib = a.library
+		a.cache.SetStore(a.library)
 	}
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },

@@ -62,4 +62,13 @@ CREATE TABLE meta (
 	value TEXT NOT NULL
 ) STRICT;
 `,
+	// v2: the result cache's reports (research.Cache), shared by the servers of a config dir and kept across restarts.
+	`
+CREATE TABLE cache (
+	key   TEXT PRIMARY KEY, -- the request's identity
+	at    INTEGER NOT NULL, -- Unix microseconds: when it was cached
+	value BLOB NOT NULL     -- the cache's encoding of the report
+) STRICT;
+CREATE INDEX cache_at ON cache(at);
+`,
 }

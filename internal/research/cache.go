@@ -1,6 +1,7 @@
 package research
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -19,12 +20,34 @@ const (
 // kept, nor those researched without a Firecrawl that did not start. Like the Queue, one Cache is shared by every
 // engine of a server; its time to live follows the configuration (SetTTL, 0: off). Its Sweep drops the reports
 // past their time, so that they go when traffic stops too. Safe for concurrent use.
+//
+// The reports it keeps in memory, within a bound, it also keeps in its store, when it has one (SetStore): the
+// research library, which outlives a restart and which the servers sharing a config dir share. A report that the
+// memory does not hold (past its bound, or kept by another server) is looked for there.
 type Cache struct {
 	now func() time.Time
 
 	mu      sync.Mutex
 	ttl     time.Duration
 	reports *expiring.Map[string, cached]
+	store   CacheStore // nil: memory only
+}
+
+// CacheStore keeps a cache's reports beyond its memory: each under its request's key, with when it was cached.
+// Its values are the cache's own encoding of a report. What it cannot keep or read it logs; the cache goes on.
+type CacheStore interface {
+	// PutCached keeps value under key, cached at at, in place of what was kept under it, and drops what was
+	// cached before dropBefore.
+	PutCached(key string, value []byte, at, dropBefore time.Time)
+	// Cached is the value kept under key if it was cached at since or later, and when.
+	Cached(key string, since time.Time) (value []byte, at time.Time, ok bool)
+}
+
+// SetStore has the cache keep its reports in store too, from now on.
+func (c *Cache) SetStore(store CacheStore) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.store = store
 }
 
 // cached is a report as the cache keeps it. A Summary that is a part of its Report, as the engine makes it, is
@@ -56,12 +79,16 @@ func (c *Cache) Sweep(now time.Time) (held int) {
 	return c.reports.Expire(now)
 }
 
-// get returns the report kept for key, marked as cached with its age.
+// get returns the report kept for key, in memory or else in the store, marked as cached with its age.
 func (c *Cache) get(key string) (Report, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	now := c.now()
 	e, at, ok := c.reports.Get(key, now)
+	ttl, store := c.ttl, c.store
+	c.mu.Unlock()
+	if !ok && ttl > 0 && store != nil {
+		e, at, ok = c.stored(store, key, now.Add(-ttl))
+	}
 	if !ok {
 		return Report{}, false
 	}
@@ -74,11 +101,47 @@ func (c *Cache) get(key string) (Report, bool) {
 	return rep, true
 }
 
-// put keeps rep for key when it is a complete report.
-func (c *Cache) put(key string, rep Report) {
+// stored is the report store keeps for key, cached since since, which the memory then holds too.
+func (c *Cache) stored(store CacheStore, key string, since time.Time) (cached, time.Time, bool) {
+	value, at, ok := store.Cached(key, since)
+	if !ok {
+		return cached{}, at, false
+	}
+	var s storedReport
+	if err := json.Unmarshal(value, &s); err != nil || s.Version != storedVersion ||
+		s.SummaryAt+s.SummaryLen > len(s.Report.Report) || s.SummaryLen < 0 {
+		return cached{}, at, false // another release's, or damaged: researched again, and kept anew
+	}
+	e := cached{rep: s.Report, summaryAt: s.SummaryAt, summary: s.SummaryLen}
+	if e.summaryAt < 0 {
+		e.rep.Summary = s.Summary
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ttl > 0 {
+		c.reports.Put(key, e, e.bytes(), at)
+	}
+	return e, at, true
+}
+
+// storedVersion is the version of storedReport's encoding: a value of another is not read.
+const storedVersion = 1
+
+// storedReport is a report as the cache's store keeps it: the report with its metadata, and its Summary as a
+// place in its Report when it is a part of it (as cached keeps it).
+type storedReport struct {
+	Version    int    `json:"v"`
+	Report     Report `json:"report"`
+	SummaryAt  int    `json:"summary_at"` // where Summary begins in Report.Report; -1: it is Summary
+	SummaryLen int    `json:"summary_len,omitempty"`
+	Summary    string `json:"summary,omitempty"`
+}
+
+// put keeps rep for key when it is a complete report, in memory and in the store.
+func (c *Cache) put(key string, rep Report) {
+	c.mu.Lock()
 	if c.ttl <= 0 || !rep.Success || rep.Partial || rep.ParseWarning || rep.Metadata.Firecrawl != "" {
+		c.mu.Unlock()
 		return
 	}
 	e := cached{rep: rep, summaryAt: strings.Index(rep.Report, rep.Summary), summary: len(rep.Summary)}
@@ -88,6 +151,18 @@ func (c *Cache) put(key string, rep Report) {
 	now := c.now()
 	c.reports.Expire(now) // without a sweep, reports past their time go as new ones come
 	c.reports.Put(key, e, e.bytes(), now)
+	ttl, store := c.ttl, c.store
+	c.mu.Unlock()
+	if store == nil {
+		return
+	}
+	s := storedReport{Version: storedVersion, Report: e.rep, SummaryAt: e.summaryAt, SummaryLen: e.summary}
+	if e.summaryAt < 0 {
+		s.SummaryLen, s.Summary = 0, rep.Summary
+	}
+	if value, err := json.Marshal(s); err == nil { // plain values
+		store.PutCached(key, value, now, now.Add(-ttl))
+	}
 }
 
 // bytes is about what e holds: its texts, and some for the rest.

@@ -1,0 +1,83 @@
+package library
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestCache: a report of the result cache is found by its key while it is fresh, by another server sharing the
+// library too; a newer one replaces it; one cached before a later put's dropBefore is gone.
+func TestCache(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	l, other := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+
+	l.PutCached("search|go", []byte("first"), at, at.Add(-time.Hour))
+	if v, got, ok := other.Cached("search|go", at.Add(-time.Minute)); !ok || string(v) != "first" || !got.Equal(at) {
+		t.Errorf("Cached from another server = %q, %v, %v; want first, cached at %v", v, got, ok, at)
+	}
+	if _, _, ok := l.Cached("search|go", at.Add(time.Second)); ok {
+		t.Error("a report cached before since was found")
+	}
+	if _, _, ok := l.Cached("search|rust", at.Add(-time.Minute)); ok {
+		t.Error("a key never cached was found")
+	}
+
+	later := at.Add(2 * time.Hour)
+	l.PutCached("search|go", []byte("second"), later, later.Add(-time.Hour))
+	if v, _, ok := l.Cached("search|go", at); !ok || string(v) != "second" {
+		t.Errorf("Cached after a newer put = %q, %v; want second", v, ok)
+	}
+	l.PutCached("search|rust", []byte("rust"), later.Add(2*time.Hour), later.Add(time.Hour))
+	var n int
+	if err := l.db.QueryRow(`SELECT count(*) FROM cache`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("%d reports cached, %v; want the one put after the others' time", n, err)
+	}
+}
+
+// TestMigrationFromVersion1: a library the first release wrote (schema version 1) is brought to this release's
+// schema with its reports and jobs, and gets the result cache.
+func TestMigrationFromVersion1(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(migrations[0] + "PRAGMA user_version = 1;"); err != nil {
+		t.Fatal(err)
+	}
+	now := micros(time.Now())
+	if _, err := db.Exec(`INSERT INTO reports (id, tool, topic, started, took_ms, size, kept, markdown)
+		VALUES ('20261127120000-0123456789ab', 'search', 'kept by release one', ?, 2, 3, ?, 'its text')`, now,
+		now); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	l := open(t, path, keepAll, nil)
+	var version int
+	if err := l.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+		t.Errorf("schema version %d, %v; want %d", version, err, len(migrations))
+	}
+	if got := topics(l.List(0)); fmt.Sprint(got) != "[kept by release one]" {
+		t.Errorf("reports after the migration: %q", got)
+	}
+	l.PutCached("k", []byte("v"), time.Now(), time.Time{})
+	if _, _, ok := l.Cached("k", time.Time{}); !ok {
+		t.Error("the migrated library keeps no result cache")
+	}
+}
+
+// openRaw opens the database at path, in a folder made for it, with no schema, as another release would.
+func openRaw(path string) (*sql.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	return sql.Open("sqlite", path)
+}

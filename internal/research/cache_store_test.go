@@ -1,0 +1,54 @@
+package research
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
+)
+
+// TestTheCacheKeepsItsReportsInTheLibrary: a report cached by one server answers an identical request of another
+// server sharing the research library, and of the same server after a restart (a new cache), without a run, with
+// its summary and metadata as researched and its age; past the time to live it does not.
+func TestTheCacheKeepsItsReportsInTheLibrary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "library.db")
+	lib, err := library.Open(path, library.Options{Poll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	cacheOf := func(ttl time.Duration) *Cache {
+		c := NewCache(ttl)
+		c.SetStore(lib)
+		return c
+	}
+	ctx := context.Background()
+	first, firstFake, _ := newEngine(t, "ok", Settings{Cache: cacheOf(time.Hour)})
+	want, err := first.Search(ctx, SearchRequest{Query: "Go 1.26"})
+	if err != nil || want.Metadata.Cached {
+		t.Fatalf("first search: cached=%v, %v", want.Metadata.Cached, err)
+	}
+
+	restarted, fake, _ := newEngine(t, "ok", Settings{Cache: cacheOf(time.Hour)})
+	got, err := restarted.Search(ctx, SearchRequest{Query: "go  1.26"})
+	if err != nil || !got.Metadata.Cached || got.Metadata.CacheAgeMS == nil {
+		t.Fatalf("after a restart: cached=%v age=%v, %v; want the report from the library", got.Metadata.Cached,
+			got.Metadata.CacheAgeMS, err)
+	}
+	if got.Report != want.Report || got.Summary != want.Summary || got.Metadata.Topic != want.Metadata.Topic ||
+		len(got.Metadata.SourcesVisited) != len(want.Metadata.SourcesVisited) {
+		t.Errorf("the stored report differs from the one researched:\n got %+v\nwant %+v", got, want)
+	}
+	if n := len(fake.Calls()) + len(firstFake.Calls()); n != 1 {
+		t.Errorf("the CLI ran %d times, want once", n)
+	}
+
+	expired, fake, _ := newEngine(t, "ok", Settings{Cache: cacheOf(time.Nanosecond)})
+	if rep, err := expired.Search(ctx, SearchRequest{Query: "Go 1.26"}); err != nil || rep.Metadata.Cached ||
+		len(fake.Calls()) != 1 {
+		t.Errorf("past the time to live: cached=%v, %d runs, %v; want researched again", rep.Metadata.Cached,
+			len(fake.Calls()), err)
+	}
+}
