@@ -1,0 +1,122 @@
+package library
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+)
+
+// TestBrowse: pages go through the reports newest first, with the count of all of them; a query keeps those that
+// hold each of its words, and an offset past the end is an empty page.
+func TestBrowse(t *testing.T) {
+	t.Parallel()
+	l := open(t, dbPath(t), keepAll, nil)
+	var all []string // newest first
+	for i := range 7 {
+		topic := fmt.Sprintf("report %d", i)
+		r := report(topic, time.Date(2026, 11, 22, 9, 0, i, 0, time.UTC))
+		if i%2 == 0 {
+			r.Markdown = "# " + topic + "\n\nThe **even** one, see [the notes](https://example.com/n)."
+		}
+		if _, err := l.Add(r); err != nil {
+			t.Fatal(err)
+		}
+		all = append([]string{topic}, all...)
+	}
+	for _, tt := range []struct {
+		query         string
+		offset, limit int
+		want          []string
+		total         int
+	}{
+		{"", 0, 3, all[:3], 7},
+		{"", 3, 3, all[3:6], 7},
+		{"", 6, 3, all[6:], 7},
+		{"", 9, 3, nil, 7},
+		{"", -1, 0, all, 7},
+		{"even", 0, 2, []string{"report 6", "report 4"}, 4},
+		{"EVEN notes", 2, 2, []string{"report 2", "report 0"}, 4},
+		{"zebra", 0, 2, nil, 0},
+	} {
+		t.Run(fmt.Sprintf("%q from %d", tt.query, tt.offset), func(t *testing.T) {
+			page, total, err := l.Browse(tt.query, tt.offset, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := topics(page); !slices.Equal(got, tt.want) || total != tt.total {
+				t.Errorf("Browse(%q, %d, %d) = %q of %d, want %q of %d", tt.query, tt.offset, tt.limit, got, total,
+					tt.want, tt.total)
+			}
+		})
+	}
+
+	page, _, err := l.Browse("", 0, 2)
+	if err != nil || len(page) != 2 || page[0].Excerpt != "The even one, see the notes." ||
+		page[1].Excerpt != "See https://example.com/a." {
+		t.Errorf("the openings of a plain page: %+v (%v), want each report's first line of prose", page, err)
+	}
+	page, _, err = l.Browse("notes", 0, 1)
+	if err != nil || len(page) != 1 || page[0].Excerpt != "report 6 The even one, see the notes." {
+		t.Errorf("the excerpt of a match: %+v (%v), want its words in their context, as plain text", page, err)
+	}
+}
+
+// TestOpening: a report's opening line is its first line of prose, without Markdown's marks.
+func TestOpening(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ md, want string }{
+		{"# Title\n\n## Summary\n\nGo 1.26 ships **green tea**.\nMore.", "Go 1.26 ships green tea."},
+		{"[Partial response: the answer was cut short.]\n\n# T\n\nWhat was found.", "What was found."},
+		{"---\n| a | b |\n|---|---|\n```\ncode\n```\n<div>x</div>\n> A *quote* with `code`", "A *quote* with code"},
+		{"- first   point\n- second", "first point"},
+		{"[1]: https://example.com\n![logo](x.png) Logo and [link](https://e.com)", "logo Logo and link"},
+		{"# Only a heading", ""},
+		{"", ""},
+	} {
+		if got := opening(tt.md); got != tt.want {
+			t.Errorf("opening(%q) = %q, want %q", tt.md, got, tt.want)
+		}
+	}
+	long := opening(string(slices.Repeat([]byte("word "), 100)))
+	if r := []rune(long); len(r) != openingMax || r[len(r)-1] != '…' {
+		t.Errorf("a long opening is %d characters (%q), want %d ending in …", len(r), long, openingMax)
+	}
+}
+
+// TestReportJob: the job of a report is the newest that points to it; a report no job points to has none.
+func TestReportJob(t *testing.T) {
+	t.Parallel()
+	l := open(t, dbPath(t), keepAll, nil)
+	ids := add(t, l, "with jobs", "imported")
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	researched, cached := record.NewJobID(), record.NewJobID()
+	for i, id := range []string{researched, cached} {
+		if err := l.PutJob(record.Job{ID: id, Tool: "search", Topic: "with jobs", Started: start.Add(time.Duration(i) * time.Minute),
+			Args: []byte(fmt.Sprintf(`{"query":"with jobs","n":%d}`, i))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.UpdateJob(id, func(j *record.Job) { j.State, j.ReportID = record.JobDone, ids[0] }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, err := l.ReportJob(ids[0])
+	if err != nil || j.ID != cached || string(j.Args) != `{"query":"with jobs","n":1}` {
+		t.Errorf("ReportJob = %+v, %v; want the newest job, %s, with its arguments", j, err, cached)
+	}
+	for _, id := range []string{ids[1], "not-an-id", "20261122T100000.000000-0a1b2c3d"} {
+		if _, err := l.ReportJob(id); !errors.Is(err, record.ErrNotFound) {
+			t.Errorf("ReportJob(%q): %v, want ErrNotFound", id, err)
+		}
+	}
+	var none *Library
+	if page, total, err := none.Browse("x", 0, 10); page != nil || total != 0 || err != nil {
+		t.Errorf("a nil library browses %v, %d, %v; want nothing", page, total, err)
+	}
+	if _, err := none.ReportJob(ids[0]); !errors.Is(err, record.ErrNotFound) {
+		t.Errorf("a nil library's ReportJob: %v, want ErrNotFound", err)
+	}
+}
