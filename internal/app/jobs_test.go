@@ -2,14 +2,18 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // structuredOf calls tool with args and returns its structured content.
@@ -119,5 +123,48 @@ func TestCachedAnswersPointToTheirReport(t *testing.T) {
 	}
 	if len(kept(a)) != 1 {
 		t.Errorf("the library keeps %q, want the report once", kept(a))
+	}
+}
+
+// TestReportsAreResources: resources/list lists the kept reports, newest first, a page at a time, each with its
+// URI, topic and MIME type; the last page says there is none after it, and a cursor the server never gave lists
+// nothing.
+func TestReportsAreResources(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	a, c, _ := startWithHistory(t, fake, nil)
+	start := time.Now().Add(-time.Hour)
+	for i := range 60 {
+		if _, err := a.library.Add(record.Report{Summary: record.Summary{Tool: "search", Topic: fmt.Sprintf("topic %02d", i),
+			Started: start.Add(time.Duration(i) * time.Second)}, Markdown: fmt.Sprintf("# Report %02d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	var topics []string
+	var cursor mcp.Cursor
+	for page := 0; page == 0 || cursor != ""; page++ {
+		req := mcp.ListResourcesRequest{}
+		req.Params.Cursor = cursor
+		res, err := c.ListResources(ctx, req)
+		if err != nil || page > 2 {
+			t.Fatalf("resources/list page %d: %v, %v", page+1, res, err)
+		}
+		for _, r := range res.Resources {
+			if !strings.HasPrefix(r.URI, "research://reports/") || r.MIMEType != "text/markdown" {
+				t.Errorf("resource %+v, want a report's URI and text/markdown", r)
+			}
+			topics = append(topics, r.Name)
+		}
+		cursor = res.NextCursor
+	}
+	if len(topics) != 60 || topics[0] != "topic 59" || topics[59] != "topic 00" {
+		t.Errorf("resources/list listed %d reports, %q first and %q last; want 60, newest first", len(topics),
+			topics[0], topics[len(topics)-1])
+	}
+
+	req := mcp.ListResourcesRequest{}
+	req.Params.Cursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte("not ours")))
+	if res, err := c.ListResources(ctx, req); err != nil || len(res.Resources) != 0 || res.NextCursor != "" {
+		t.Errorf("resources/list with a foreign cursor = %+v, %v; want nothing", res, err)
 	}
 }

@@ -37,13 +37,15 @@ func New(t *tools.Tools, o Options) *server.MCPServer {
 	if o.Sweeper != nil {
 		o.Sweeper.Add(taskCalls.Held)
 	}
+	hooks := taskCalls.Hooks()
+	hooks.AddAfterListResources(t.ListReports) // the reports are the library's, not the server's: listed as it pages
 	s := server.NewMCPServer(serverName, o.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		// Long deep searches can run as MCP Tasks, so a client's own request timeout does not waste the run.
 		server.WithTaskCapabilities(true, true, true),
 		server.WithTaskHooks(taskCalls.TaskHooks()),
-		server.WithHooks(taskCalls.Hooks()),
+		server.WithHooks(hooks),
 		server.WithInstructions(tools.Instructions),
 	)
 	for _, st := range all {

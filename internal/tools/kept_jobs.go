@@ -22,6 +22,7 @@ type Library interface {
 	Job(id string) (kept.Job, error)
 	Get(id string) (kept.Report, error)
 	Search(query string, since time.Time, limit int) ([]kept.Summary, error)
+	Browse(query string, offset, limit int) (page []kept.Summary, total int, err error)
 	Changed() <-chan struct{} // closed at the next change, by this process or another sharing the library
 }
 
@@ -36,6 +37,7 @@ func (noLibrary) Job(string) (kept.Job, error)                          { return
 func (noLibrary) Get(string) (kept.Report, error)                       { return kept.Report{}, kept.ErrNotFound }
 func (noLibrary) Search(string, time.Time, int) ([]kept.Summary, error) { return nil, nil }
 func (noLibrary) Changed() <-chan struct{}                              { return nil }
+func (noLibrary) Browse(string, int, int) ([]kept.Summary, int, error)  { return nil, 0, nil }
 
 // ResearchID is the id of the research job whose run ctx is the context of; "" for a call that runs as no job.
 func ResearchID(ctx context.Context) string {

@@ -3,10 +3,13 @@ package tools
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -115,6 +118,54 @@ func (t *Tools) ReportResource() server.ServerResourceTemplate {
 			"finds them."),
 		mcp.WithTemplateMIMEType("text/markdown"))
 	return server.ServerResourceTemplate{Template: template, Handler: t.readReport}
+}
+
+// reportsPerPage is how many reports a page of resources/list holds.
+const reportsPerPage = 50
+
+// ListReports is the MCP server's hook after resources/list, which holds no resources of its own: it lists the
+// kept reports as resources, newest first, reportsPerPage at a time, the cursor saying where the next page starts.
+// A cursor this server did not give lists nothing. (The cursor is base64, as mcp-go reads every cursor first.)
+func (t *Tools) ListReports(_ context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	offset := 0
+	if c := req.Params.Cursor; c != "" {
+		raw, err := base64.StdEncoding.DecodeString(string(c))
+		n, errN := strconv.Atoi(string(raw))
+		if err != nil || errN != nil || n < 0 {
+			res.Resources, res.NextCursor = []mcp.Resource{}, ""
+			return
+		}
+		offset = n
+	}
+	page, total, err := t.opts.Library.Browse("", offset, reportsPerPage)
+	if err != nil {
+		t.opts.Logger.Warn("the research library cannot be listed as resources", "err", err)
+	}
+	res.Resources, res.NextCursor = make([]mcp.Resource, 0, len(page)), ""
+	for _, s := range page {
+		res.Resources = append(res.Resources, mcp.NewResource(reportURI(s.ID), clip(s.Topic, 100),
+			mcp.WithResourceTitle(fmt.Sprintf("%s: %s", s.Tool, clip(s.Topic, 100))),
+			mcp.WithResourceDescription(cmp.Or(s.Excerpt, s.Topic)),
+			mcp.WithMIMEType("text/markdown"),
+			mcp.WithResourceSize(s.Size),
+			mcp.WithLastModified(s.Started.UTC().Format(time.RFC3339))))
+	}
+	if next := offset + len(page); len(page) > 0 && next < total {
+		res.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(strconv.Itoa(next))))
+	}
+}
+
+// clip is s on one line, at most n characters, cut at a word with an ellipsis.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n-1]
+	if i := strings.LastIndexByte(string(r), ' '); i > n/2 {
+		return string(r)[:i] + "…"
+	}
+	return string(r) + "…"
 }
 
 // readReport reads the resource research://reports/{id}.
