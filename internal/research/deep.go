@@ -26,6 +26,10 @@ type DeepSearchRequest struct {
 	Model    string // overrides Settings.Model for this call
 	Fresh    bool   // research again even when the cache holds a report
 	Progress Progress
+	// Drafted, when set, is told the report of the rounds done each time verification goes on after a round: a
+	// draft, marked partial, which a caller that stops waiting can show. A request that joins an identical one
+	// already running is told nothing.
+	Drafted func(Report)
 }
 
 // DeepSearch researches a topic, then verifies the draft in further rounds: each checks the key claims against
@@ -73,6 +77,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 			break
 		}
 		model = b.current.model // a fallback model, once needed, stays in use
+		e.drafted(req, b, round-1, maxRounds)
 		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
 		prompt := prompts.Render(e.templates.verify, prompts.Values{
 			Topic: req.Topic, Depth: depth, Date: promptDate(start), MaxIterations: e.settings.MaxIterations,
@@ -108,4 +113,17 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 		}
 	}
 	return b.report(e.now()), nil
+}
+
+// drafted tells req.Drafted, when set, of the report of round, the last complete one, as a draft: verification goes
+// on.
+func (e *Engine) drafted(req DeepSearchRequest, b *builder, round, maxRounds int) {
+	if req.Drafted == nil {
+		return
+	}
+	rep := b.report(e.now())
+	rep.Partial = true
+	rep.Report = fmt.Sprintf("[Draft: the report of round %d of at most %d; verification goes on, and the final "+
+		"report may correct it.]\n\n", round, maxRounds) + rep.Report
+	req.Drafted(rep)
 }

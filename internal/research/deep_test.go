@@ -40,13 +40,18 @@ func TestDeepSearchStopsWhenNoGapsRemain(t *testing.T) {
 	)
 	e, fake, _ := newEngine(t, "script", Settings{MaxRounds: 3, MaxIterations: 10})
 	var stages []string
+	var drafts []Report
 	rep, err := e.DeepSearch(context.Background(), DeepSearchRequest{Topic: "go 1.26 {draft}",
-		Progress: func(s string) { stages = append(stages, s) }})
+		Progress: func(s string) { stages = append(stages, s) }, Drafted: func(r Report) { drafts = append(drafts, r) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Report != "# Verified" || rep.Partial || rep.ParseWarning {
 		t.Errorf("report = %+v, want round 2's verified report", rep)
+	}
+	if len(drafts) != 1 || !drafts[0].Partial || !strings.HasPrefix(drafts[0].Report, "[Draft: the report of round 1 of at most 3;") ||
+		!strings.Contains(drafts[0].Report, "# Fake report") {
+		t.Errorf("drafts %+v, want round 1's report as a draft, told once before verification", drafts)
 	}
 	m := rep.Metadata
 	if m.Rounds != 2 || m.ClaimsVerified != 4 || m.ClaimsCorrected != 1 || m.Depth != DepthDetailed {
