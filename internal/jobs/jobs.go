@@ -35,6 +35,7 @@ type Job[R any] struct {
 
 	mu        sync.Mutex
 	stage     string
+	draft     string // what the job has made so far, that stands: the last complete round's report
 	followers map[int]func(stage string)
 	next      int // the key of the next follower
 	res       R
@@ -47,6 +48,21 @@ func (j *Job[R]) Stage() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.stage
+}
+
+// Draft is what the job has made so far that stands, in Markdown (SetDraft); "" for nothing yet.
+func (j *Job[R]) Draft() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.draft
+}
+
+// SetDraft records draft as what the job has made so far that stands, in place of the one before: what a caller
+// that stops waiting can show before the job's result.
+func (j *Job[R]) SetDraft(draft string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.draft = draft
 }
 
 // SetStage records what the job is doing now and tells each follower, in order.

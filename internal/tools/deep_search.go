@@ -61,7 +61,12 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
 			return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic,
-				Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model, Fresh: a.Fresh, Progress: p})
+				Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model, Fresh: a.Fresh, Progress: p,
+				Drafted: func(draft research.Report) {
+					if job := jobFrom(ctx); job != nil {
+						job.SetDraft(draft.Report)
+					}
+				}})
 		})
 		if err != nil {
 			return nil, err

@@ -41,14 +41,25 @@ type Running struct {
 	ElapsedMS  int64  `json:"elapsed_ms"`
 	Stage      string `json:"stage"`
 	Next       string `json:"next"` // what the caller should do, in words
+	// Report is the last complete round's report, a draft, when there is one (Partial is then set); at most the
+	// response limit of it.
+	Report  string `json:"report,omitempty"`
+	Partial bool   `json:"partial,omitempty"`
 }
 
-// runningOf is job's answer while it runs.
-func runningOf(job *jobs.Job[Result], now time.Time) *Running {
-	return &Running{Success: true, Status: "running", ResearchID: job.ID, Tool: job.Tool,
+// runningOf is job's answer while it runs, with its draft cut to limit characters.
+func runningOf(job *jobs.Job[Result], now time.Time, limit int) *Running {
+	r := &Running{Success: true, Status: "running", ResearchID: job.ID, Tool: job.Tool,
 		ElapsedMS: now.Sub(job.Started).Milliseconds(), Stage: job.Stage(),
 		Next: fmt.Sprintf("The research is still running. Call research_result with research_id %q to keep waiting "+
 			"for its report; do not start a new %s: it would research it all again.", job.ID, job.Tool)}
+	if draft := job.Draft(); draft != "" {
+		r.Report, r.Partial = draft, true
+		if cut := []rune(draft); len(cut) > limit {
+			r.Report = string(cut[:limit]) + "\n\n[The draft goes on: the final report comes whole.]"
+		}
+	}
+	return r
 }
 
 // CallToolResult is r as structured content, with the job's id in _meta.
@@ -147,7 +158,7 @@ func (t *Tools) waitFor(ctx context.Context, job *jobs.Job[Result], budget time.
 		ended = true
 	}
 	if !ended {
-		return runningOf(job, time.Now()), nil
+		return runningOf(job, time.Now(), t.opts.ResponseLimit()), nil
 	}
 	res, err := job.Outcome()
 	if err != nil {

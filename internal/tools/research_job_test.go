@@ -233,3 +233,24 @@ func TestResearchOfAnotherServer(t *testing.T) {
 		t.Errorf("the other server's research_result = %v, want it to wait for the research's end: CANCELLED", err)
 	}
 }
+
+// TestRunningDeepSearchShowsItsDraft: while a deep_search verifies its first round, research_result answers
+// running with that round's report as a draft, marked partial.
+func TestRunningDeepSearchShowsItsDraft(t *testing.T) {
+	geminitest.Script(t, geminitest.Step{Scenario: geminitest.ScenarioOK}, geminitest.Step{Scenario: geminitest.ScenarioHang})
+	s, _ := localFakeServer(t, geminitest.ScenarioScript, 30*time.Second, Options{})
+	c := connect(t, s)
+	running := decodeBody(t, call(context.Background(), t, c, "deep_search", map[string]any{"topic": "drafted", "wait_seconds": 0}, nil))
+	id, _ := running["research_id"].(string)
+	var draft map[string]any
+	testkit.WaitFor(t, "the first round's draft", func() bool {
+		draft = decodeBody(t, call(context.Background(), t, c, "research_result", map[string]any{"research_id": id, "wait_seconds": 0}, nil))
+		return draft["report"] != nil
+	})
+	report, _ := draft["report"].(string)
+	if draft["status"] != "running" || draft["partial"] != true || !strings.HasPrefix(report, "[Draft: the report of round 1") ||
+		!strings.Contains(report, "# Fake report") {
+		t.Errorf("research_result while verifying = %v, want status running with round 1's report as a draft", draft)
+	}
+	call(context.Background(), t, c, "research_cancel", map[string]any{"research_id": id}, nil)
+}

@@ -20,7 +20,7 @@ const Report = `{
   "type": "object",
   "properties": {
     "success": {"type": "boolean", "description": "true when a report was produced"},
-    "report": {"type": "string", "description": "the research report in Markdown (its first part when chunks is set)"},
+    "report": {"type": "string", "description": "the research report in Markdown (its first part when chunks is set); with status running: the last complete round's report, a draft, when there is one"},
     "summary": {"type": "string", "description": "raw search: the report's text, without its sources list"},
     "sources": {
       "type": "array",
@@ -28,7 +28,7 @@ const Report = `{
       "items": ` + sourceSchema + `
     },
     "parse_warning": {"type": "boolean", "description": "true when the agent's answer was not valid JSON and report holds its raw text"},
-    "partial": {"type": "boolean", "description": "true when the research was cut short (by the time limit, an answer that stopped before its end, e.g. at MAX_TOKENS, or a failed verification round) and report holds what was done, after a notice saying why"},
+    "partial": {"type": "boolean", "description": "with status running: true when report holds a draft; else true when the research was cut short (by the time limit, an answer that stopped before its end, e.g. at MAX_TOKENS, or a failed verification round) and report holds what was done, after a notice saying why"},
     "chunks": {
       "type": "object",
       "description": "set when the report was too long for one response: fetch parts 2..count with fetch_chunk",
