@@ -431,6 +431,9 @@ func TestSearch(t *testing.T) {
 		strings.Contains(found[0].Excerpt, "\n") {
 		t.Errorf("the excerpt of a match: %+v, %v; want the word in its line", found, err)
 	}
+	if listed, err := l.Search("", day(4), 0); err != nil || len(listed) != 1 || listed[0].Excerpt != "Green tea, whisked: matcha." {
+		t.Errorf("the excerpt of a report listed without a query: %+v, %v; want the opening of its text", listed, err)
+	}
 }
 
 // TestImportHistory: the report files of the previous release's history (testdata/history, written by its

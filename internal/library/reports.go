@@ -146,9 +146,10 @@ func (l *Library) Delete(id string) error {
 
 // Search returns the reports whose topic or text holds every word of query, kept since since (every one when
 // zero), at most limit (every one when limit <= 0): the best matches first (SQLite FTS5's bm25, a word in the topic
-// weighing more than one in the text), then the newest. Each comes with an excerpt of its text around the words.
-// Only the letters and digits of query count: quotes, operators and other punctuation are no search syntax. A
-// query without words lists the reports kept since since, newest first.
+// weighing more than one in the text), then the newest. Each comes with an excerpt on one line, as plain text (as
+// Browse's): its text around the words. Only the letters and digits of query count: quotes, operators and other
+// punctuation are no search syntax. A query without words lists the reports kept since since, newest first, each
+// with the opening of its text.
 func (l *Library) Search(query string, since time.Time, limit int) ([]record.Summary, error) {
 	if l == nil {
 		return nil, nil
@@ -162,27 +163,17 @@ func (l *Library) Search(query string, since time.Time, limit int) ([]record.Sum
 	}
 	match := ftsQuery(query)
 	if match == "" {
-		return l.summaries(`SELECT `+summaryColumns+` FROM reports WHERE started >= ? ORDER BY kept DESC, n DESC
-			LIMIT ?`, after, limit)
+		return l.excerpts(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?) FROM reports WHERE started >= ?
+			ORDER BY kept DESC, n DESC LIMIT ?`, opening, openingChars, after, limit)
 	}
-	rows, err := l.db.Query(`SELECT `+summaryColumns+`, snippet(reports_fts, -1, '', '', '…', 16)
+	list, err := l.excerpts(`SELECT `+summaryColumns+`, snippet(reports_fts, -1, '', '', '…', 16)
 		FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid
 		WHERE reports_fts MATCH ? AND reports.started >= ?
-		ORDER BY bm25(reports_fts, 5.0, 1.0), reports.kept DESC, reports.n DESC LIMIT ?`, match, after, limit)
+		ORDER BY bm25(reports_fts, 5.0, 1.0), reports.kept DESC, reports.n DESC LIMIT ?`, plain, match, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search the research library: %w", err)
 	}
-	defer rows.Close()
-	var list []record.Summary
-	for rows.Next() {
-		var s record.Summary
-		if err := rows.Scan(append(summaryFields(&s), &s.Excerpt)...); err != nil {
-			return nil, err
-		}
-		s.Excerpt = strings.Join(strings.Fields(s.Excerpt), " ")
-		list = append(list, s)
-	}
-	return list, rows.Err()
+	return list, nil
 }
 
 // ftsQuery is an FTS5 query for every word of query: each a quoted string, so that nothing in it is syntax; ""

@@ -40,7 +40,7 @@ func listResearchTool() mcp.Tool {
 		mcp.WithTitleAnnotation("Search past research"),
 		mcp.WithDescription("Searches the reports this server's research has produced (its research library) by the "+
 			"words of their topics and text, newest among the best matches first, and returns for each its id, tool, "+
-			"topic, date and the words in context. Read a whole report as the resource research://reports/{id}. Use it "+
+			"topic, date and one line of it: the words in context, else its opening. Read a whole report as the resource research://reports/{id}. Use it "+
 			"before researching a topic again."),
 		mcp.WithString("query", mcp.MaxLength(500),
 			mcp.Description("Words the report's topic or text holds, every one of them. Default: every report.")),
@@ -67,7 +67,7 @@ type ListedReport struct {
 	Started string `json:"started"` // RFC 3339
 	TookMS  int64  `json:"took_ms"`
 	Partial bool   `json:"partial,omitempty"`
-	Excerpt string `json:"excerpt,omitempty"` // the query's words in their context
+	Excerpt string `json:"excerpt,omitempty"` // one line: the query's words in their context, else the opening of the text
 }
 
 func (l *Listed) CallToolResult() *mcp.CallToolResult { return structured(*l) }

@@ -162,7 +162,7 @@ const Library = `{
           "started": {"type": "string", "format": "date-time"},
           "took_ms": {"type": "integer"},
           "partial": {"type": "boolean", "description": "true when the research was cut short"},
-          "excerpt": {"type": "string", "description": "the query's words in their context in the report"}
+          "excerpt": {"type": "string", "description": "one line of the report: the query's words in their context, else the opening of its text"}
         },
         "required": ["id", "uri", "tool", "topic", "started"]
       }
