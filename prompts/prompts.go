@@ -2,8 +2,9 @@
 // A file of the same name in the config dir's prompts folder replaces a template (Overrides).
 //
 // Templates use the placeholders {topic}, {depth}, {model}, {date}, {max_iterations}, {max_sources}, for verification and
-// correction {draft}, {round}, {max_rounds}, {output} and {schema}, and for ask {prompt}. Render fills them in one pass,
-// so placeholder-like text inside a user's query stays literal.
+// correction {draft}, {round}, {max_rounds}, {output} and {schema}, for ask {prompt}, and for a follow-up {prompt},
+// {prior_report} and {next_source}. Render fills them in one pass, so placeholder-like text inside a user's query
+// stays literal.
 package prompts
 
 import (
@@ -29,11 +30,12 @@ const (
 	Ask           = "ask.md"            // the ask tool: a free request, answered with the research tools
 	Structured    = "structured.md"     // the structured tool: a request answered in a caller's JSON Schema
 	StructuredFix = "structured-fix.md" // the structured tool's one correction, quoting the validation errors
+	FollowUp      = "follow-up.md"      // the follow_up tool: a further question about an earlier report
 	APISystem     = "api-system.md"     // the Gemini API backend's system instruction, with every prompt above
 )
 
 // Names lists the templates, each of which a file can replace.
-var Names = []string{Research, Verify, Correction, Ask, Structured, StructuredFix, APISystem}
+var Names = []string{Research, Verify, Correction, Ask, Structured, StructuredFix, FollowUp, APISystem}
 
 // required are the placeholders a template cannot do without, with what goes there: what its prompt is about.
 var required = map[string][][2]string{
@@ -44,6 +46,8 @@ var required = map[string][][2]string{
 	Structured: {{"{prompt}", "the request"}, {"{schema}", "the caller's JSON Schema"}},
 	StructuredFix: {{"{output}", "the answer to correct"}, {"{schema}", "the caller's JSON Schema"},
 		{"{errors}", "the validation errors"}},
+	FollowUp: {{"{prompt}", "the follow-up question"},
+		{"{prior_report}", "the reference to the earlier report, which brings the agent its text"}},
 }
 
 // Check says what text lacks to stand for the template name: "must contain the {topic} placeholder, where the
@@ -134,6 +138,8 @@ type Values struct {
 	Schema        string // correction: the JSON shape wanted
 	Prompt        string // ask, structured: the request
 	Errors        string // structured-fix: why the last answer did not validate
+	PriorReport   string // follow-up: how the prompt refers to the earlier report (@prior-report.md)
+	NextSource    int    // follow-up: the number of the first source the answer adds to the earlier report's
 }
 
 // Render substitutes every placeholder in one pass: text that a substitution inserts is never scanned again.
@@ -152,5 +158,7 @@ func Render(template string, v Values) string {
 		"{schema}", v.Schema,
 		"{prompt}", v.Prompt,
 		"{errors}", v.Errors,
+		"{prior_report}", v.PriorReport,
+		"{next_source}", strconv.Itoa(v.NextSource),
 	).Replace(template)
 }

@@ -19,12 +19,14 @@ func FuzzRender(f *testing.F) {
 			"# Draft\n{draft}", "```json\n{\"report\": \"{output}\"}\n```", `{"type":"object"}`, "missing {schema}")
 	}
 	f.Add("T={topic} D={depth} at {date}, {max_iterations} steps", "{topic}{topic", "{prompt}", "}{", "{", "}", "{errors}")
+	f.Add("Read {prior_report}, then answer {prompt} from [{next_source}] on.", "", "{prior_report} [{next_source}]",
+		"", "", "", "")
 	f.Fuzz(func(t *testing.T, tmpl, topic, prompt, draft, output, schema, errs string) {
 		if strings.Contains(tmpl, "\x00") {
 			t.Skip("the markers below are made of NUL bytes, which no template holds")
 		}
 		server := Values{Depth: "detailed", Model: "gemini-2.5-pro", Date: "2026-11-21", MaxIterations: 7, MaxSources: 8,
-			Round: 2, MaxRounds: 3}
+			Round: 2, MaxRounds: 3, PriorReport: "@prior-report.md", NextSource: 4}
 		written := server
 		written.Topic, written.Prompt, written.Draft, written.Output, written.Schema, written.Errors =
 			topic, prompt, draft, output, schema, errs

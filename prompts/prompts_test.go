@@ -31,6 +31,27 @@ func TestResearchTemplateHasEveryPlaceholder(t *testing.T) {
 	}
 }
 
+// TestFollowUpTemplate: the follow-up prompt refers to the earlier report, so that the backend hands it over, and
+// numbers the sources the answer adds after the report's.
+func TestFollowUpTemplate(t *testing.T) {
+	t.Parallel()
+	tmpl, err := Load(FollowUp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Render(tmpl, Values{Prompt: "Is {topic} still true?", PriorReport: "@prior-report.md", NextSource: 4,
+		Date: "2026-11-21", MaxIterations: 5, MaxSources: 12})
+	for _, want := range []string{"is in @prior-report.md.", "<question>\nIs {topic} still true?\n</question>",
+		"from [4] on", "at most 5 search or read steps", "```json"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the follow-up prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if err := Check(FollowUp, "Answer {prompt}."); err == nil || !strings.Contains(err.Error(), "{prior_report}") {
+		t.Errorf("a follow-up template without {prior_report}: %v, want it refused", err)
+	}
+}
+
 func TestEveryEmbeddedTemplatePassesItsCheck(t *testing.T) {
 	t.Parallel()
 	for _, name := range Names {

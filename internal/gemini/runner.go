@@ -85,7 +85,9 @@ func (r *Runner) Config() Config { return r.cfg }
 // Run starts the CLI with req's prompt on stdin and waits for it to finish,
 // time out (an *Error with CodeTimeout) or for ctx to be cancelled (an error
 // wrapping ctx.Err(), not an *Error). Every other failure is an *Error. The
-// Result holds whatever was produced, on failure too.
+// Result holds whatever was produced, on failure too. The documents ctx carries
+// that the prompt names (package attach) reach the CLI as files of the run's
+// own (withDocuments).
 //
 // Every process the CLI started is killed when Run returns.
 func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
@@ -100,6 +102,11 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	runCtx, cancel := req.Bound(ctx, limit)
 	defer cancel()
 
+	req, removeDocuments, err := withDocuments(ctx, req)
+	if err != nil {
+		return backend.Result{Backend: backend.CLI}, err
+	}
+	defer removeDocuments() // after the CLI's whole group is gone: wait returns only then
 	p, warm, err := r.take(req.Model, req.Dirs)
 	if err != nil {
 		return backend.Result{Backend: backend.CLI}, err

@@ -49,15 +49,25 @@ func withSnippets(sources []backend.Source, citations []backend.Citation) []back
 
 // agentSources are the sources the agent numbered in its report, as it gave them: only those with an http(s)
 // URL, which the report's numbers then still match when none is dropped. Titles and snippets are cut to one line.
-func agentSources(given []backend.Source) []backend.Source {
+func agentSources(given []agentSource) []backend.Source {
 	var out []backend.Source
 	for _, s := range given {
-		if !strings.HasPrefix(s.URL, "https://") && !strings.HasPrefix(s.URL, "http://") {
+		if !webURL(s.URL) {
 			return nil // a number would point at the wrong source: show none rather than a wrong list
 		}
-		out = append(out, backend.Source{URL: s.URL, Title: oneLine(s.Title), Snippet: oneLine(s.Snippet)})
+		out = append(out, s.shown())
 	}
 	return out
+}
+
+// webURL reports whether url is an http(s) URL, which a reader can follow.
+func webURL(url string) bool {
+	return strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://")
+}
+
+// shown is the source as a report lists it: its title and snippet on one line each.
+func (s agentSource) shown() backend.Source {
+	return backend.Source{URL: s.URL, Title: oneLine(s.Title), Snippet: oneLine(s.Snippet)}
 }
 
 // oneLine is s on one line, at most 300 characters.

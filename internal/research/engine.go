@@ -48,7 +48,7 @@ const slowAfter = 120 * time.Second
 type Engine struct {
 	runner    backend.Runner
 	settings  Settings
-	templates struct{ research, verify, correction, ask, structured, structuredFix string }
+	templates struct{ research, verify, correction, ask, structured, structuredFix, followUp string }
 	log       *slog.Logger
 	now       func() time.Time
 }
@@ -62,6 +62,7 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 	for name, dst := range map[string]*string{
 		prompts.Research: &e.templates.research, prompts.Verify: &e.templates.verify, prompts.Correction: &e.templates.correction,
 		prompts.Ask: &e.templates.ask, prompts.Structured: &e.templates.structured, prompts.StructuredFix: &e.templates.structuredFix,
+		prompts.FollowUp: &e.templates.followUp,
 	} {
 		t, err := prompts.Template(name, s.Prompts)
 		if err != nil {
@@ -137,6 +138,7 @@ type Metadata struct {
 	Firecrawl         string   `json:"firecrawl,omitempty"`     // "unavailable: <reason>" when it did not start
 	Cached            bool     `json:"cached,omitempty"`        // answered from the cache (GEMINI_CACHE_TTL)
 	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"`  // how old the cached report is
+	FollowUpOf        string   `json:"follow_up_of,omitempty"`  // a follow-up: the id of the report it builds on
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.

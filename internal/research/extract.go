@@ -19,11 +19,17 @@ type agentReport struct {
 		OpenGaps        []string `json:"open_gaps"`
 	} `json:"verification"`
 	Metadata struct {
-		Sources           []backend.Source `json:"sources"` // the report's [n], numbered in this order
-		SourcesVisited    []string         `json:"sources_visited"`
-		SearchQueriesUsed []string         `json:"search_queries_used"`
-		Iterations        int              `json:"iterations"`
+		Sources           []agentSource `json:"sources"` // the report's [n], numbered in this order (a follow-up's: by Number)
+		SourcesVisited    []string      `json:"sources_visited"`
+		SearchQueriesUsed []string      `json:"search_queries_used"`
+		Iterations        int           `json:"iterations"`
 	} `json:"metadata"`
+}
+
+// agentSource is a source as the agent lists it; a follow-up's also gives the number the answer cites it by.
+type agentSource struct {
+	backend.Source
+	Number int `json:"number"`
 }
 
 // maxCandidates bounds how many '{' positions extractReport tries, so a huge prose answer full of braces

@@ -17,7 +17,8 @@ type builder struct {
 	current      roundResult // the round whose report is returned
 	notice       string      // prefixed to the report when the request was cut short
 	partial      bool
-	freeText     bool // the answer is text, not a JSON report: no parse warning
+	freeText     bool   // the answer is text, not a JSON report: no parse warning
+	prior        *Prior // a follow-up's prior research, whose sources its own continue; nil for other requests
 	rounds       int
 	sources      [][]string
 	queries      [][]string
@@ -93,11 +94,17 @@ func (b *builder) report(now time.Time) Report {
 	text, section := b.text(), ""
 	switch g := cur.res.Grounding; {
 	case g != nil:
+		if b.prior != nil {
+			text, g = b.prior.grounded(text, g)
+		}
 		var supported, unsupported int
 		text, m.Citations, supported, unsupported = cite(text, g)
 		m.ClaimsSupported, m.ClaimsUnsupported = &supported, &unsupported
 		m.Sources = withSnippets(g.Sources, m.Citations)
 		section = sourcesSection(m.Sources, g.Queries)
+	case b.prior != nil: // the agent's sources, or none when its answer was not JSON
+		text, m.Sources = b.prior.cited(text, cur.agent.Metadata.Sources)
+		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	case cur.parsed:
 		m.Sources = agentSources(cur.agent.Metadata.Sources)
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
@@ -111,6 +118,10 @@ func (b *builder) report(now time.Time) Report {
 	}
 	if m.OutputTruncated {
 		footer += "\n\n[The agent's output was truncated: it exceeded the capture limit.]"
+	}
+	if b.prior != nil {
+		m.FollowUpOf = b.prior.ID
+		footer += b.prior.note()
 	}
 	report := prefix + text + section + footer
 	if len(report) == len(text) {

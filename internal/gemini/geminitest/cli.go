@@ -63,6 +63,7 @@ func runCLI(scenario string) int {
 		return 1
 	}
 	c.prompt, call.Stdin = string(stdin), string(stdin)
+	call.Refs = readRefs(c.prompt)
 	if scenario == ScenarioScript {
 		if scenario, err = c.scriptStep(); err != nil {
 			fmt.Fprintln(os.Stderr, "fake gemini:", err)
@@ -530,6 +531,45 @@ func sleepForever() {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+// readRefs reads the files that prompt's @ references name by an absolute path, as the CLI does when it puts them
+// into the prompt: a reference runs to a blank, one of ,;!?()[]{}, or a dot before a blank or the end; a backslash
+// takes the next character into it. Only regular files of at most 1 MiB are read.
+func readRefs(prompt string) map[string]string {
+	refs := map[string]string{}
+	for i := 0; i < len(prompt); i++ {
+		if prompt[i] != '@' || i > 0 && prompt[i-1] == '\\' {
+			continue
+		}
+		var path strings.Builder
+		k := i + 1
+		for ; k < len(prompt); k++ {
+			c := prompt[k]
+			if c == '\\' && k+1 < len(prompt) {
+				k++
+				path.WriteByte(prompt[k])
+				continue
+			}
+			if strings.IndexByte(" \t\r\n,;!?()[]{}", c) >= 0 ||
+				c == '.' && (k+1 == len(prompt) || strings.IndexByte(" \t\r\n", prompt[k+1]) >= 0) {
+				break
+			}
+			path.WriteByte(c)
+		}
+		if p := path.String(); filepath.IsAbs(p) {
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Size() <= 1<<20 {
+				if b, err := os.ReadFile(p); err == nil {
+					refs[p] = string(b)
+				}
+			}
+		}
+		i = k - 1
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	return refs
 }
 
 // recordedEnv returns the variables a Call keeps.

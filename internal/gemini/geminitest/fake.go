@@ -218,6 +218,7 @@ const (
 type Call struct {
 	Args      []string          // argv after the executable
 	Stdin     string            // all of stdin ("" for --version)
+	Refs      map[string]string // the files the prompt's @ references name by an absolute path, read as the run found them
 	Dir       string            // working directory
 	Env       map[string]string // only GEMINI_*, FIRECRAWL_*, TMPDIR, HTTP_STREAMABLE_SERVER, PORT, SSE_LOCAL, CLOUD_SERVICE
 	PID       int

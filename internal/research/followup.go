@@ -1,0 +1,235 @@
+package research
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research/attach"
+	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
+)
+
+// A follow-up is a further question about a report researched before. The backend is given the report and its
+// numbered sources as a document the prompt names (package attach: a file of the run's own on the CLI, a part of
+// the request on the API), and the answer cites them with their numbers; the sources it adds follow them.
+
+// FollowUpRequest is one call of the follow_up tool.
+type FollowUpRequest struct {
+	Question string
+	Prior    Prior    // the report the question is about
+	Model    string   // overrides Settings.Model for this call
+	Fresh    bool     // answer again even when the cache holds an answer
+	Progress Progress // optional
+}
+
+// Prior is the research a follow-up builds on: a report of the research library.
+type Prior struct {
+	ID      string // its id in the library
+	Topic   string
+	Report  string           // its Markdown
+	Sources []backend.Source // its sources, numbered from 1 in this order
+}
+
+// priorName is the name the follow-up prompt refers to the prior research by, and the CLI's file of it.
+const priorName = "prior-report.md"
+
+// FollowUp answers a further question about req.Prior in one round, as search researches a question: the agent
+// gets the prior report and its numbered sources, builds on them and researches only what they leave open. The
+// report cites the prior sources with their numbers, and the sources it adds from the next number on; its
+// metadata names the prior report (FollowUpOf). It shares search's queue, joining, cache, time limit
+// (GEMINI_SEARCH_TIMEOUT) and quota fallback.
+func (e *Engine) FollowUp(ctx context.Context, req FollowUpRequest) (Report, error) {
+	model := e.model(req.Model)
+	return e.joined(ctx, []string{"follow_up", req.Prior.ID, normalize(req.Question), model}, req.Fresh, req.Progress,
+		func(ctx context.Context, p Progress) (Report, error) {
+			req.Progress = p
+			return e.followUp(ctx, req, model)
+		})
+}
+
+func (e *Engine) followUp(ctx context.Context, req FollowUpRequest, model string) (Report, error) {
+	ctx = withDeadline(ctx, e.settings.SearchTimeout, "GEMINI_SEARCH_TIMEOUT")
+	start := e.now()
+	stop := e.logProgress(req.Question, start)
+	defer stop()
+
+	req.Progress.report("following up")
+	doc := req.Prior.document()
+	prompt := prompts.Render(e.templates.followUp, prompts.Values{Prompt: req.Question, PriorReport: doc.Ref(),
+		NextSource: len(req.Prior.Sources) + 1, Date: promptDate(start),
+		MaxIterations: e.settings.MaxIterations, MaxSources: backend.MaxSources})
+	rr, err := e.round(attach.With(ctx, doc), backend.Request{Prompt: prompt, Model: model}, followUpShape,
+		req.Progress, nil)
+	if err != nil {
+		return Report{}, e.failure(ctx, req.Question, err)
+	}
+	if rr.parsed && !*rr.agent.Success {
+		return Report{}, agentGaveUp(rr.agent)
+	}
+	b := newBuilder(req.Question, "", start)
+	b.prior = &req.Prior
+	b.use(rr)
+	return b.report(e.now()), nil
+}
+
+// followUpShape is the JSON shape a follow-up's correction asks for.
+const followUpShape = `{
+  "success": true,
+  "report": "The answer in Markdown, citing sources as [1]...",
+  "metadata": {"sources": [{"number": 1, "url": "https://...", "title": "...", "snippet": "..."}],
+    "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
+}`
+
+// document is the prior research as the backend gets it: its topic, its report, and its sources numbered as the
+// follow-up cites them, delimited as the research it is.
+func (p Prior) document() attach.Document {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<prior_research id=%q>\n# Earlier research: %s\n\n<report>\n%s\n</report>\n\n", p.ID,
+		oneLine(p.Topic), strings.TrimSpace(p.Report))
+	if len(p.Sources) == 0 {
+		b.WriteString("The earlier report has no numbered sources.\n")
+	} else {
+		b.WriteString("## Its sources, by number\n")
+		for i, s := range p.Sources {
+			fmt.Fprintf(&b, "[%d] %s: %s\n", i+1, oneLine(cmp.Or(s.Title, s.URL)), s.URL)
+		}
+	}
+	b.WriteString("</prior_research>\n")
+	return attach.Document{Name: priorName, Text: b.String()}
+}
+
+// note is the line closing a follow-up's report: which report it builds on.
+func (p Prior) note() string {
+	return fmt.Sprintf("\n\n---\n*A follow-up of report %s (%s): its sources keep their numbers here.*", p.ID,
+		markdownText(shorten(p.Topic)))
+}
+
+// cited numbers the sources of a follow-up answer whose agent listed its own (given, each with the number it
+// cites it by, when it said): the prior sources keep their numbers 1 to N, one given that is a prior source (the
+// same URL) is that source, and the others follow from N+1 in the order given. The answer's markers are renumbered
+// to match, and a marker that points at no source is dropped: it would send a reader to the wrong one.
+func (p Prior) cited(text string, given []agentSource) (string, []backend.Source) {
+	all := slices.Clone(p.Sources)
+	number := map[int]int{} // the agent's number → the report's
+	for _, s := range given {
+		if !webURL(s.URL) {
+			continue // its markers point nowhere
+		}
+		n := slices.IndexFunc(all, func(a backend.Source) bool { return a.URL == s.URL }) + 1
+		if n == 0 {
+			all = append(all, s.shown())
+			n = len(all)
+		}
+		if _, seen := number[s.Number]; s.Number > 0 && !seen {
+			number[s.Number] = n
+		}
+	}
+	return renumber(text, len(p.Sources), number), slices.Clip(all)
+}
+
+// grounded numbers the sources of a follow-up answer the API grounded (g): the grounding's sources that are prior
+// sources (the same URL) take their numbers, the others follow from N+1, and the cited segments carry those
+// numbers. The model writes markers only for the prior sources, 1 to N (the prompt asks it to): any other it wrote
+// is dropped, from the answer and from the segments that quote it, so that each segment is still found.
+func (p Prior) grounded(text string, g *backend.Grounding) (string, *backend.Grounding) {
+	out := &backend.Grounding{Sources: slices.Clone(p.Sources), Queries: g.Queries}
+	number := map[int]int{} // the grounding's number → the report's
+	for i, s := range g.Sources {
+		n := slices.IndexFunc(out.Sources, func(a backend.Source) bool { return a.URL == s.URL }) + 1
+		if n == 0 {
+			out.Sources = append(out.Sources, s)
+			n = len(out.Sources)
+		}
+		number[i+1] = n
+	}
+	for _, c := range g.Citations {
+		var sources []int
+		for _, n := range c.Sources {
+			if to, ok := number[n]; ok && !slices.Contains(sources, to) {
+				sources = append(sources, to)
+			}
+		}
+		slices.Sort(sources)
+		out.Citations = append(out.Citations, backend.Citation{Text: renumber(c.Text, len(p.Sources), nil),
+			Sources: sources})
+	}
+	return renumber(text, len(p.Sources), nil), out
+}
+
+// marker is a citation marker, [n]. One right after a letter, digit or '_' is an index (a[1]), one before '(' a
+// link's text ([1](…)), and one in code (a fenced block or a `span`) is code.
+var marker = regexp.MustCompile(`\[([0-9]{1,4})\]`)
+
+// renumber rewrites the markers of text: [n] becomes [number[n]] when number maps n, stays when n is one of the
+// kept first numbers (1 to kept), and is dropped otherwise, with the blanks before it when punctuation, a blank or
+// the end follows.
+func renumber(text string, kept int, number map[int]int) string {
+	code := codeSpans(text)
+	out := make([]byte, 0, len(text))
+	last := 0
+	for _, m := range marker.FindAllStringSubmatchIndex(text, -1) {
+		start, end := m[0], m[1]
+		if start > 0 && isWordByte(text[start-1]) || end < len(text) && text[end] == '(' ||
+			slices.ContainsFunc(code, func(c span) bool { return c.start <= start && end <= c.end }) {
+			continue
+		}
+		n, _ := strconv.Atoi(text[m[2]:m[3]])
+		out = append(out, text[last:start]...)
+		last = end
+		switch to, ok := number[n]; {
+		case ok:
+			out = fmt.Appendf(out, "[%d]", to)
+		case n >= 1 && n <= kept:
+			out = append(out, text[start:end]...)
+		case end == len(text) || !isWordByte(text[end]):
+			out = bytes.TrimRight(out, " \t")
+		}
+	}
+	return string(append(out, text[last:]...))
+}
+
+// codeSpans are the code of a Markdown text: its fenced blocks, and the `spans` of its other lines.
+func codeSpans(text string) []span {
+	var out []span
+	fence := -1 // where the open fenced block starts
+	offset := 0
+	for line := range strings.Lines(text) {
+		at := offset
+		offset += len(line)
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(line), "```"):
+			if fence < 0 {
+				fence = at
+			} else {
+				out, fence = append(out, span{fence, offset}), -1
+			}
+		case fence < 0:
+			for i := 0; ; {
+				open := strings.IndexByte(line[i:], '`')
+				if open < 0 {
+					break
+				}
+				shut := strings.IndexByte(line[i+open+1:], '`')
+				if shut < 0 {
+					break
+				}
+				out = append(out, span{at + i + open, at + i + open + 1 + shut + 1})
+				i += open + 1 + shut + 1
+			}
+		}
+	}
+	if fence >= 0 {
+		out = append(out, span{fence, len(text)})
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
