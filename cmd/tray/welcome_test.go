@@ -19,7 +19,8 @@ import (
 var welcomeLinkRE = regexp.MustCompile(`^(http://127\.0\.0\.1:\d+)/welcome\?token=[0-9a-f]+$`)
 
 // TestFirstRunOpensGettingStarted: at its first start the tray opens the first-run page, once; its test search runs
-// for real (the fake CLI) and lands under Recent research; Getting started… opens the page again.
+// for real (the fake CLI), as a research job the page follows until it shows the report, and lands under Recent
+// research; Getting started… opens the page again.
 func TestFirstRunOpensGettingStarted(t *testing.T) {
 	t.Parallel()
 	needBus(t)
@@ -54,11 +55,24 @@ func TestFirstRunOpensGettingStarted(t *testing.T) {
 	if csrf == nil {
 		t.Fatalf("no CSRF token on the page:\n%s", page)
 	}
-	page = fetch(t, browser, http.MethodPost, base+"/welcome", url.Values{"csrf": {csrf[1]}, "action": {"try"},
-		"query": {"first-run test search"}}, base)
-	if !strings.Contains(page, "It works") || !strings.Contains(page, "<h1>Fake report</h1>") {
-		t.Errorf("the test search did not show its report:\n%s", page)
+	// The test search runs as a research job: the form leads to the page that follows it, until it shows the report.
+	req, _ := http.NewRequest(http.MethodPost, base+"/welcome", strings.NewReader(url.Values{"csrf": {csrf[1]},
+		"action": {"try"}, "query": {"first-run test search"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	resp, err := browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	resp.Body.Close()
+	following := resp.Request.URL
+	if resp.StatusCode != http.StatusOK || !regexp.MustCompile(`^try=[0-9a-f]{16}$`).MatchString(following.RawQuery) {
+		t.Fatalf("the test search led to %s (%d), want /welcome?try=ID", following, resp.StatusCode)
+	}
+	testkit.WaitFor(t, "the test search to show its report", func() bool {
+		page = fetch(t, browser, http.MethodGet, following.String(), nil, "")
+		return strings.Contains(page, "It works") && strings.Contains(page, "<h1>Fake report</h1>")
+	})
 	p.waitMenu(t, "the test search under Recent research", func(root traytest.Item) bool {
 		recent, _ := root.Find("Recent research")
 		lines := recent.VisibleLabels()

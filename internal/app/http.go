@@ -34,7 +34,7 @@ type HTTP struct {
 
 // HTTPOptions configure the App's server over HTTP.
 type HTTPOptions struct {
-	Forms    web.Forms // the pages that change settings; none: /status, /report and /setup alone, read-only
+	Forms    web.Forms // the pages that change something; none: /status, /history, /report and /setup alone, read-only
 	Fallback bool      // serve the pages on a free loopback port while the server is down (the tray's)
 }
 
@@ -125,7 +125,7 @@ func (h *HTTP) Moved() string {
 	return h.moved
 }
 
-// PageURL is page ("/settings", "/status", "/setup" or "/welcome") with this launch's token.
+// PageURL is page ("/settings", "/status", "/history", "/setup" or "/welcome") with this launch's token.
 func (h *HTTP) PageURL(page string) (string, error) {
 	base, err := h.pagesBase()
 	if err != nil {
@@ -134,7 +134,7 @@ func (h *HTTP) PageURL(page string) (string, error) {
 	return h.pages.URL(base, page), nil
 }
 
-// ReportURL is the page of the report id of the history, with this launch's token.
+// ReportURL is the page of the report id of the library, with this launch's token.
 func (h *HTTP) ReportURL(id string) (string, error) {
 	base, err := h.pagesBase()
 	if err != nil {

@@ -51,7 +51,7 @@ func start(src app.Source, logOut io.Writer, version string) (*controller, *slog
 		return nil, logger, err
 	}
 	c.app, c.log = a, logger
-	c.http = a.NewHTTP(app.HTTPOptions{Forms: web.Forms{Settings: c, Welcome: a}, Fallback: true})
+	c.http = a.NewHTTP(app.HTTPOptions{Forms: web.Forms{Settings: c, Welcome: a, Research: a}, Fallback: true})
 	return c, logger, nil
 }
 

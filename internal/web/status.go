@@ -1,11 +1,8 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
@@ -16,7 +13,7 @@ import (
 type statusPage struct{ h *Handler }
 
 type statusView struct {
-	Nonce    string // of the page's one script
+	Script   liveScript
 	Server   string
 	Running  []runView
 	Failures []activity.Failure // the failures, newest first, then the warnings, newest first
@@ -54,60 +51,15 @@ func (pg *statusPage) view() statusView {
 
 func (pg *statusPage) get(w http.ResponseWriter) {
 	p := pg.view()
-	p.Nonce = NewToken()[:32]
-	w.Header().Set("Content-Security-Policy", pagePolicy+"; script-src 'nonce-"+p.Nonce+"'; connect-src 'self'")
+	p.Script = liveScript{Nonce: withScripts(w), Events: "/status/events", Target: "live"}
 	pg.h.render(w, "status.html", p)
 }
 
-// eventsGap is the least time between two events of /status/events, so that a burst of changes (a search's
-// progress) is sent as one.
-const eventsGap = 250 * time.Millisecond
-
-// events streams the live part of /status as server-sent events: at once, then after each change of what it
-// shows, and every second while searches run (their elapsed times move), until the client leaves or the server
-// stops.
+// events streams the live part of /status: after each change of what it shows, and every second while searches
+// run (their elapsed times move).
 func (pg *statusPage) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	var part strings.Builder
-	for {
-		changed := pg.h.app.Changed()
+	pg.h.stream(w, r, func() frame {
 		p := pg.view()
-		part.Reset()
-		if err := pg.h.pages.ExecuteTemplate(&part, "status-live", p); err != nil {
-			pg.h.log.Error("render page", "page", "status-live", "err", err)
-			return
-		}
-		// An event's data is one "data:" line per line. A lone CR (a CLI's progress output in an error's details) ends
-		// a line of an event stream too, and html/template leaves it as it is: it becomes the character reference.
-		fragment := strings.ReplaceAll(part.String(), "\r", "&#13;")
-		for line := range strings.Lines(fragment) {
-			if _, err := io.WriteString(w, "data: "+strings.TrimRight(line, "\r\n")+"\n"); err != nil {
-				return
-			}
-		}
-		if _, err := io.WriteString(w, "\n"); err != nil {
-			return
-		}
-		flusher.Flush()
-		var tick <-chan time.Time
-		if len(p.Running) > 0 {
-			tick = time.After(time.Second)
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(eventsGap):
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-changed:
-		case <-tick:
-		}
-	}
+		return frame{template: "status-live", data: p, ticking: len(p.Running) > 0}
+	})
 }

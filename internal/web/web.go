@@ -1,14 +1,16 @@
 // Package web serves the pages next to /mcp: /settings (the tray's only), where people edit the API keys, the
 // backend and the other common settings (saved to the config dir's .env); /status, the live view of running
 // searches, recent errors and recent research (kept current by server-sent events from /status/events) for people
-// without a tray, and on the headless HTTP server;
-// /report?id=..., a report of the history rendered from its Markdown; /setup, doctor's checklist for the
-// configuration in force, with a button that sends the real queries; and /welcome (the tray's only), the first-run
-// page: a backend, Firecrawl, a client, a test search.
+// without a tray, and on the headless HTTP server; /history, the research library (its reports, searched and paged,
+// and the research running now, kept current the same way); /report?id=..., a report of the library rendered from
+// its Markdown, with Copy Markdown, Download .md (/report/markdown?id=...), Re-run and Delete; /setup, doctor's
+// checklist for the configuration in force, with a button that sends the real queries; and /welcome (the tray's
+// only), the first-run page: a backend, Firecrawl, a client, a test search followed live.
 //
 // Every page needs the per-launch token: the tray's menu, or the link in the log, opens /settings?token=..., which
 // sets an HttpOnly, SameSite=Strict cookie and redirects to the bare URL; without the cookie every page answers
-// 403. A POST also needs the form's CSRF token and an Origin of this very server.
+// 403. A POST also needs the form's CSRF token and an Origin of this very server. The pages work without
+// JavaScript; their few scripts (live updates, copying, confirming) run under a per-page CSP nonce.
 package web
 
 import (
@@ -23,6 +25,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
@@ -45,18 +48,25 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 }).ParseFS(pagesFS, "pages/*.html"))
 
 // App is what the pages read from the running app: one snapshot of its state and a signal of its next change, the
-// reports its history keeps, and its setup checks.
+// reports its library keeps, the research running in other servers that share the library, and its setup checks.
 type App interface {
 	State() appstate.State
 	Changed() <-chan struct{}                // closed at the next change of State
-	Report(id string) (record.Report, error) // a report of the history; record.ErrNotFound for one it does not keep
+	Report(id string) (record.Report, error) // a report of the library; record.ErrNotFound for one it does not keep
+	// Browse is one page of the library's reports, newest first: those that hold every word of query (every one
+	// for a query without words), past the first offset, at most limit, each with a one-line excerpt; and total,
+	// how many there are in all.
+	Browse(query string, offset, limit int) (page []record.Summary, total int, err error)
+	// ResearchElsewhere is the research running in the other server processes that share the library (a Claude
+	// Desktop stdio server beside the tray, say), newest first: this server can only show it.
+	ResearchElsewhere() []record.Job
 	// Checklist runs doctor's checks on the configuration in force; offline sends no query to the backends, and
 	// ctx bounds the queries.
 	Checklist(ctx context.Context, offline bool) []checklist.Check
 }
 
-// Settings is what /settings does: it saves the .env file. Pages without Settings serve /status, /report and /setup
-// alone, read-only, as the headless server's do.
+// Settings is what /settings does: it saves the .env file. Pages without Settings serve /status, /history, /report
+// and /setup alone, as the headless server's do.
 type Settings interface {
 	// SaveDotenv checks data as the app's .env file, given its process environment and command-line flags too,
 	// then writes it and applies it. moved is the new base URL (http://host:port) when the server is about to move
@@ -66,19 +76,53 @@ type Settings interface {
 	SaveDotenv(data []byte) (moved string, err error)
 }
 
-// Welcome is what /welcome, the first-run page, does besides saving keys (Settings): it connects MCP clients and
-// tries a search.
+// Welcome is what /welcome, the first-run page, does besides saving keys (Settings) and following research
+// (Research): it connects MCP clients and starts a test search.
 type Welcome interface {
 	Clients() []clients.Client // the MCP clients' entries for this server
-	// TrySearch runs query through the search tool as a client's call would (among the running searches, into the
-	// history), never answered from the cache. A failed search is a *SearchError.
-	TrySearch(ctx context.Context, query string) (record.Report, error)
+	// TrySearch starts query as a research job of the search tool, as a client's call would (among the running
+	// searches, into the library), never answered from the cache, and returns the job's id at once. A search
+	// refused at its start is a *SearchError.
+	TrySearch(query string) (researchID string, err error)
 }
 
-// Forms are the pages that change something; a nil one is not served (a 404).
+// Research is what the pages do with research: follow a research job, cancel it, research a kept report again, and
+// delete one. Pages without it show the library and the running research, and do none of that.
+type Research interface {
+	// Follow is the research job id now: running, at its stage, or ended, with its report or why it failed.
+	// record.ErrNotFound for an id the app does not know, or no longer.
+	Follow(id string) (Progress, error)
+	// Cancel cancels the research job id, which this server runs, and returns once it has ended (or ctx has). A
+	// job it cannot cancel is a *SearchError.
+	Cancel(ctx context.Context, id string) error
+	// Rerun starts the research of the kept report id again, as a research job, and returns the job's id at once.
+	// record.ErrNotFound for a report not kept; a research that cannot start is a *SearchError.
+	Rerun(id string) (researchID string, err error)
+	// Delete removes the kept report id from the library; record.ErrNotFound for one it does not keep.
+	Delete(id string) error
+}
+
+// Progress is a research job as the pages follow it.
+type Progress struct {
+	ID       string
+	Tool     string
+	Topic    string
+	State    record.JobState
+	Stage    string // what it does now, while it runs
+	Started  time.Time
+	Report   *record.Report // its report, once done
+	ReportID string         // its report's id in the library, once done; "" when the library does not keep it
+	Failed   *SearchError   // why it failed, or was cancelled or interrupted, and the fix
+}
+
+// Running reports whether the research still runs.
+func (p Progress) Running() bool { return p.State == record.JobRunning }
+
+// Forms are the pages, and the parts of pages, that change something; a nil one is not served (a 404).
 type Forms struct {
 	Settings Settings // /settings
-	Welcome  Welcome  // /welcome, served only with Settings: its keys are saved as settings
+	Welcome  Welcome  // /welcome, served only with Settings (its keys are saved as settings) and Research
+	Research Research // Re-run and Delete on /report, Cancel on /history, and /welcome's test search
 }
 
 // SearchError is a search that failed, as the tools report it: its code, what went wrong, and the fix.
@@ -102,27 +146,39 @@ type NotAppliedError struct{ Err error }
 func (e *NotAppliedError) Error() string { return "saved, but not applied: " + e.Err.Error() }
 func (e *NotAppliedError) Unwrap() error { return e.Err }
 
-// Handler serves /settings, /welcome, /status, /report and /setup. It holds what the pages share (the launch token,
-// the session cookie, the guard every request passes, the templates) and routes each request to its page: one type
-// per page, each in its file (settings.go, welcome.go, status.go, report.go, setup.go).
+// Handler serves /settings, /welcome, /status, /history, /report and /setup. It holds what the pages share (the
+// launch token, the session cookie, the guard every request passes, the templates, the stream of their live parts)
+// and routes each request to its page: one type per page, each in its file (settings.go, welcome.go, status.go,
+// history.go, report.go, setup.go).
 type Handler struct {
-	app    App
-	pages  *template.Template
-	token  string
-	cookie string // the session cookie's value: derived from the token, so that a leaked cookie is not the token
-	csrf   string
-	log    *slog.Logger
-	now    func() time.Time
+	app      App
+	research Research // nil: the pages change nothing in the library
+	pages    *template.Template
+	token    string
+	cookie   string // the session cookie's value: derived from the token, so that a leaked cookie is not the token
+	csrf     string
+	log      *slog.Logger
+	now      func() time.Time
 
 	settings *settingsPage // nil: no settings page
 	welcome  *welcomePage  // nil: no first-run page
 	status   *statusPage
+	history  *historyPage
 	report   *reportPage
 	setup    *setupPage
 }
 
-// pagePolicy is every page's Content-Security-Policy: no script, no request elsewhere. /status adds its one script.
+// pagePolicy is every page's Content-Security-Policy: no script, no request elsewhere. A page with scripts of its
+// own allows them by a nonce (withScripts).
 const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+
+// withScripts sets the Content-Security-Policy of a page that has scripts of its own: those that carry the nonce it
+// returns run, and may read this server's event streams.
+func withScripts(w http.ResponseWriter) (nonce string) {
+	nonce = NewToken()[:32]
+	w.Header().Set("Content-Security-Policy", pagePolicy+"; script-src 'nonce-"+nonce+"'; connect-src 'self'")
+	return nonce
+}
 
 // cookieName is the session cookie.
 const cookieName = "gemini_search_session"
@@ -143,13 +199,13 @@ func NewToken() string {
 
 // New returns the pages of a, and the forms that change it, guarded by token.
 func New(a App, forms Forms, token string, logger *slog.Logger) *Handler {
-	h := &Handler{app: a, token: token, cookie: derive(token, "cookie"), csrf: derive(token, "csrf"), log: logger,
-		now: time.Now}
-	h.status, h.report, h.setup = &statusPage{h: h}, &reportPage{h: h}, &setupPage{h: h}
+	h := &Handler{app: a, research: forms.Research, token: token, cookie: derive(token, "cookie"),
+		csrf: derive(token, "csrf"), log: logger, now: time.Now}
+	h.status, h.history, h.report, h.setup = &statusPage{h: h}, &historyPage{h: h}, &reportPage{h: h}, &setupPage{h: h}
 	if forms.Settings != nil {
 		h.settings = &settingsPage{h: h, s: forms.Settings}
-		if forms.Welcome != nil { // served only with Settings: its keys are saved as settings
-			h.welcome = &welcomePage{h: h, s: forms.Settings, w: forms.Welcome}
+		if forms.Welcome != nil && forms.Research != nil { // its keys are saved as settings, its search followed
+			h.welcome = &welcomePage{h: h, s: forms.Settings, w: forms.Welcome, r: forms.Research}
 		}
 	}
 	version := a.State().Version
@@ -157,24 +213,22 @@ func New(a App, forms Forms, token string, logger *slog.Logger) *Handler {
 	return h
 }
 
-// Mount serves the pages on mux: /status, /report, /setup, and /settings and /welcome (a 404 when the backend has
-// no settings).
+// Mount serves the pages on mux: /status, /history, /report, /setup, and /settings and /welcome (a 404 when the
+// backend has no settings).
 func (h *Handler) Mount(mux *http.ServeMux) {
-	mux.Handle("/settings", h)
-	mux.Handle("/welcome", h)
-	mux.Handle("/status", h)
-	mux.Handle("/status/events", h)
-	mux.Handle("/report", h)
-	mux.Handle("/setup", h)
+	for _, path := range []string{"/settings", "/welcome", "/welcome/events", "/status", "/status/events", "/history",
+		"/history/events", "/report", "/report/markdown", "/setup"} {
+		mux.Handle(path, h)
+	}
 }
 
-// URL returns the address that opens page ("/settings", "/status", "/setup" or "/welcome") on base
+// URL returns the address that opens page ("/settings", "/status", "/history", "/setup" or "/welcome") on base
 // (http://host:port) with the token.
 func (h *Handler) URL(base, page string) string {
 	return base + page + "?token=" + h.token
 }
 
-// ReportURL returns the address that opens the report id of the history on base (http://host:port) with the token.
+// ReportURL returns the address that opens the report id of the library on base (http://host:port) with the token.
 func (h *Handler) ReportURL(base, id string) string {
 	return base + "/report?" + url.Values{"id": {id}, "token": {h.token}}.Encode()
 }
@@ -208,7 +262,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case r.URL.Path == "/settings" && h.settings == nil, r.URL.Path == "/welcome" && h.welcome == nil:
+	case r.URL.Path == "/settings" && h.settings == nil, strings.HasPrefix(r.URL.Path, "/welcome") && h.welcome == nil,
+		r.Method == http.MethodPost && (r.URL.Path == "/history" || r.URL.Path == "/report") && h.research == nil:
 		http.NotFound(w, r)
 	case r.URL.Path == "/settings" && r.Method == http.MethodGet:
 		h.settings.get(w, r)
@@ -222,12 +277,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !h.refusedPost(w, r, "a first-run page form") {
 			h.welcome.post(w, r)
 		}
+	case r.URL.Path == "/welcome/events" && r.Method == http.MethodGet:
+		h.welcome.events(w, r)
 	case r.URL.Path == "/status" && r.Method == http.MethodGet:
 		h.status.get(w)
 	case r.URL.Path == "/status/events" && r.Method == http.MethodGet:
 		h.status.events(w, r)
+	case r.URL.Path == "/history" && r.Method == http.MethodGet:
+		h.history.get(w, r)
+	case r.URL.Path == "/history" && r.Method == http.MethodPost:
+		if !h.refusedPost(w, r, "a research library form") {
+			h.history.post(w, r)
+		}
+	case r.URL.Path == "/history/events" && r.Method == http.MethodGet:
+		h.history.events(w, r)
 	case r.URL.Path == "/report" && r.Method == http.MethodGet:
 		h.report.get(w, r)
+	case r.URL.Path == "/report" && r.Method == http.MethodPost:
+		if !h.refusedPost(w, r, "a report's action") {
+			h.report.post(w, r)
+		}
+	case r.URL.Path == "/report/markdown" && r.Method == http.MethodGet:
+		h.report.download(w, r)
 	case r.URL.Path == "/setup" && r.Method == http.MethodGet:
 		h.setup.check(w, r, true)
 	case r.URL.Path == "/setup" && r.Method == http.MethodPost: // sends the queries: a form of this page only
@@ -281,10 +352,11 @@ func (h *Handler) forbidden(w http.ResponseWriter, reason string) {
 	h.render(w, "forbidden.html", map[string]string{"Reason": reason})
 }
 
-func (h *Handler) notFound(w http.ResponseWriter, reason string) {
+// notFound answers 404 with the page that says there is no such what ("report", "research") and why.
+func (h *Handler) notFound(w http.ResponseWriter, what, reason string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusNotFound)
-	h.render(w, "notfound.html", map[string]string{"Reason": reason})
+	h.render(w, "notfound.html", map[string]string{"What": what, "Reason": reason})
 }
 
 func (h *Handler) render(w http.ResponseWriter, name string, data any) {

@@ -58,8 +58,9 @@ type fakeBackend struct {
 	applyErr error // why applying the saved file fails
 
 	checklist func(ctx context.Context, offline bool) []checklist.Check // nil: no checks
-	mu        sync.Mutex                                                // guards runs and snap
+	mu        sync.Mutex                                                // guards runs, snap and elsewhere
 	runs      []bool                                                    // each Checklist call's offline
+	elsewhere []record.Job                                              // research running in other servers
 	changed   broadcast.Signal
 }
 
@@ -105,6 +106,14 @@ func (f *fakeBackend) State() appstate.State {
 		Recent: f.library.List(appstate.RecentMax), Kept: f.library.Len()}
 }
 func (f *fakeBackend) Report(id string) (record.Report, error) { return f.library.Get(id) }
+func (f *fakeBackend) Browse(query string, offset, limit int) ([]record.Summary, int, error) {
+	return f.library.Browse(query, offset, limit)
+}
+func (f *fakeBackend) ResearchElsewhere() []record.Job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.elsewhere)
+}
 
 func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
 	if _, err := config.LoadWithDotenv(config.Env{Lookup: f.lookup}, data); err != nil {
@@ -638,12 +647,33 @@ func TestStatusEvents(t *testing.T) {
 	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q, want text/event-stream", ct)
 	}
+	next := eventsOf(t, res)
+	if first := next(); !strings.Contains(first, "Running searches (0)") || !strings.Contains(first, `id="server"`) {
+		t.Errorf("first event %q, want the live part of the page", first)
+	}
+	b.setActivity(activity.Snapshot{Running: []activity.Run{{Tool: "deep_search", Query: "rust <2024>", Started: time.Now()}}})
+	if second := next(); !strings.Contains(second, "Running searches (1)") || !strings.Contains(second, "rust &lt;2024&gt;") {
+		t.Errorf("event after the change %q, want the running search, escaped", second)
+	}
+	// A lone CR would end the event's line early: it reaches the page as a character reference.
+	b.setActivity(activity.Snapshot{Failures: []activity.Failure{{Tool: "search", Code: "CLI_ERROR", Details: "10%\r100%"}}})
+	if third := next(); !strings.Contains(third, "10%&#13;100%") || strings.Contains(third, "\r") {
+		t.Errorf("event with a CR %q", third)
+	}
+}
+
+// eventsOf reads the server-sent events of res: each call returns the data of the next one, its lines joined as
+// EventSource joins them, or "" once the stream has ended.
+func eventsOf(t *testing.T, res *http.Response) func() string {
 	events := bufio.NewReader(res.Body)
-	next := func() string { // one event's data, its lines joined as EventSource joins them
+	return func() string {
 		t.Helper()
 		var data []string
 		for {
 			line, err := events.ReadString('\n')
+			if err == io.EOF && line == "" && data == nil {
+				return ""
+			}
 			if err != nil {
 				t.Fatalf("read event: %v", err)
 			}
@@ -656,18 +686,6 @@ func TestStatusEvents(t *testing.T) {
 			}
 			data = append(data, text)
 		}
-	}
-	if first := next(); !strings.Contains(first, "Running searches (0)") || !strings.Contains(first, `id="server"`) {
-		t.Errorf("first event %q, want the live part of the page", first)
-	}
-	b.setActivity(activity.Snapshot{Running: []activity.Run{{Tool: "deep_search", Query: "rust <2024>", Started: time.Now()}}})
-	if second := next(); !strings.Contains(second, "Running searches (1)") || !strings.Contains(second, "rust &lt;2024&gt;") {
-		t.Errorf("event after the change %q, want the running search, escaped", second)
-	}
-	// A lone CR would end the event's line early: it reaches the page as a character reference.
-	b.setActivity(activity.Snapshot{Failures: []activity.Failure{{Tool: "search", Code: "CLI_ERROR", Details: "10%\r100%"}}})
-	if third := next(); !strings.Contains(third, "10%&#13;100%") || strings.Contains(third, "\r") {
-		t.Errorf("event with a CR %q", third)
 	}
 }
 
@@ -687,6 +705,10 @@ type statusOnly struct{ b *fakeBackend }
 func (s statusOnly) State() appstate.State                   { return s.b.State() }
 func (s statusOnly) Changed() <-chan struct{}                { return s.b.Changed() }
 func (s statusOnly) Report(id string) (record.Report, error) { return s.b.Report(id) }
+func (s statusOnly) Browse(query string, offset, limit int) ([]record.Summary, int, error) {
+	return s.b.Browse(query, offset, limit)
+}
+func (s statusOnly) ResearchElsewhere() []record.Job { return s.b.ResearchElsewhere() }
 func (s statusOnly) Checklist(ctx context.Context, offline bool) []checklist.Check {
 	return s.b.Checklist(ctx, offline)
 }

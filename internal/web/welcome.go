@@ -1,27 +1,33 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // The first-run page, /welcome: the tray opens it once, at its first start, and from its menu. It walks through
 // what a new user needs, each step on one page: a backend (the Gemini CLI, or an API key), Firecrawl (optional),
-// connecting an MCP client, and a search tried for real.
+// connecting an MCP client, and a search tried for real: a research job, whose progress the page follows live
+// (/welcome/events), with Cancel, and whose report or error it shows when it ends.
 
-// welcomePage serves /welcome. It saves keys as /settings does (Settings), and connects MCP clients
-// and tries a search (Welcome).
+// welcomePage serves /welcome. It saves keys as /settings does (Settings), connects MCP clients and starts a
+// test search (Welcome), and follows that search live, with Cancel (Research, and /welcome/events).
 type welcomePage struct {
 	h *Handler
 	s Settings
 	w Welcome
+	r Research
 }
 
 // defaultTryQuery is the search the page offers to try.
@@ -40,8 +46,17 @@ type welcomeView struct {
 	Done    string // what the last form did: "Saved." or "Connected Cursor…"
 	Error   string // why the last form did nothing
 	Query   string
-	Tried   *reportView  // the search tried, when it answered
-	Failed  *SearchError // the search tried, when it failed
+	Try     *tryView // the test search, once started (or refused)
+	Script  *liveScript
+}
+
+// tryView is the test search as the page shows it: running, with its stage, elapsed time and Cancel; or ended, with
+// its report or why it failed and the fix.
+type tryView struct {
+	Progress
+	CSRF    string
+	Elapsed string
+	Tried   *reportView // its report, when it answered
 }
 
 type welcomeClient struct {
@@ -75,9 +90,26 @@ func (pg *welcomePage) view(ctx context.Context) welcomeView {
 	return p
 }
 
+// get shows the page, and the test search ?try= when there is one: followed live while it runs.
 func (pg *welcomePage) get(w http.ResponseWriter, r *http.Request) {
 	p := pg.view(r.Context())
 	p.Done = r.URL.Query().Get("done")
+	if id := r.URL.Query().Get("try"); id != "" {
+		t, err := pg.try(id)
+		if errors.Is(err, record.ErrNotFound) {
+			pg.h.notFound(w, "research", "the test search "+id+" is not known (it ended too long ago, or the server "+
+				"started again since)")
+			return
+		}
+		if err != nil {
+			t = &tryView{Progress: Progress{ID: id, State: record.JobFailed, Failed: searchError(err)}}
+		}
+		p.Try, p.Query = t, cmp.Or(t.Topic, p.Query)
+		if t.Running() {
+			p.Script = &liveScript{Nonce: withScripts(w), Events: "/welcome/events?" + url.Values{"try": {id}}.Encode(),
+				Target: "try-live"}
+		}
+	}
 	pg.h.render(w, "welcome.html", p)
 }
 
@@ -92,6 +124,8 @@ func (pg *welcomePage) post(w http.ResponseWriter, r *http.Request) {
 		pg.done(w, r, "#clients", done, err)
 	case "try":
 		pg.trySearch(w, r)
+	case "cancel":
+		pg.cancelSearch(w, r)
 	default:
 		http.Error(w, "Unknown form", http.StatusBadRequest)
 	}
@@ -153,29 +187,95 @@ func (pg *welcomePage) connectClient(name string) (string, error) {
 	return "", errors.New("no MCP client is called " + name)
 }
 
-// trySearch runs the query of the form and shows its report, or why it failed, at the page's last step.
+// trySearch starts the query of the form as a research job, then shows the page that follows it (a redirect, so
+// that a reload does not start another).
 func (pg *welcomePage) trySearch(w http.ResponseWriter, r *http.Request) {
 	query := strings.TrimSpace(r.PostForm.Get("query"))
 	if query == "" {
 		pg.done(w, r, "", "", errors.New("enter a question to search for"))
 		return
 	}
-	rep, err := pg.w.TrySearch(r.Context(), query)
-	p := pg.view(r.Context())
-	p.Query = query
+	id, err := pg.w.TrySearch(query)
+	if err != nil { // refused before it started: shown where its outcome would be
+		p := pg.view(r.Context())
+		p.Query = query
+		p.Try = &tryView{Progress: Progress{Tool: "search", Topic: query, State: record.JobFailed, Failed: searchError(err)}}
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		pg.h.render(w, "welcome.html", p)
+		return
+	}
+	pg.h.log.Info("test search started from the first-run page", "research_id", id)
+	http.Redirect(w, r, tryLink(id), http.StatusSeeOther)
+}
+
+// tryLink is the address of the page that follows the test search id.
+func tryLink(id string) string { return "/welcome?" + url.Values{"try": {id}}.Encode() + "#try" }
+
+// searchError is err as the pages show a failed search: a *SearchError as it is, anything else as an internal error.
+func searchError(err error) *SearchError {
 	var failed *SearchError
+	if errors.As(err, &failed) {
+		return failed
+	}
+	return &SearchError{Code: backend.CodeInternal, Message: err.Error()}
+}
+
+// cancelSearch cancels the test search of the form, then shows how it ended.
+func (pg *welcomePage) cancelSearch(w http.ResponseWriter, r *http.Request) {
+	id := r.PostForm.Get("research")
+	if !record.ValidJobID(id) {
+		pg.h.notFound(w, "research", "this is not a research id")
+		return
+	}
+	if err := pg.r.Cancel(r.Context(), id); err != nil {
+		pg.done(w, r, "", "", fmt.Errorf("the test search was not cancelled: %s", searchError(err).Message))
+		return
+	}
+	pg.h.log.Info("test search cancelled from the first-run page", "research_id", id)
+	http.Redirect(w, r, tryLink(id), http.StatusSeeOther)
+}
+
+// try is the test search id as the page shows it; record.ErrNotFound for one the app does not know.
+func (pg *welcomePage) try(id string) (*tryView, error) {
+	if !record.ValidJobID(id) {
+		return nil, record.ErrNotFound
+	}
+	progress, err := pg.r.Follow(id)
+	if err != nil {
+		return nil, err
+	}
+	t := &tryView{Progress: progress, CSRF: pg.h.csrf}
 	switch {
-	case errors.As(err, &failed):
-		p.Failed = failed
-	case err != nil:
-		p.Failed = &SearchError{Code: backend.CodeInternal, Message: err.Error()}
-	default:
-		page, err := viewReport(rep)
+	case progress.Running():
+		t.Elapsed = activity.Run{Started: progress.Started}.Elapsed(pg.h.now())
+	case progress.Report != nil:
+		page, err := viewReport(*progress.Report)
 		if err != nil {
-			p.Failed = &SearchError{Code: backend.CodeInternal, Message: "the report could not be shown: " + err.Error()}
+			t.State, t.Failed = record.JobFailed, &SearchError{Code: backend.CodeInternal,
+				Message: "the report could not be shown: " + err.Error()}
 			break
 		}
-		p.Tried = &page
+		t.Tried = &page
+	case progress.Failed == nil: // ended without a report or an error: the library keeps neither
+		t.Failed = &SearchError{Code: backend.CodeInternal, Message: "the search ended, but its report is not kept"}
 	}
-	pg.h.render(w, "welcome.html", p)
+	return t, nil
+}
+
+// events streams the test search ?try= as the page shows it: after each change, every second while it runs (its
+// elapsed time moves), and once more when it ends.
+func (pg *welcomePage) events(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("try")
+	if _, err := pg.try(id); err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	pg.h.stream(w, r, func() frame {
+		t, err := pg.try(id)
+		if err != nil { // forgotten meanwhile: the page keeps what it showed
+			t = &tryView{Progress: Progress{ID: id, State: record.JobFailed,
+				Failed: &SearchError{Code: backend.CodeResearchNotFound, Message: "the search is no longer known"}}}
+		}
+		return frame{template: "welcome-try", data: t, ticking: t.Running(), last: !t.Running()}
+	})
 }

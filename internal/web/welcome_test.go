@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,12 +21,15 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
-// welcomeBackend is a fakeBackend that can also connect clients and try searches, as the tray's.
+// welcomeBackend is a fakeBackend that can also connect clients and start test searches, as the tray's: they run
+// as jobs of its fakeResearch, unless refuse says why they cannot start.
 type welcomeBackend struct {
 	*fakeBackend
-	home  string
-	tried []string
-	try   func(query string) (record.Report, error)
+	home     string
+	research *fakeResearch
+	mu       sync.Mutex
+	tried    []string
+	refuse   error
 }
 
 func (w *welcomeBackend) Clients() []clients.Client {
@@ -32,17 +37,24 @@ func (w *welcomeBackend) Clients() []clients.Client {
 		clients.Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gemini-search-mcp"})
 }
 
-func (w *welcomeBackend) TrySearch(_ context.Context, query string) (record.Report, error) {
+func (w *welcomeBackend) TrySearch(query string) (string, error) {
+	w.mu.Lock()
 	w.tried = append(w.tried, query)
-	return w.try(query)
+	refuse := w.refuse
+	w.mu.Unlock()
+	if refuse != nil {
+		return "", refuse
+	}
+	return w.research.start("search", query), nil
 }
 
 func setupWelcome(t *testing.T) (*welcomeBackend, *httptest.Server, *Handler) {
 	t.Helper()
 	b, _, _ := setup(t)
-	wb := &welcomeBackend{fakeBackend: b, home: t.TempDir()}
+	wb := &welcomeBackend{fakeBackend: b, home: t.TempDir(), research: newFakeResearch(b)}
 	wb.checklist = func(context.Context, bool) []checklist.Check { return sampleChecks }
-	h := New(wb, Forms{Settings: wb, Welcome: wb}, "secret-token", slog.New(slog.DiscardHandler))
+	h := New(wb, Forms{Settings: wb, Welcome: wb, Research: wb.research}, "secret-token", slog.New(slog.DiscardHandler))
+	h.now = func() time.Time { return testNow }
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return wb, srv, h
@@ -118,32 +130,136 @@ func TestWelcomePage(t *testing.T) {
 		t.Errorf("after Connect, the page does not say so:\n%s", body)
 	}
 
-	// Try: the report, rendered, with its sources; then a failure with its fix.
-	b.try = func(q string) (record.Report, error) {
-		return record.Report{Summary: record.Summary{Tool: "search", Topic: q, Started: time.Now(), Duration: 3 * time.Second,
-			Backend: "cli"}, Markdown: "# MCP\n\nIt connects <b>tools</b> [1].", Sources: []record.Source{{URL: "https://modelcontextprotocol.io", Title: "MCP"}}}, nil
+}
+
+// TestWelcomeTrySearch: the test search starts a research job and the page follows it: at once its research id,
+// stage and elapsed time with Cancel, kept current by /welcome/events, then its report, rendered with its sources.
+func TestWelcomeTrySearch(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setupWelcome(t)
+	code, loc, _ := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {" what is MCP? "}})
+	m := regexp.MustCompile(`^/welcome\?try=([0-9a-f]{16})#try$`).FindStringSubmatch(loc)
+	if code != http.StatusSeeOther || m == nil {
+		t.Fatalf("try: %d to %q, want 303 to /welcome?try=ID#try", code, loc)
 	}
-	code, _, body = postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {" what is MCP? "}})
-	for _, want := range []string{"It works", "<h1>MCP</h1>", `<a href="https://modelcontextprotocol.io">MCP</a>`, "took 3s", `value="what is MCP?"`} {
-		if code != http.StatusOK || !strings.Contains(body, want) {
-			t.Errorf("tried search (%d) lacks %q", code, want)
+	id := m[1]
+	if b.tried[0] != "what is MCP?" {
+		t.Errorf("searches tried: %q", b.tried)
+	}
+
+	res, err := http.DefaultClient.Do(cookieRequest(t, srv.URL+loc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	body := string(page)
+	for _, want := range []string{`id="trying"`, "Searching…", `<span class="mono" id="elapsed">01:05</span>`,
+		`<span id="stage">starting</span>`, `<span class="mono" id="research-id">` + id + `</span>`, `value="what is MCP?"`,
+		`name="action" value="cancel"`, `name="research" value="` + id + `"`, `new EventSource("/welcome/events?try=` + id + `")`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page of a running test search lacks %q", want)
 		}
 	}
-	if strings.Contains(body, "<b>tools</b>") {
+	nonce := regexp.MustCompile(`<script nonce="([0-9a-f]{32})">`).FindStringSubmatch(body)
+	if nonce == nil || !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'nonce-"+nonce[1]+"'") {
+		t.Errorf("the page's script and its CSP (%q) do not share a nonce", res.Header.Get("Content-Security-Policy"))
+	}
+
+	res, err = http.DefaultClient.Do(cookieRequest(t, srv.URL+"/welcome/events?try="+id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	next := eventsOf(t, res)
+	if first := next(); !strings.Contains(first, "Searching…") || strings.Contains(first, "data-ended") {
+		t.Errorf("first event %q, want the search running", first)
+	}
+	p, _ := b.research.job(id)
+	p.Stage = "researching: reading 3 pages"
+	b.research.set(p)
+	ev := next()
+	for ; strings.Contains(ev, "Searching…") && !strings.Contains(ev, "reading 3 pages"); ev = next() {
+	}
+	if !strings.Contains(ev, `<span id="stage">researching: reading 3 pages</span>`) {
+		t.Errorf("event after the stage changed: %q", ev)
+	}
+	rep := record.Report{Summary: record.Summary{ID: "20261122T100000.000000-0a1b2c3d", Tool: "search", Topic: "what is MCP?",
+		Started: time.Now(), Duration: 3 * time.Second, Backend: "cli"}, Markdown: "# MCP\n\nIt connects <b>tools</b> [1].",
+		Sources: []record.Source{{URL: "https://modelcontextprotocol.io", Title: "MCP"}}}
+	p.State, p.Report, p.ReportID = record.JobDone, &rep, rep.ID
+	b.research.set(p)
+	for ev = next(); !strings.Contains(ev, "data-ended"); ev = next() {
+		if ev == "" {
+			t.Fatal("the events ended before the search did")
+		}
+	}
+	for _, want := range []string{"It works", `<a href="/report?id=` + rep.ID + `">its page</a>`, "<h1>MCP</h1>",
+		`<a href="https://modelcontextprotocol.io">MCP</a>`, "took 3s"} {
+		if !strings.Contains(ev, want) {
+			t.Errorf("the last event lacks %q:\n%s", want, ev)
+		}
+	}
+	if strings.Contains(ev, "<b>tools</b>") {
 		t.Error("HTML inside the report was rendered")
 	}
-	b.try = func(string) (record.Report, error) {
-		return record.Report{}, &SearchError{Code: "AUTH_ERROR", Message: "not signed in", Details: "Run `gemini` once and sign in."}
+	if end := next(); end != "" {
+		t.Errorf("the stream goes on after the search ended: %q", end)
 	}
-	_, _, body = postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {"again"}})
-	if !strings.Contains(body, "AUTH_ERROR") || !strings.Contains(body, "Run `gemini` once and sign in.") || strings.Contains(body, "It works") {
+	_, body = get(t, srv.URL+loc, true)
+	if !strings.Contains(body, "It works") || strings.Contains(body, "EventSource") {
+		t.Errorf("the page of the ended search does not show its report alone:\n%s", body)
+	}
+}
+
+// TestWelcomeTrySearchCancelAndFailures: Cancel ends the test search, with the CSRF token only; a search that fails
+// shows its code and fix; one refused at its start says why; an unknown id is the not found page.
+func TestWelcomeTrySearchCancelAndFailures(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setupWelcome(t)
+	_, loc, _ := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {"cancel me"}})
+	id := strings.TrimSuffix(strings.TrimPrefix(loc, "/welcome?try="), "#try")
+	if code, _, _ := postWelcome(t, srv, url.Values{"action": {"cancel"}, "research": {id}}); code != http.StatusForbidden {
+		t.Errorf("Cancel without the CSRF token: %d, want 403", code)
+	}
+	code, back, _ := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"cancel"}, "research": {id}})
+	if code != http.StatusSeeOther || back != loc {
+		t.Fatalf("Cancel: %d to %q, want 303 to %q", code, back, loc)
+	}
+	if p, _ := b.research.job(id); p.State != record.JobCancelled || len(b.research.cancelled) != 1 {
+		t.Errorf("the search is %s after Cancel", p.State)
+	}
+	if _, body := get(t, srv.URL+loc, true); !strings.Contains(body, "The search was cancelled.") || strings.Contains(body, "Searching…") {
+		t.Errorf("the page after Cancel:\n%s", body)
+	}
+
+	_, loc, _ = postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {"fail"}})
+	id = strings.TrimSuffix(strings.TrimPrefix(loc, "/welcome?try="), "#try")
+	p, _ := b.research.job(id)
+	p.State, p.Failed = record.JobFailed, &SearchError{Code: "AUTH_ERROR", Message: "not signed in", Details: "Run `gemini` once and sign in."}
+	b.research.set(p)
+	if _, body := get(t, srv.URL+loc, true); !strings.Contains(body, "AUTH_ERROR") || !strings.Contains(body, "Run `gemini` once and sign in.") ||
+		strings.Contains(body, "It works") {
 		t.Errorf("a failed search does not show its code and fix:\n%s", body)
 	}
-	if len(b.tried) != 2 || b.tried[0] != "what is MCP?" {
-		t.Errorf("searches tried: %q", b.tried)
+
+	b.mu.Lock()
+	b.refuse = &SearchError{Code: "UNAVAILABLE", Message: "100 research jobs are running", Details: "Wait for one."}
+	b.mu.Unlock()
+	code, _, body := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {"refused"}})
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "UNAVAILABLE") || !strings.Contains(body, "Wait for one.") {
+		t.Errorf("a refused search: %d\n%s", code, body)
 	}
 	if _, _, body := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"try"}, "query": {"  "}}); !strings.Contains(body, "enter a question") {
 		t.Error("an empty question is not refused")
+	}
+	for _, bad := range []string{"0123456789abcdef", "../x"} {
+		if code, body := get(t, srv.URL+"/welcome?try="+bad, true); code != http.StatusNotFound || !strings.Contains(body, "No such research") {
+			t.Errorf("/welcome?try=%s: %d, want the not found page", bad, code)
+		}
+		if code, _ := get(t, srv.URL+"/welcome/events?try="+bad, true); code != http.StatusNotFound {
+			t.Errorf("/welcome/events?try=%s: %d, want 404", bad, code)
+		}
 	}
 }
 
