@@ -80,6 +80,10 @@ func (e engineOf) Structured(ctx context.Context, req research.StructuredRequest
 	return e.run(ctx, "structured", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Structured(ctx, req) })
 }
 
+func (e engineOf) FollowUp(ctx context.Context, req research.FollowUpRequest) (research.Report, error) {
+	return e.run(ctx, "follow_up", req.Question, func(eng *research.Engine) (research.Report, error) { return eng.FollowUp(ctx, req) })
+}
+
 // run runs one call of tool about topic, made with ctx, on the engine in force, keeps its report in the library
 // and tells Options.Finished how it ended.
 func (e engineOf) run(ctx context.Context, tool, topic string, call func(*research.Engine) (research.Report, error)) (research.Report, error) {

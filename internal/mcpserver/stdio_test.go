@@ -41,6 +41,10 @@ func (e blockedEngine) Structured(ctx context.Context, _ research.StructuredRequ
 	return e.Search(ctx, research.SearchRequest{})
 }
 
+func (e blockedEngine) FollowUp(ctx context.Context, _ research.FollowUpRequest) (research.Report, error) {
+	return e.Search(ctx, research.SearchRequest{})
+}
+
 // Over stdio, searches in flight never hold up another call: only the research queue limits research.
 func TestStdioCallsDoNotWaitBehindSearches(t *testing.T) {
 	t.Parallel()

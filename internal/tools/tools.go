@@ -28,6 +28,7 @@ type Engine interface {
 	DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error)
 	Ask(ctx context.Context, req research.AskRequest) (research.Report, error)
 	Structured(ctx context.Context, req research.StructuredRequest) (research.Report, error)
+	FollowUp(ctx context.Context, req research.FollowUpRequest) (research.Report, error)
 }
 
 // maxQueryLen bounds a query's or topic's length in characters; maxPromptLen an ask's prompt.
@@ -139,6 +140,8 @@ func New(engine Engine, o Options) *Tools {
 			func(a AskArgs) *int { return a.WaitSeconds }),
 		researchHandler(t, longResults(structuredTool()), asResult(t.Structured), func(a StructuredArgs) string { return a.Prompt },
 			func(a StructuredArgs) *int { return a.WaitSeconds }),
+		researchHandler(t, longResults(followUpTool()), asResult(t.FollowUp), func(a FollowUpArgs) string { return a.Question },
+			func(a FollowUpArgs) *int { return a.WaitSeconds }),
 		handler(t, longResults(researchResultTool()), t.ResearchResult),
 		handler(t, researchCancelTool(), t.ResearchCancel),
 		handler(t, listResearchTool(), t.ListResearch),

@@ -1,0 +1,28 @@
+package schemas
+
+import "encoding/json"
+
+// FollowUp describes the structured content of follow_up: Report's, whose metadata also names the report the
+// answer follows up.
+var FollowUp = withMetadata(Report, "follow_up_of", map[string]any{"type": "string",
+	"description": "the id of the report this answer follows up (research://reports/{id}); its sources keep their numbers here"})
+
+// withMetadata is schema, whose metadata is an object, with one more property of the metadata: name.
+func withMetadata(schema, name string, property map[string]any) string {
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(schema), &doc); err != nil {
+		panic("schemas: " + err.Error())
+	}
+	top, _ := doc["properties"].(map[string]any)
+	metadata, _ := top["metadata"].(map[string]any)
+	properties, ok := metadata["properties"].(map[string]any)
+	if !ok {
+		panic("schemas: the schema has no metadata with properties")
+	}
+	properties[name] = property
+	b, err := json.Marshal(doc)
+	if err != nil {
+		panic("schemas: " + err.Error())
+	}
+	return string(b)
+}
