@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,12 +18,14 @@ import (
 )
 
 var (
-	recentLineRE = regexp.MustCompile(`^"tray history query" · \d\d:\d\d · \d+s$`)
-	reportLinkRE = regexp.MustCompile(`^(http://127\.0\.0\.1:\d+)/report\?id=([0-9T.a-f-]+)&token=[0-9a-f]+$`)
+	recentLineRE  = regexp.MustCompile(`^"tray history query" · \d\d:\d\d · \d+s$`)
+	reportLinkRE  = regexp.MustCompile(`^(http://127\.0\.0\.1:\d+)/report\?id=([0-9T.a-f-]+)&token=[0-9a-f]+$`)
+	historyLinkRE = regexp.MustCompile(`^http://127\.0\.0\.1:\d+/history\?token=[0-9a-f]+$`)
 )
 
 // TestRecentResearchItem: a finished search shows under Recent research; a click opens its report page with this
-// launch's token, and the page renders the report with its sources as links. The report is kept in the research
+// launch's token, and the page renders the report with its sources as links; All research… opens the research
+// library, which lists it. The report is kept in the research
 // library in the data dir, private to the user.
 func TestRecentResearchItem(t *testing.T) {
 	t.Parallel()
@@ -31,8 +34,8 @@ func TestRecentResearchItem(t *testing.T) {
 	openerEnv, opened := fakeOpener(t)
 	p := startTray(t, trayOptions{fake: fake, dotenv: "GEMINI_BACKEND=cli\n", env: append(fake.Env(), openerEnv...)})
 	base, root := p.waitRunning(t)
-	if got := p.item(t, root, "Recent research").VisibleLabels(); len(got) != 1 || got[0] != "No research finished yet" {
-		t.Errorf("Recent research before any search: %q, want only \"No research finished yet\"", got)
+	if got, want := p.item(t, root, "Recent research").VisibleLabels(), []string{"No research finished yet", "---", "All research…"}; !slices.Equal(got, want) {
+		t.Errorf("Recent research before any search: %q, want %q", got, want)
 	}
 
 	if res := <-searchAsync(t, base, "tray history query"); res == nil || res.IsError {
@@ -44,7 +47,7 @@ func TestRecentResearchItem(t *testing.T) {
 	}
 	p.waitMenu(t, "the search under Recent research", func(root traytest.Item) bool {
 		lines := recentLines(root)
-		return len(lines) == 1 && recentLineRE.MatchString(lines[0])
+		return len(lines) == 3 && recentLineRE.MatchString(lines[0]) && lines[2] == "All research…"
 	})
 
 	p.click(t, `"tray history query"`)
@@ -73,6 +76,27 @@ func TestRecentResearchItem(t *testing.T) {
 	}
 	if status := statusPage(t, base, pagesToken(t, link)); !strings.Contains(status, `href="/report?id=`+m[2]+`"`) {
 		t.Errorf("/status does not link the report:\n%s", status)
+	}
+
+	// All research… opens the research library, which lists the report too.
+	p.click(t, "All research…")
+	var links []string
+	testkit.WaitFor(t, "xdg-open to be asked for the research library", func() bool {
+		data, _ := os.ReadFile(opened)
+		links = strings.Fields(string(data))
+		return len(links) == 2
+	})
+	if !historyLinkRE.MatchString(links[1]) || !strings.HasPrefix(links[1], base+"/") {
+		t.Fatalf("opened %q, want %s/history?token=…", links[1], base)
+	}
+	resp, err = (&http.Client{Jar: jar, Timeout: testkit.WaitLimit}).Get(links[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	library, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(library), `<a href="/report?id=`+m[2]+`">tray history query</a>`) {
+		t.Errorf("the research library (%d) does not list the report:\n%s", resp.StatusCode, library)
 	}
 
 	dir := filepath.Join(p.data, "gemini-search-mcp")

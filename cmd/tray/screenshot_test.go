@@ -63,7 +63,7 @@ func TestScreenshot(t *testing.T) {
 			}
 			p.waitMenu(t, "the finished search", func(root traytest.Item) bool {
 				recent, _ := root.Find("Recent research")
-				return len(recent.VisibleLabels()) == 1 && !strings.HasPrefix(recent.VisibleLabels()[0], "No research")
+				return len(recent.VisibleLabels()) == 3 && !strings.HasPrefix(recent.VisibleLabels()[0], "No research")
 			})
 		})
 	})

@@ -1,6 +1,6 @@
 // Package tray is the system tray icon and its menu. It holds no research logic: it shows the app's state
 // (server status, running searches, recent errors, recent research) and turns clicks into the app's Actions and
-// desktop actions (open the settings page or a report, connect MCP clients, start at login).
+// desktop actions (open the settings page, the research library or a report, connect MCP clients, start at login).
 package tray
 
 import (
@@ -32,7 +32,7 @@ type App interface {
 
 // Pages are the links to the app's pages, with this launch's token.
 type Pages interface {
-	PageURL(page string) (string, error) // "/settings", "/status", "/setup" or "/welcome"
+	PageURL(page string) (string, error) // "/settings", "/status", "/history", "/setup" or "/welcome"
 	ReportURL(id string) (string, error) // the page of a report of the history
 }
 
@@ -124,14 +124,15 @@ func (m *Menu) build(ctx context.Context) {
 		m.setupSlots = append(m.setupSlots, slot)
 		m.on(ctx, slot, func() { m.open(setupLink) })
 	}
-	m.runs = systray.AddMenuItem("Running searches (0)", "The searches in progress; click one for the status page")
+	m.runs = systray.AddMenuItem("Running searches (0)", "The searches in progress; click one for the research library, "+
+		"which lists their research ids")
 	m.noRuns = m.runs.AddSubMenuItem(labelNoRuns, "")
 	m.noRuns.Disable()
 	for range maxRunLines + 1 {
-		slot := m.runs.AddSubMenuItem("", "Open the status page")
+		slot := m.runs.AddSubMenuItem("", "Open the research library")
 		slot.Hide()
 		m.runSlots = append(m.runSlots, slot)
-		m.on(ctx, slot, m.openStatus)
+		m.on(ctx, slot, func() { m.open(historyLink) })
 	}
 	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures, then warnings; click one for the status page")
 	m.noErrs = m.errs.AddSubMenuItem(labelNoErrors, "")
@@ -154,6 +155,9 @@ func (m *Menu) build(ctx context.Context) {
 		m.recSlots = append(m.recSlots, slot)
 		m.on(ctx, slot, func() { m.openReport(i) })
 	}
+	recent.AddSeparator()
+	all := recent.AddSubMenuItem(historyLink.label, historyLink.tooltip)
+	m.on(ctx, all, func() { m.open(historyLink) })
 	systray.AddSeparator()
 
 	m.start = systray.AddMenuItem(labelStart, "Start the MCP server")
@@ -317,6 +321,7 @@ func (m *Menu) applyLocked(v view) {
 	setVisible(m.noErrs, first, len(old.Errors) == 0, len(v.Errors) == 0)
 	setVisible(m.noRecent, first, len(old.Recent) == 0, len(v.Recent) == 0)
 	applySlots(m.runSlots, old.Runs, v.Runs)
+	applyTips(m.runSlots, old.RunTips, v.RunTips)
 	applySlots(m.errSlots, old.Errors, v.Errors)
 	applySlots(m.recSlots, old.Recent, v.Recent)
 	applySlots(m.setupSlots, old.Setup, v.Setup)
@@ -390,6 +395,15 @@ func applySlots(slots []*systray.MenuItem, old, now []string) {
 	}
 }
 
+// applyTips sets the tooltip of each slot shown whose tooltip changed.
+func applyTips(slots []*systray.MenuItem, old, now []string) {
+	for i, slot := range slots {
+		if i < len(now) && (i >= len(old) || old[i] != now[i]) {
+			slot.SetTooltip(now[i])
+		}
+	}
+}
+
 // flash shows label on item for flashTime, then its usual label again.
 func (m *Menu) flash(item *systray.MenuItem, label string) {
 	m.mu.Lock()
@@ -431,8 +445,8 @@ type pageLink struct {
 	checkFirst     bool   // look the setup up again first (Actions.CheckSetup)
 }
 
-// The pages' items, in the menu's order. The lines of the running searches and of the last errors open the status
-// page too.
+// The pages' items, in the menu's order, and All research…, the last item of Recent research. The lines of the
+// last errors open the status page too, and those of the running searches the research library.
 var (
 	settingsLink = pageLink{labelSettings, "Edit the Firecrawl keys and other settings in the browser",
 		"open the settings page", "/settings", false}
@@ -442,7 +456,9 @@ var (
 		"open the status page", "/status", false}
 	welcomeLink = pageLink{labelWelcome, "The first steps: a backend, Firecrawl, a client, a test search",
 		"open the getting started page", "/welcome", false}
-	pageLinks = []pageLink{welcomeLink, settingsLink, setupLink, statusLink}
+	pageLinks   = []pageLink{welcomeLink, settingsLink, setupLink, statusLink}
+	historyLink = pageLink{labelAllResearch, "Search, read, re-run and delete past research, and see what runs, in the browser",
+		"open the research library", "/history", false}
 )
 
 // open opens link's page in the browser; a failure shows among the last errors.

@@ -57,6 +57,7 @@ func TestPageLinks(t *testing.T) {
 		{"settings", settingsLink, nil, nil, "http://127.0.0.1:3000/settings?token=t0k", ""},
 		{"setup", setupLink, nil, nil, "http://127.0.0.1:3000/setup?token=t0k", ""},
 		{"status", statusLink, nil, nil, "http://127.0.0.1:3000/status?token=t0k", ""},
+		{"all research", historyLink, nil, nil, "http://127.0.0.1:3000/history?token=t0k", ""},
 		{"setup, no browser", setupLink, errors.New("xdg-open is not installed"), nil,
 			"http://127.0.0.1:3000/setup?token=t0k", "open the setup check: xdg-open is not installed"},
 		{"setup, pages not served", setupLink, nil, errors.New("the server is closed"), "",

@@ -33,6 +33,7 @@ const (
 	labelNoErrors     = "No errors"
 	labelRecent       = "Recent research"
 	labelNoRecent     = "No research finished yet"
+	labelAllResearch  = "All research…"
 	labelClients      = "Clients"
 	labelConnect      = "Connect"
 	labelUpdate       = "Update to this server"
@@ -59,6 +60,7 @@ type view struct {
 	Start, Stop, Restart bool     // enabled
 	RunsTitle            string
 	Runs                 []string // at most maxRunLines+1
+	RunTips              []string // the tooltip of each line of Runs: its research id, where the host shows one
 	ErrorsTitle          string
 	Errors               []string // each failure, then each warning, each followed by its fix when it has one
 	Recent               []string // the newest reports of the history, at most MaxRecent
@@ -103,9 +105,11 @@ func render(st httpserver.Status, problems []checklist.Check, snap activity.Snap
 	for i, run := range snap.Running {
 		if i == maxRunLines {
 			v.Runs = append(v.Runs, fmt.Sprintf("… and %d more", len(snap.Running)-maxRunLines))
+			v.RunTips = append(v.RunTips, runTip(activity.Run{}))
 			break
 		}
 		v.Runs = append(v.Runs, runLine(run, now))
+		v.RunTips = append(v.RunTips, runTip(run))
 	}
 	for _, f := range slices.Concat(snap.Failures, snap.Warnings) {
 		v.Errors = append(v.Errors, errorLines(f)...)
@@ -165,6 +169,15 @@ func runLine(r activity.Run, now time.Time) string {
 		line += " · " + Shorten(r.Stage, 40)
 	}
 	return line
+}
+
+// runTip is the tooltip of a running search's line: its research id, which research_result and research_cancel
+// take (the line itself stays short: the research library lists the ids too), and what a click does.
+func runTip(r activity.Run) string {
+	if r.Research == "" {
+		return "Open the research library"
+	}
+	return "Research id " + r.Research + ": open the research library, where it can be cancelled"
 }
 
 // errorLines are one recent failure's lines: when, tool, query, code and what went wrong (for a warning, "warning",

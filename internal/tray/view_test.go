@@ -20,7 +20,8 @@ func TestRender(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
 	running := httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
-	run := activity.Run{Tool: "search", Query: "what changed in\nthe Rust 2024 edition and why does it matter", Stage: "searching: rust", Started: now.Add(-83 * time.Second)}
+	run := activity.Run{Tool: "search", Query: "what changed in\nthe Rust 2024 edition and why does it matter", Stage: "searching: rust",
+		Started: now.Add(-83 * time.Second), Research: "0a1b2c3d4e5f6071"}
 	fail := activity.Failure{Time: now, Tool: "deep_search", Query: "rust 2024", Code: "QUOTA_ERROR",
 		Message: "daily quota used up " + strings.Repeat("and then some ", 20),
 		Details: "\nSet GEMINI_FALLBACK_MODEL or wait until tomorrow.\nstderr: quota exceeded for gemini-2.5-pro"}
@@ -46,6 +47,7 @@ func TestRender(t *testing.T) {
 		{"researching", running, activity.Snapshot{Running: []activity.Run{run}}, view{Icon: assets.Researching,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (1)",
 			Runs:        []string{`search · "what changed in the Rust 2024 edition a…" · 01:23 · searching: rust`},
+			RunTips:     []string{"Research id 0a1b2c3d4e5f6071: open the research library, where it can be cancelled"},
 			ErrorsTitle: "Last errors (0)"}},
 		{"failing", running, activity.Snapshot{Failures: []activity.Failure{fail}}, view{Icon: assets.Failing,
 			Status: "Running on http://127.0.0.1:3000/mcp", Stop: true, Restart: true, RunsTitle: "Running searches (0)",
@@ -109,6 +111,9 @@ func TestRenderManyRuns(t *testing.T) {
 	v := render(httpserver.Status{State: httpserver.Running}, nil, snap, nil, now)
 	if len(v.Runs) != maxRunLines+1 || v.Runs[maxRunLines] != "… and 3 more" || v.RunsTitle != "Running searches (13)" {
 		t.Errorf("got %d lines ending %q, title %q", len(v.Runs), v.Runs[len(v.Runs)-1], v.RunsTitle)
+	}
+	if len(v.RunTips) != len(v.Runs) || v.RunTips[maxRunLines] != "Open the research library" {
+		t.Errorf("tooltips %q, want one for each line", v.RunTips)
 	}
 	if !strings.Contains(v.Tooltip, "13 researching") {
 		t.Errorf("tooltip %q", v.Tooltip)
