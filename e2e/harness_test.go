@@ -345,6 +345,7 @@ type sdkRequest struct {
 	Transport     string         `json:"transport"` // http or stdio
 	URL           string         `json:"url,omitempty"`
 	Command       string         `json:"command,omitempty"`
+	Args          []string       `json:"args,omitempty"` // the stdio command's arguments
 	Tool          string         `json:"tool,omitempty"`
 	Arguments     map[string]any `json:"arguments"`
 	CancelOnStdin bool           `json:"cancelOnStdin,omitempty"`
@@ -367,10 +368,14 @@ type sdkOutput struct {
 	Error     string           `json:"error"`
 	Progress  []progressNotice `json:"progress"`
 	Task      *taskRecord      `json:"task"`
-	Answers   []struct {
-		Status string `json:"status"`
-		AtMS   int64  `json:"atMs"`
-	} `json:"answers"` // with UntilDone: each answer's status and time since the first call
+	Answers   []answer         `json:"answers"` // with UntilDone
+}
+
+// answer is one answer of a research call, then of each research_result call: its status (running, or done for
+// the tool's own result) and the time since the first call.
+type answer struct {
+	Status string `json:"status"`
+	AtMS   int64  `json:"atMs"`
 }
 
 // progressNotice is one notifications/progress the client received.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the npm packages pinned in npm/package.json and npm/package-lock.json (the real Gemini CLI,
-# firecrawl-mcp, the MCP TypeScript SDK, the MCP Inspector, the MCP conformance suite and, on Linux, the
-# Node.js 24 that runs the suite) into the project cache, by default .cache/e2e. A cache whose node_modules
-# was installed from the same package.json and lock is reused without running npm.
+# firecrawl-mcp, the MCP TypeScript SDK, the MCP Inspector, mcp-remote, the MCP conformance suite and, on
+# Linux, the Node.js 24 that runs the suite) into the project cache, by default .cache/e2e. A cache whose
+# node_modules was installed from the same package.json and lock is reused without running npm.
 set -euo pipefail
 
 cache=${1:-.cache/e2e}

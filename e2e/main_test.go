@@ -40,7 +40,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	for _, bin := range []string{"gemini", "firecrawl-mcp", "mcp-inspector", "conformance"} {
+	for _, bin := range []string{"gemini", "firecrawl-mcp", "mcp-inspector", "mcp-remote", "conformance"} {
 		if _, err := os.Stat(filepath.Join(cacheDir, "node_modules", ".bin", bin)); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: %s is not installed in %s: run `make e2e`, which installs the pinned npm packages first\n", bin, cacheDir)
 			return 1

@@ -1363,25 +1363,3 @@ func TestUserMCPServersStayOut(t *testing.T) {
 		t.Errorf("the server blamed Firecrawl:\n%s", log)
 	}
 }
-
-// 22. Research that outlives the call: with the official TypeScript SDK at its default request timeout (60 s), a
-// deep_search that needs about 90 s (each of the model's four answers is held for 22 s, less than the CLI waits for
-// one) answers status running with a research_id inside 60 s, and research_result then returns the whole report.
-func TestResearchOutlivesTheCall(t *testing.T) {
-	s := newScenario(t, "22 research outlives the call")
-	d := heldDeepScript(s, 22*time.Second, 0)
-	srv := s.startHTTP("DEEP_SEARCH_MAX_ROUNDS=3")
-
-	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: "deep_search", DefaultTimeout: true, UntilDone: true,
-		Arguments: map[string]any{"topic": question, "depth": "concise"}}, nil)
-	if out.Error != "" {
-		t.Fatalf("the client failed: %s (answers %+v)", out.Error, out.Answers)
-	}
-	if len(out.Answers) < 2 || out.Answers[0].Status != "running" || out.Answers[0].AtMS >= 60_000 {
-		t.Fatalf("answers %+v, want status running inside 60 s first, then the report", out.Answers)
-	}
-	checkDeepSearch(t, s, d, out.Result)
-	last := out.Answers[len(out.Answers)-1]
-	s.note("running at %.0fs, report at %.0fs after %d research_result calls", float64(out.Answers[0].AtMS)/1000,
-		float64(last.AtMS)/1000, len(out.Answers)-1)
-}
