@@ -163,8 +163,10 @@ func (l *Library) Search(query string, since time.Time, limit int) ([]record.Sum
 	}
 	match := ftsQuery(query)
 	if match == "" {
-		return l.excerpts(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?) FROM reports WHERE started >= ?
-			ORDER BY kept DESC, n DESC LIMIT ?`, opening, openingChars, after, limit)
+		// The newest first, then their openings: a sort of the rows with their texts would read every text.
+		return l.excerpts(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?) FROM reports WHERE n IN (
+			SELECT n FROM reports WHERE started >= ? ORDER BY kept DESC, n DESC LIMIT ?) ORDER BY kept DESC, n DESC`,
+			opening, openingChars, after, limit)
 	}
 	list, err := l.excerpts(`SELECT `+summaryColumns+`, snippet(reports_fts, -1, '', '', '…', 16)
 		FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid
