@@ -42,6 +42,9 @@ type Request struct {
 	// Dirs are folders the agent sees besides its workspace: their file tree, and @path references in the prompt
 	// (the CLI's --include-directories). The API backend reads no files and ignores them.
 	Dirs []string
+	// Documents are texts the prompt refers to by name (@Name): a run of the request gets those it names
+	// (NamedDocuments); a JSON correction, another request, gets none.
+	Documents []Document
 	// Timeout replaces the runner's own time limit for this run, and TimeoutVar names the variable that sets it, for
 	// the advice when it runs out; 0: the runner's limit (GEMINI_SEARCH_TIMEOUT).
 	Timeout    time.Duration

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,18 +9,17 @@ import (
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research/attach"
 )
 
-// withDocuments hands the CLI the documents ctx carries that req's prompt names (attach.Named), as files: each is
+// withDocuments hands the CLI req's documents that its prompt names, as files: each is
 // written into a folder made for this run, which joins the run's folders (--include-directories), so that the
 // prompt's @name reference, relative to that folder, brings the CLI the file's contents; only the folder's path
 // goes into argv. A folder whose path the CLI could not read back from an @ reference (quoteRef: a user name with
 // accents in the temp folder's path, say) would bring the agent nothing: the documents then go into the prompt
 // itself, on stdin, after it, as the CLI would have put them there. It returns the request to run and what removes
 // the folder once the run has ended.
-func withDocuments(ctx context.Context, req backend.Request) (backend.Request, func(), error) {
-	docs := attach.Named(ctx, req.Prompt)
+func withDocuments(req backend.Request) (backend.Request, func(), error) {
+	docs := req.NamedDocuments()
 	if len(docs) == 0 {
 		return req, func() {}, nil
 	}
@@ -51,7 +49,7 @@ func withDocuments(ctx context.Context, req backend.Request) (backend.Request, f
 
 // inlined is prompt followed by the contents of docs, as the CLI follows a prompt with the files its @ references
 // name.
-func inlined(prompt string, docs []attach.Document) string {
+func inlined(prompt string, docs []backend.Document) string {
 	var b strings.Builder
 	b.WriteString(prompt)
 	b.WriteString("\n--- Content from referenced files ---")

@@ -11,14 +11,11 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research/attach"
 )
 
-// withPriorReport is a context carrying the document a follow-up names, and one no prompt names.
-func withPriorReport() context.Context {
-	return attach.With(context.Background(), attach.Document{Name: "prior-report.md", Text: "# Earlier research\n[1] x"},
-		attach.Document{Name: "unused.md", Text: "never handed over"})
-}
+// priorReport are the documents of a follow-up's request: the one its prompt names, and one no prompt names.
+var priorReport = []backend.Document{{Name: "prior-report.md", Text: "# Earlier research\n[1] x"},
+	{Name: "unused.md", Text: "never handed over"}}
 
 // includedFolder is the folder a run of the fake added to its workspace; "" for none.
 func includedFolder(c geminitest.Call) string {
@@ -36,9 +33,8 @@ func TestRunHandsDocumentsAsFiles(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newRunner(t, fake, nil)
 	defer r.Close()
-	ctx := withPriorReport()
 	for _, prompt := range []string{"Answer from @prior-report.md.", "Correct this JSON."} {
-		if _, err := r.Run(ctx, backend.Request{Prompt: prompt}); err != nil {
+		if _, err := r.Run(context.Background(), backend.Request{Prompt: prompt, Documents: priorReport}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,7 +81,7 @@ func TestRunInlinesDocumentsWhenTheirFolderCannotBeNamed(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newRunner(t, fake, nil)
 	defer r.Close()
-	if _, err := r.Run(withPriorReport(), backend.Request{Prompt: "Answer from @prior-report.md."}); err != nil {
+	if _, err := r.Run(context.Background(), backend.Request{Prompt: "Answer from @prior-report.md.", Documents: priorReport}); err != nil {
 		t.Fatal(err)
 	}
 	c := fake.Calls()[0]

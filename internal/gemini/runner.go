@@ -85,9 +85,9 @@ func (r *Runner) Config() Config { return r.cfg }
 // Run starts the CLI with req's prompt on stdin and waits for it to finish,
 // time out (an *Error with CodeTimeout) or for ctx to be cancelled (an error
 // wrapping ctx.Err(), not an *Error). Every other failure is an *Error. The
-// Result holds whatever was produced, on failure too. The documents ctx carries
-// that the prompt names (package attach) reach the CLI as files of the run's
-// own (withDocuments).
+// Result holds whatever was produced, on failure too. The request's documents
+// that the prompt names reach the CLI as files of the run's own
+// (withDocuments).
 //
 // Every process the CLI started is killed when Run returns.
 func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
@@ -102,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	runCtx, cancel := req.Bound(ctx, limit)
 	defer cancel()
 
-	req, removeDocuments, err := withDocuments(ctx, req)
+	req, removeDocuments, err := withDocuments(req)
 	if err != nil {
 		return backend.Result{Backend: backend.CLI}, err
 	}

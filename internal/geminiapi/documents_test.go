@@ -8,19 +8,18 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research/attach"
 )
 
 // TestRunSendsTheDocumentsItsPromptNames: a document the prompt names goes in the request's one user turn, as a
-// part of its own after the prompt, delimited and marked with the name the prompt gives it; a run with the same
-// context whose prompt names none (a JSON correction) sends the prompt alone.
+// part of its own after the prompt, delimited and marked with the name the prompt gives it; a request without
+// documents (a JSON correction) sends the prompt alone.
 func TestRunSendsTheDocumentsItsPromptNames(t *testing.T) {
 	t.Parallel()
 	mock := mockgemini.New()
 	r := newRunner(t, mock, 0)
-	ctx := attach.With(context.Background(), attach.Document{Name: "prior-report.md", Text: "# Earlier research"})
-	for _, req := range []backend.Request{{Prompt: "Answer from @prior-report.md."}, {Prompt: "Correct this JSON.", Plain: true}} {
-		if _, err := r.Run(ctx, req); err != nil {
+	doc := []backend.Document{{Name: "prior-report.md", Text: "# Earlier research"}}
+	for _, req := range []backend.Request{{Prompt: "Answer from @prior-report.md.", Documents: doc}, {Prompt: "Correct this JSON.", Plain: true}} {
+		if _, err := r.Run(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 	}

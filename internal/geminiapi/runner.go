@@ -25,7 +25,6 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research/attach"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
@@ -97,7 +96,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		system: genai.NewContentFromText(system, genai.RoleUser)}, nil
 }
 
-// Run sends req's prompt, followed by the documents ctx carries that it names (package attach), with Google Search
+// Run sends req's prompt, followed by the documents it names, with Google Search
 // and URL context as tools (none for a Plain request) and returns the answer with its grounding. See the package
 // doc for the errors.
 func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
@@ -180,7 +179,7 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 	if !req.Plain {
 		cfg.Tools = []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}, {URLContext: &genai.URLContext{}}}
 	}
-	turn := contents(req.Prompt, attach.Named(ctx, req.Prompt))
+	turn := contents(req.Prompt, req.NamedDocuments())
 	for chunk, err := range r.client.Models.GenerateContentStream(ctx, model, turn, cfg) {
 		if err != nil {
 			return err
@@ -192,10 +191,10 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 	return nil
 }
 
-// contents is the request's one user turn: the prompt, then each document it names (attach.Named) in a part of
+// contents is the request's one user turn: the prompt, then each document it names in a part of
 // its own, delimited and marked with the name the prompt refers to it by, as the Gemini CLI follows a prompt with
 // the files its @ references name: the model tells the request from the texts it quotes.
-func contents(prompt string, docs []attach.Document) []*genai.Content {
+func contents(prompt string, docs []backend.Document) []*genai.Content {
 	parts := []*genai.Part{genai.NewPartFromText(prompt)}
 	for _, d := range docs {
 		parts = append(parts, genai.NewPartFromText(fmt.Sprintf("--- Content from %s ---\n%s\n--- End of %s ---",

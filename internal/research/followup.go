@@ -11,12 +11,11 @@ import (
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research/attach"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
 // A follow-up is a further question about a report researched before. The backend is given the report and its
-// numbered sources as a document the prompt names (package attach: a file of the run's own on the CLI, a part of
+// numbered sources as a document the prompt names (backend.Document: a file of the run's own on the CLI, a part of
 // the request on the API), and the answer cites them with their numbers; the sources it adds follow them.
 
 // FollowUpRequest is one call of the follow_up tool.
@@ -64,7 +63,7 @@ func (e *Engine) followUp(ctx context.Context, req FollowUpRequest, model string
 	prompt := prompts.Render(e.templates.followUp, prompts.Values{Prompt: req.Question, PriorReport: doc.Ref(),
 		NextSource: len(req.Prior.Sources) + 1, Date: promptDate(start),
 		MaxIterations: e.settings.MaxIterations, MaxSources: backend.MaxSources})
-	rr, err := e.round(attach.With(ctx, doc), backend.Request{Prompt: prompt, Model: model}, followUpShape,
+	rr, err := e.round(ctx, backend.Request{Prompt: prompt, Model: model, Documents: []backend.Document{doc}}, followUpShape,
 		req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Question, err)
@@ -88,7 +87,7 @@ const followUpShape = `{
 
 // document is the prior research as the backend gets it: its topic, its report, and its sources numbered as the
 // follow-up cites them, delimited as the research it is.
-func (p Prior) document() attach.Document {
+func (p Prior) document() backend.Document {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<prior_research id=%q>\n# Earlier research: %s\n\n<report>\n%s\n</report>\n\n", p.ID,
 		oneLine(p.Topic), strings.TrimSpace(p.Report))
@@ -101,7 +100,7 @@ func (p Prior) document() attach.Document {
 		}
 	}
 	b.WriteString("</prior_research>\n")
-	return attach.Document{Name: priorName, Text: b.String()}
+	return backend.Document{Name: priorName, Text: b.String()}
 }
 
 // note is the line closing a follow-up's report: which report it builds on.
