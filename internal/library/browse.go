@@ -40,15 +40,20 @@ func (l *Library) Browse(query string, offset, limit int) (page []record.Summary
 		if err := l.db.QueryRow(`SELECT count(*) FROM reports`).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("browse the research library: %w", err)
 		}
-		page, err = l.excerpts(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?) FROM reports
-			ORDER BY reports.kept DESC, reports.n DESC LIMIT ? OFFSET ?`, opening, openingChars, limit, offset)
+		// The page's rows first, then their openings: a sort of the rows with their texts would read every text.
+		page, err = l.excerpts(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?) FROM reports WHERE n IN (
+			SELECT n FROM reports ORDER BY kept DESC, n DESC LIMIT ? OFFSET ?) ORDER BY kept DESC, n DESC`,
+			opening, openingChars, limit, offset)
 	} else {
 		if err := l.db.QueryRow(`SELECT count(*) FROM reports_fts WHERE reports_fts MATCH ?`, match).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("search the research library: %w", err)
 		}
+		// The same for the matches: the snippets of the page's alone.
 		page, err = l.excerpts(`SELECT `+summaryColumns+`, snippet(reports_fts, -1, '', '', '…', 16)
-			FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid WHERE reports_fts MATCH ?
-			ORDER BY reports.kept DESC, reports.n DESC LIMIT ? OFFSET ?`, plain, match, limit, offset)
+			FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid WHERE reports_fts MATCH ? AND reports.n IN (
+				SELECT reports.n FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid WHERE reports_fts MATCH ?
+				ORDER BY reports.kept DESC, reports.n DESC LIMIT ? OFFSET ?)
+			ORDER BY reports.kept DESC, reports.n DESC`, plain, match, match, limit, offset)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("browse the research library: %w", err)

@@ -3,6 +3,7 @@ package library
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -118,5 +119,30 @@ func TestReportJob(t *testing.T) {
 	}
 	if _, err := none.ReportJob(ids[0]); !errors.Is(err, record.ErrNotFound) {
 		t.Errorf("a nil library's ReportJob: %v, want ErrNotFound", err)
+	}
+}
+
+// BenchmarkBrowse is a page of /history, 25 reports with their excerpts and the count, with 10,000 reports kept: the
+// first and a late page of the whole library, and of the matches of a word in about one report in ten.
+func BenchmarkBrowse(b *testing.B) {
+	path := filepath.Join(b.TempDir(), FileName)
+	common, _ := fill(b, path, benchReports)
+	l, err := Open(path, Options{Retention: Retention{MaxReports: benchReports}, Poll: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	for _, tt := range []struct {
+		name   string
+		query  string
+		offset int
+	}{{"all/first", "", 0}, {"all/page-200", "", 5000}, {"common-word/first", common, 0}, {"common-word/last", common, 900}} {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				if page, _, err := l.Browse(tt.query, tt.offset, 25); err != nil || len(page) == 0 {
+					b.Fatalf("Browse: %d reports, %v", len(page), err)
+				}
+			}
+		})
 	}
 }
