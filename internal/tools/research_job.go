@@ -14,12 +14,13 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
 )
 
-// Research that outlives the call: an MCP call of search, deep_search, ask or structured starts a research job and
-// waits for it up to its wait budget (wait_seconds, else GEMINI_CALL_WAIT), which fits the clients that cut a call
-// at 60 s. A job that ends in time answers as the tool always did; one that does not answers Running, with its id,
-// and research_result waits on it again. A client's explicit cancel of the call that started the job cancels it; a
-// client that goes away or times out does not: the job runs on, to its own end, and its answer waits for a
-// research_result. A call made as an MCP task runs as that task, not as a job: the task outlives the call.
+// Research that outlives the call: an MCP call of search, deep_search, ask, structured or follow_up starts a
+// research job and waits for it up to its wait budget (wait_seconds, else GEMINI_CALL_WAIT), which fits the
+// clients that cut a call at 60 s. A job that ends in time answers as the tool always did; one that does not
+// answers Running, with its id, and research_result waits on it again. A client's explicit cancel of the call that
+// started the job cancels it; a client that goes away or times out does not: the job runs on, to its own end, and
+// its answer waits for a research_result. A call made as an MCP task runs as that task, not as a job: the task
+// outlives the call.
 
 // DefaultCallWait is how long a call waits for its research when neither the call nor GEMINI_CALL_WAIT says.
 const DefaultCallWait = 45 * time.Second
@@ -121,15 +122,15 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 	return sv
 }
 
-// Start starts tool (search, deep_search, ask or structured) with args, its arguments as a client's call would
-// give them, as a research job, and returns the job's id at once: the research_id that ResearchResult and
+// Start starts tool (search, deep_search, ask, structured or follow_up) with args, its arguments as a client's call
+// would give them, as a research job, and returns the job's id at once: the research_id that ResearchResult and
 // ResearchCancel take. ctx gives the job its values, not its end. A tool that is no research tool, or arguments
 // it refuses, are an *Error.
 func (t *Tools) Start(ctx context.Context, tool string, args json.RawMessage) (string, error) {
 	start := t.starts[tool]
 	if start == nil {
 		return "", &Error{Code: backend.CodeInvalidArgument, Message: fmt.Sprintf("%q is no research tool", tool),
-			Details: "Start search, deep_search, ask or structured."}
+			Details: "Start search, deep_search, ask, structured or follow_up."}
 	}
 	return start(ctx, args)
 }

@@ -15,7 +15,7 @@ import (
 // researchIDArgument is the research_id of research_result and research_cancel.
 func researchIDArgument() mcp.ToolOption {
 	return mcp.WithString("research_id", mcp.Required(), mcp.Pattern(kept.JobIDPattern),
-		mcp.Description("The research_id a search, deep_search, ask or structured call answered with status running."))
+		mcp.Description("The research_id a search, deep_search, ask, structured or follow_up call answered with status running."))
 }
 
 // ResearchResultArgs are the arguments of research_result.
@@ -27,7 +27,7 @@ type ResearchResultArgs struct {
 func researchResultTool() mcp.Tool {
 	return mcp.NewTool("research_result",
 		mcp.WithTitleAnnotation("Wait for research"),
-		mcp.WithDescription("Waits for research that a search, deep_search, ask or structured call left running (it "+
+		mcp.WithDescription("Waits for research that a search, deep_search, ask, structured or follow_up call left running (it "+
 			"answered status running with a research_id), and returns its answer, as that tool returns it. When the "+
 			"research still runs at the end of the wait, it answers status running again: call it again. Reports stay "+
 			"in the research library after the research ends, also across restarts."),
@@ -58,7 +58,7 @@ type ResearchCancelArgs struct {
 func researchCancelTool() mcp.Tool {
 	return mcp.NewTool("research_cancel",
 		mcp.WithTitleAnnotation("Cancel research"),
-		mcp.WithDescription("Cancels research that a search, deep_search, ask or structured call left running, and "+
+		mcp.WithDescription("Cancels research that a search, deep_search, ask, structured or follow_up call left running, and "+
 			"says how it ended: cancelled, or done or failed when it ended first."),
 		researchIDArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.Cancel)),

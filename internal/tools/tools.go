@@ -84,7 +84,8 @@ const Instructions = "Web research through Gemini (the Gemini CLI agent, or the 
 	"response limit comes in parts: fetch the rest with `fetch_chunk`. Research that outlasts a call's wait " +
 	"(wait_seconds, 45 s by default) goes on: the call answers status running with a research_id, and " +
 	"`research_result` returns the answer (`research_cancel` stops it); never start the same research again. " +
-	"`list_research` finds past reports by their words; each is the resource research://reports/{id}. `ping` " +
+	"`list_research` finds past reports by their words; each is the resource research://reports/{id}. " +
+	"`follow_up` asks a further question about a finished report, building on its sources. `ping` " +
 	"says at once which backend serves and whether it is set up."
 
 // Tools is the catalogue of tools of one server.
