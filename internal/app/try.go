@@ -81,7 +81,7 @@ func (a *App) Follow(id string) (web.Progress, error) {
 	p.State = record.JobDone
 	if rep, err := a.library.Get(job.ReportID); err == nil {
 		p.Report, p.ReportID = &rep, rep.ID
-	} else if answer, ok := res.CallToolResult().StructuredContent.(tools.Report); ok {
+	} else if answer, ok := tools.ReportOf(res); ok {
 		// The library keeps no report (it keeps none, or cannot be used): the answer the job holds, as a client got it.
 		rep := historyReport(p.Tool, answer.Report, time.Now())
 		p.Report = &rep

@@ -15,7 +15,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
-	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
 
@@ -176,25 +175,5 @@ func (t *Tools) readReport(_ context.Context, req mcp.ReadResourceRequest) ([]mc
 		return nil, fmt.Errorf("no report %s in the research library: %w", req.Params.URI, err)
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown",
-		Text: reportMarkdown(rep)}}, nil
-}
-
-// reportMarkdown is a kept report as its resource holds it: a quoted line with its tool, date and topic, its text,
-// and its sources when the text does not list them.
-func reportMarkdown(rep kept.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "> %s, %s: %s\n\n", rep.Tool, rep.Started.UTC().Format(time.RFC3339),
-		strings.Join(strings.Fields(rep.Topic), " "))
-	b.WriteString(rep.Markdown)
-	if len(rep.Sources) > 0 && !strings.Contains(rep.Markdown, rep.Sources[0].URL) {
-		b.WriteString("\n\n## Sources\n")
-		for i, s := range rep.Sources {
-			if s.Title == "" {
-				fmt.Fprintf(&b, "%d. %s\n", i+1, s.URL)
-			} else {
-				fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, s.Title, s.URL)
-			}
-		}
-	}
-	return b.String()
+		Text: rep.Document()}}, nil
 }

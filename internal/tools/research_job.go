@@ -186,6 +186,16 @@ func (r ofJob) CallToolResult() *mcp.CallToolResult {
 	return res
 }
 
+// ReportOf is the report r answers, a research job's answer included; false for an answer that is no report (a
+// raw one, an answer of ask's, Running, …).
+func ReportOf(r Result) (*Report, bool) {
+	if j, ok := r.(ofJob); ok {
+		r = j.Result
+	}
+	rep, ok := r.(*Report)
+	return rep, ok
+}
+
 // errResearchNotFound is the error of research_result and research_cancel for an id the server does not hold.
 func errResearchNotFound(id string) *Error {
 	return &Error{Code: backend.CodeResearchNotFound, Message: fmt.Sprintf("no research with id %q: it is unknown, "+

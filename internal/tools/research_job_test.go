@@ -170,7 +170,7 @@ func TestStartWithoutACall(t *testing.T) {
 	}
 	wait := 600
 	res, err := tl.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &wait})
-	if rep, ok := res.(ofJob).Result.(*Report); err != nil || !ok || !rep.Success || rep.Report.Report == "" {
+	if rep, ok := ReportOf(res); err != nil || !ok || !rep.Success || rep.Report.Report == "" {
 		t.Fatalf("research_result of the started search = %#v, %v; want its report", res, err)
 	}
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/yuin/goldmark"
@@ -96,7 +95,7 @@ func (pg *reportPage) show(w http.ResponseWriter, rep record.Report, change func
 		http.Error(w, "The report could not be shown", http.StatusInternalServerError)
 		return
 	}
-	p := reportPageView{reportView: v, CSRF: pg.h.csrf, Document: document(rep), Actions: pg.h.research != nil}
+	p := reportPageView{reportView: v, CSRF: pg.h.csrf, Document: rep.Document(), Actions: pg.h.research != nil}
 	change(&p)
 	p.Nonce = withScripts(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -170,27 +169,7 @@ func (pg *reportPage) download(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": fileName(rep.Summary)}))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = io.WriteString(w, document(rep))
-}
-
-// document is rep as one Markdown document, as Download saves it and Copy Markdown copies it: a quoted line with its
-// tool, date and topic, its text, and its sources when the text does not list them. It is what clients read as the
-// report's resource (research://reports/{id}).
-func document(rep record.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "> %s, %s: %s\n\n", rep.Tool, rep.Started.UTC().Format(time.RFC3339), oneLine(rep.Topic, -1))
-	b.WriteString(rep.Markdown)
-	if len(rep.Sources) > 0 && !strings.Contains(rep.Markdown, rep.Sources[0].URL) {
-		b.WriteString("\n\n## Sources\n")
-		for i, s := range rep.Sources {
-			if s.Title == "" {
-				fmt.Fprintf(&b, "%d. %s\n", i+1, s.URL)
-			} else {
-				fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, s.Title, s.URL)
-			}
-		}
-	}
-	return b.String()
+	_, _ = io.WriteString(w, rep.Document())
 }
 
 // fileNameTopic is how many characters of a report's topic its file name keeps.

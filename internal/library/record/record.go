@@ -45,6 +45,26 @@ type Report struct {
 	Sources  []Source
 }
 
+// Document is r as one Markdown document: a quoted line with its tool, date and topic, its text, and its sources
+// when the text does not list them. It is what clients read as the report's resource (research://reports/{id}),
+// and what people copy and download from its page.
+func (r Report) Document() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "> %s, %s: %s\n\n", r.Tool, r.Started.UTC().Format(time.RFC3339), strings.Join(strings.Fields(r.Topic), " "))
+	b.WriteString(r.Markdown)
+	if len(r.Sources) > 0 && !strings.Contains(r.Markdown, r.Sources[0].URL) {
+		b.WriteString("\n\n## Sources\n")
+		for i, s := range r.Sources {
+			if s.Title == "" {
+				fmt.Fprintf(&b, "%d. %s\n", i+1, s.URL)
+			} else {
+				fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, s.Title, s.URL)
+			}
+		}
+	}
+	return b.String()
+}
+
 // Result is "partial" for a report cut off by the timeout, else "ok".
 func (s Summary) Result() string {
 	if s.Partial {
