@@ -207,6 +207,14 @@ func (s *scenario) env(extra ...string) []string {
 	return append(env, extra...)
 }
 
+// otherInstall is the environment of a server installed apart from the scenario's own: its config dir, and its
+// data dir, where the research library keeps its reports and, with them, the result cache (the servers of one data
+// dir share them: an answer one of them cached would spare the other its research).
+func (s *scenario) otherInstall(name string) []string {
+	return []string{"GEMINI_SEARCH_CONFIG_DIR=" + filepath.Join(s.root, "config-"+name),
+		"XDG_DATA_HOME=" + filepath.Join(s.root, "data-"+name)}
+}
+
 // newLog returns a buffer for a program's output, saved with the scenario's logs.
 func (s *scenario) newLog(name string) *syncBuffer {
 	b := &syncBuffer{name: name}

@@ -251,13 +251,21 @@ func TestToolsOffered(t *testing.T) {
 	checkRanWithWorkspace(t, s, plainTools, 1)
 	seen := len(s.mock.Requests())
 
-	withFC := s.startHTTP("GEMINI_SEARCH_CONFIG_DIR="+filepath.Join(s.root, "config-firecrawl"), "FIRECRAWL_API_URL="+s.firecrawlURL)
+	withFC := s.startHTTP(append(s.otherInstall("firecrawl"), "FIRECRAWL_API_URL="+s.firecrawlURL)...)
 	out = s.sdk(sdkRequest{Transport: "http", URL: withFC.url, Arguments: map[string]any{"query": question}}, nil)
 	checkGroundedReport(t, "with firecrawl", out.Result)
+	chats := 0
 	for _, r := range s.mock.Requests()[seen:] {
-		if r.Kind == mg.KindChat && !slices.Equal(sorted(r.Tools), sorted(firecrawlTools)) {
+		if r.Kind != mg.KindChat {
+			continue
+		}
+		chats++
+		if !slices.Equal(sorted(r.Tools), sorted(firecrawlTools)) {
 			t.Errorf("with Firecrawl, request %d offered %q, want exactly %q", r.Seq, sorted(r.Tools), sorted(firecrawlTools))
 		}
+	}
+	if chats == 0 {
+		t.Error("with Firecrawl, the CLI never asked the model")
 	}
 	checkNeverOffered(t, s)
 }
@@ -1328,8 +1336,7 @@ func TestUserMCPServersStayOut(t *testing.T) {
 		env   []string
 		tools []string
 	}{
-		{"with Firecrawl", []string{"GEMINI_SEARCH_CONFIG_DIR=" + filepath.Join(s.root, "config-firecrawl"),
-			"FIRECRAWL_API_URL=" + s.firecrawlURL}, firecrawlTools},
+		{"with Firecrawl", append(s.otherInstall("firecrawl"), "FIRECRAWL_API_URL="+s.firecrawlURL), firecrawlTools},
 		{"without Firecrawl", nil, plainTools},
 	} {
 		seen := len(s.mock.Requests())
