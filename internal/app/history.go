@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -77,11 +78,14 @@ func historyReport(tool string, rep research.Report, now time.Time) record.Repor
 	if err != nil {
 		started = now.Add(-took)
 	}
+	m.Cached, m.CacheAgeMS = false, nil // how the report was made, not how this call got it
+	metadata, _ := json.Marshal(m)      // plain values
 	return record.Report{
 		Summary: record.Summary{Tool: tool, Topic: m.Topic, Depth: m.Depth, Model: m.Model, Backend: m.Backend,
 			Started: started, Duration: took, Partial: rep.Partial},
 		Markdown: rep.Report,
 		Sources:  sources(m),
+		Metadata: metadata,
 	}
 }
 

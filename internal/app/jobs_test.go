@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ func TestResearchAnswersAfterARestart(t *testing.T) {
 	again := structuredOf(t, connectTo(t, newAppIn(t, env(), cache, data)), "research_result", map[string]any{"research_id": id})
 	if again["success"] != true || again["report"] != report["report"] {
 		t.Errorf("research_result after a restart = %v, want the report %q", again, report["report"])
+	}
+	if !reflect.DeepEqual(again["metadata"], report["metadata"]) {
+		t.Errorf("metadata after a restart = %v, want it as researched: %v", again["metadata"], report["metadata"])
 	}
 }
 

@@ -81,3 +81,26 @@ func openRaw(path string) (*sql.DB, error) {
 	}
 	return sql.Open("sqlite", path)
 }
+
+// TestMetadataKept: a report's metadata comes back as it was kept; one kept without (an earlier release's) has none.
+func TestMetadataKept(t *testing.T) {
+	t.Parallel()
+	l := open(t, dbPath(t), keepAll, nil)
+	r := report("with metadata", time.Now())
+	r.Metadata = []byte(`{"rounds":2,"search_queries_used":["go 1.26"]}`)
+	id, err := l.Add(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Get(id)
+	if err != nil || string(got.Metadata) != string(r.Metadata) {
+		t.Errorf("Get = %s, %v; want the metadata kept: %s", got.Metadata, err, r.Metadata)
+	}
+	id, err = l.Add(report("without", time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Get(id); err != nil || got.Metadata != nil {
+		t.Errorf("Get of a report kept without metadata = %s, %v; want none", got.Metadata, err)
+	}
+}

@@ -32,7 +32,7 @@ func (l *Library) Add(r record.Report) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	size := int64(len(r.Topic) + len(r.Markdown) + len(sources))
+	size := int64(len(r.Topic) + len(r.Markdown) + len(sources) + len(r.Metadata))
 	if ret.MaxBytes > 0 && size > ret.MaxBytes {
 		return "", fmt.Errorf("keep the report in the research library: %d bytes, more than the library's %d", size,
 			ret.MaxBytes)
@@ -48,9 +48,10 @@ func (l *Library) Add(r record.Report) (string, error) {
 		for range 10 { // a fresh id: two reports kept in the same microsecond differ by their random part
 			id = record.NewID(now)
 			res, err := tx.Exec(`INSERT INTO reports (id, tool, topic, depth, model, backend, started, took_ms, partial,
-				size, kept, markdown, sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				size, kept, markdown, sources, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO NOTHING`,
 				id, r.Tool, r.Topic, r.Depth, r.Model, r.Backend, micros(r.Started), r.Duration.Milliseconds(),
-				r.Partial, size, micros(now), r.Markdown, string(sources))
+				r.Partial, size, micros(now), r.Markdown, string(sources), string(r.Metadata))
 			if err != nil {
 				return err
 			}
@@ -110,9 +111,9 @@ func (l *Library) Get(id string) (record.Report, error) {
 		return record.Report{}, record.ErrNotFound
 	}
 	var r record.Report
-	var sources string
-	err := l.db.QueryRow(`SELECT `+summaryColumns+`, markdown, sources FROM reports WHERE id = ?`, id).Scan(
-		append(summaryFields(&r.Summary), &r.Markdown, &sources)...)
+	var sources, metadata string
+	err := l.db.QueryRow(`SELECT `+summaryColumns+`, markdown, sources, metadata FROM reports WHERE id = ?`, id).Scan(
+		append(summaryFields(&r.Summary), &r.Markdown, &sources, &metadata)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return record.Report{}, record.ErrNotFound
 	}
@@ -124,6 +125,9 @@ func (l *Library) Get(id string) (record.Report, error) {
 	}
 	if len(r.Sources) == 0 {
 		r.Sources = nil
+	}
+	if metadata != "" {
+		r.Metadata = json.RawMessage(metadata)
 	}
 	return r, nil
 }

@@ -71,4 +71,6 @@ CREATE TABLE cache (
 ) STRICT;
 CREATE INDEX cache_at ON cache(at);
 `,
+	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before).
+	`ALTER TABLE reports ADD COLUMN metadata TEXT NOT NULL DEFAULT '';`,
 }

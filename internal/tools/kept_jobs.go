@@ -185,12 +185,17 @@ func (t *Tools) keptAnswer(id string) (Result, error) {
 	return nil, &Error{Code: backend.Code(j.ErrorCode), Message: j.ErrorMessage, Details: j.ErrorDetails}
 }
 
-// researchReportOf is a report the library keeps, as the engine made it.
+// researchReportOf is a report the library keeps, as the engine made it: with the metadata it was kept with, else
+// (a report of an earlier release) what its summary and sources say of it.
 func researchReportOf(rep kept.Report) research.Report {
-	md := research.Metadata{Topic: rep.Topic, Depth: rep.Depth, Model: rep.Model, Backend: rep.Backend,
-		DurationMS: rep.Duration.Milliseconds(), Timestamp: rep.Started.UTC().Format(time.RFC3339)}
-	for _, s := range rep.Sources {
-		md.SourcesVisited = append(md.SourcesVisited, s.URL)
+	var md research.Metadata
+	if len(rep.Metadata) == 0 || json.Unmarshal(rep.Metadata, &md) != nil {
+		md = research.Metadata{Topic: rep.Topic, Depth: rep.Depth, Model: rep.Model, Backend: rep.Backend,
+			DurationMS: rep.Duration.Milliseconds(), Timestamp: rep.Started.UTC().Format(time.RFC3339),
+			SourcesVisited: []string{}, SearchQueriesUsed: []string{}}
+		for _, s := range rep.Sources {
+			md.SourcesVisited = append(md.SourcesVisited, s.URL)
+		}
 	}
 	return research.Report{Success: true, Report: rep.Markdown, Partial: rep.Partial, Metadata: md}
 }

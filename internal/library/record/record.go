@@ -34,7 +34,7 @@ type Summary struct {
 	Started  time.Time
 	Duration time.Duration
 	Partial  bool   // cut off by the timeout: the report is what was produced in time
-	Size     int64  // bytes of the report's text and sources, as the library's size limit counts them
+	Size     int64  // bytes of the report's text, sources and metadata, as the library's size limit counts them
 	Excerpt  string // a search's words in their context in the report, on one line; "" in a plain list
 }
 
@@ -43,6 +43,10 @@ type Report struct {
 	Summary
 	Markdown string
 	Sources  []Source
+	// Metadata is how the report was made, as the research engine tells it (its metadata as JSON: the sources
+	// cited, claims verified, queries, rounds…), which the library keeps as it is given; nil for a report kept
+	// without it (by an earlier release).
+	Metadata json.RawMessage
 }
 
 // Document is r as one Markdown document: a quoted line with its tool, date and topic, its text, and its sources
