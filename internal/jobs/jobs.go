@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -111,7 +112,7 @@ func (j *Job[R]) Cancel(cause error) { j.cancel(cause) }
 // Registry holds the jobs of one server: the running ones, and the finished ones for Kept.
 type Registry[R any] struct {
 	lifetime context.Context // ends at the server's shutdown, and every job with it
-	size     func(R) int     // about how many bytes a result holds
+	opts     Options[R]
 	now      func() time.Time
 
 	wg       sync.WaitGroup // the runs of the jobs started
@@ -120,21 +121,37 @@ type Registry[R any] struct {
 	finished *expiring.Map[string, *Job[R]]
 }
 
-// New returns a registry whose jobs end at the latest when lifetime does; size tells about how many bytes a
-// result holds, for the bound on the finished jobs kept.
-func New[R any](lifetime context.Context, size func(R) int) *Registry[R] {
-	return &Registry[R]{lifetime: lifetime, size: size, now: time.Now, running: map[string]*Job[R]{},
+// Options configure a Registry.
+type Options[R any] struct {
+	Size       func(R) int // about how many bytes a result holds, for the bound on the finished jobs kept
+	MaxRunning int         // how many jobs may run at once; 0: no bound
+	// Ended, when set, is told how each job ended (its error; nil: done), on the job's goroutine, before Done is
+	// closed: a run that panicked included.
+	Ended func(j *Job[R], err error)
+}
+
+// ErrFull is Start's error when Options.MaxRunning jobs run already.
+var ErrFull = errors.New("the most research jobs this server runs at once are running")
+
+// New returns a registry whose jobs end at the latest when lifetime does.
+func New[R any](lifetime context.Context, o Options[R]) *Registry[R] {
+	return &Registry[R]{lifetime: lifetime, opts: o, now: time.Now, running: map[string]*Job[R]{},
 		finished: expiring.New[string, *Job[R]](Kept, maxKeptBytes, maxKept)}
 }
 
-// Start runs run as a new job of tool about topic, on a goroutine of its own, and returns it at once. The job's
-// context keeps ctx's values but not its end: it ends with the server (lifetime), with Cancel, or with run.
-func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(context.Context, *Job[R]) (R, error)) *Job[R] {
+// Start runs run as a new job of tool about topic, on a goroutine of its own, and returns it at once; ErrFull when
+// Options.MaxRunning jobs run already. The job's context keeps ctx's values but not its end: it ends with the
+// server (lifetime), with Cancel, or with run.
+func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(context.Context, *Job[R]) (R, error)) (*Job[R], error) {
+	r.mu.Lock()
+	if r.opts.MaxRunning > 0 && len(r.running) >= r.opts.MaxRunning {
+		r.mu.Unlock()
+		return nil, ErrFull
+	}
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(r.lifetime, func() { cancel(context.Cause(r.lifetime)) })
 	j := &Job[R]{ID: record.NewJobID(), Tool: tool, Topic: topic, Started: r.now(), cancel: cancel, done: make(chan struct{}),
 		stage: "starting"}
-	r.mu.Lock()
 	r.running[j.ID] = j
 	r.mu.Unlock()
 	r.wg.Add(1)
@@ -143,16 +160,24 @@ func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(co
 		defer stop()
 		res, err := runRecovered(jobCtx, j, run)
 		cancel(context.Canceled)
+		if r.opts.Ended != nil {
+			r.opts.Ended(j, err)
+		}
 		j.mu.Lock()
 		j.res, j.err, j.ended = res, err, r.now()
+		j.draft = "" // the result stands now; a finished job is kept by its result's size alone
 		j.mu.Unlock()
 		r.mu.Lock()
 		delete(r.running, j.ID)
-		r.finished.Put(j.ID, j, r.size(res), j.ended)
+		size := 0
+		if r.opts.Size != nil {
+			size = r.opts.Size(res)
+		}
+		r.finished.Put(j.ID, j, size, j.ended)
 		r.mu.Unlock()
 		close(j.done)
 	}()
-	return j
+	return j, nil
 }
 
 // runRecovered runs run, turning a panic in it into its error: a job runs on a goroutine of its own, where a panic

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
 )
@@ -121,6 +122,13 @@ func record[R Result](ctx context.Context, t *Tools, tool, subject string, call 
 	if job != nil {
 		tracker.Research(job.ID)
 	}
+	defer func() {
+		if p := recover(); p != nil { // not running any more: whoever recovers (the job, mcp-go) says what failed
+			tracker.End(failureOf(&Error{Code: backend.CodeInternal, Message: fmt.Sprintf("the research failed "+
+				"unexpectedly: %v", p)}))
+			panic(p)
+		}
+	}()
 	res, err := call(ctx)
 	if err != nil {
 		tracker.End(failureOf(AsError(err)))

@@ -47,13 +47,12 @@ func ResearchID(ctx context.Context) string {
 	return ""
 }
 
-// keepStart keeps job, started with args, in the library as running, and its stage as it changes (keepStages)
-// until stop is called.
-func (t *Tools) keepStart(job *jobs.Job[Result], args any) (stop func()) {
+// keepStart keeps job, started with args, in the library as running, and its stage as it changes (keepStages).
+func (t *Tools) keepStart(job *jobs.Job[Result], args any) {
 	raw, _ := json.Marshal(args) // plain structs
 	t.logKept(job.ID, t.opts.Library.PutJob(kept.Job{ID: job.ID, Tool: job.Tool, Topic: job.Topic, Args: raw,
 		State: kept.JobRunning, Started: job.Started}))
-	return t.keepStages(job)
+	t.stageKeepers.Store(job.ID, t.keepStages(job))
 }
 
 // stageEvery is how often at most a job's stage is written to the library: what another server sharing it shows
@@ -100,9 +99,14 @@ func (t *Tools) keepStages(job *jobs.Job[Result]) (stop func()) {
 	}
 }
 
-// keepEnd keeps how job id ended, with err: done (the App links its report), interrupted when the server's stop
-// ended it (shutdown), cancelled or failed, with the error.
-func (t *Tools) keepEnd(id string, err error, shutdown bool) {
+// keepEnd keeps how job ended, with err, once its stages are written: done (the App links its report),
+// interrupted when the server's stop ended it, cancelled or failed, with the error. The job registry tells it of
+// every end, a run that panicked included.
+func (t *Tools) keepEnd(job *jobs.Job[Result], err error) {
+	if stop, ok := t.stageKeepers.LoadAndDelete(job.ID); ok {
+		stop.(func())()
+	}
+	shutdown, id := t.opts.Lifetime.Err() != nil, job.ID
 	_, err = t.opts.Library.UpdateJob(id, func(j *kept.Job) {
 		j.State = endState(err)
 		switch {
@@ -133,11 +137,18 @@ func (t *Tools) logKept(id string, err error) {
 	}
 }
 
+// ownerCheckEvery is how often waitKept reads a job again without a change to the library: a server that died
+// writes nothing more, and a read finds its job interrupted once its lock is gone.
+const ownerCheckEvery = 2 * time.Second
+
 // waitKept waits up to budget for research job id, which this process does not hold, as the library keeps it (a
-// job another server sharing the library runs ends there), and answers as keptAnswer does.
+// job another server sharing the library runs ends there, or is found interrupted when that server died), and
+// answers as keptAnswer does at the end of the wait.
 func (t *Tools) waitKept(ctx context.Context, id string, budget time.Duration) (Result, error) {
 	timeout := time.NewTimer(budget)
 	defer timeout.Stop()
+	check := time.NewTicker(ownerCheckEvery)
+	defer check.Stop()
 	for {
 		changed := t.opts.Library.Changed() // before the read: a change after it closes this one
 		res, err := t.keptAnswer(id)
@@ -146,10 +157,11 @@ func (t *Tools) waitKept(ctx context.Context, id string, budget time.Duration) (
 		}
 		select {
 		case <-changed:
+		case <-check.C:
 		case <-timeout.C:
-			return res, err
+			return t.keptAnswer(id)
 		case <-ctx.Done():
-			return res, err
+			return t.keptAnswer(id)
 		}
 	}
 }

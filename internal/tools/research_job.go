@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,20 +81,18 @@ func (r *Running) size() int { return 0 }
 func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, A) (Result, error),
 	subject func(A) string, wait func(A) *int) server.ServerTool {
 	start := func(ctx context.Context, args A) (*jobs.Job[Result], error) {
-		if n := len(t.jobs.Running()); n >= maxRunningJobs {
-			return nil, &Error{Code: backend.CodeUnavailable, Message: fmt.Sprintf("%d research jobs are running, the "+
-				"most this server runs at once", n), Details: "Wait for one with research_result, or cancel one with " +
-				"research_cancel, then call again."}
-		}
 		// The job tells its stages to whoever waits; the progress token is the call's, not the job's.
 		jobCtx := context.WithValue(ctx, progressTokenKey{}, nil)
-		return t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
-			stopKeeping := t.keepStart(job, args)
-			res, err := call(withJob(ctx, job), args)
-			stopKeeping()
-			t.keepEnd(job.ID, err, t.opts.Lifetime.Err() != nil)
-			return res, err
-		}), nil
+		job, err := t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
+			t.keepStart(job, args) // and the registry tells keepEnd how it ended
+			return call(withJob(ctx, job), args)
+		})
+		if errors.Is(err, jobs.ErrFull) {
+			return nil, &Error{Code: backend.CodeUnavailable, Message: fmt.Sprintf("%d research jobs are running, the "+
+				"most this server runs at once", maxRunningJobs), Details: "Wait for one with research_result, or " +
+				"cancel one with research_cancel, then call again."}
+		}
+		return job, err
 	}
 	sv := handler(t, tool, func(ctx context.Context, args A) (Result, error) {
 		if taskOf(ctx) != nil { // a task outlives the call itself: it is the job

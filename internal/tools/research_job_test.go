@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,37 +201,50 @@ func TestResearchOfAnotherServer(t *testing.T) {
 		t.Cleanup(func() { lib.Close() })
 		return lib
 	}
-	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
-	runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
-		KillGrace: 300 * time.Millisecond, ExtraEnv: fake.Env()})
-	engine, err := research.New(runner, research.Settings{MaxRounds: 2}, nil)
-	if err != nil {
-		t.Fatal(err)
+	engineOf := func(scenario string, env ...string) Engine {
+		fake := geminitest.NewLocal(t, scenario)
+		runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
+			KillGrace: 300 * time.Millisecond, ExtraEnv: append(fake.Env(), env...)})
+		engine, err := research.New(runner, research.Settings{MaxRounds: 2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return engine
 	}
-	running := New(engine, Options{Version: "test", Library: open()})
-	other := New(engine, Options{Version: "test", Library: open()}) // holds none of running's jobs
-
-	id, err := running.Start(context.Background(), "search", json.RawMessage(`{"query": "hangs"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := New(engineOf(geminitest.ScenarioOK), Options{Version: "test", Library: open()}) // holds no job of theirs
 	noWait, longWait := 0, 600
+
+	hanging := New(engineOf(geminitest.ScenarioHang), Options{Version: "test", Library: open()})
+	id, err := hanging.Start(context.Background(), "search", json.RawMessage(`{"query": "hangs"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testkit.WaitFor(t, "the other server to show the research's stage", func() bool {
 		res, err := other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &noWait})
 		r, ok := res.(*Running)
 		return err == nil && ok && r.Stage != "" && strings.Contains(r.Next, id)
 	})
-
-	ended := make(chan error, 1)
-	go func() {
-		_, err := other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &longWait})
-		ended <- err
-	}()
-	if _, err := running.ResearchCancel(context.Background(), ResearchCancelArgs{ResearchID: id}); err != nil {
+	if _, err := hanging.ResearchCancel(context.Background(), ResearchCancelArgs{ResearchID: id}); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-ended; AsError(err).Code != backend.CodeCancelled {
-		t.Errorf("the other server's research_result = %v, want it to wait for the research's end: CANCELLED", err)
+	_, err = other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &noWait})
+	if AsError(err).Code != backend.CodeCancelled {
+		t.Errorf("the other server's research_result of cancelled research = %v, want CANCELLED", err)
+	}
+
+	slow := New(engineOf(geminitest.ScenarioSlow, geminitest.EnvDelay+"=1s"), Options{Version: "test", Library: open()})
+	id, err = slow.Start(context.Background(), "search", json.RawMessage(`{"query": "takes a second"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "the other server to see the research", func() bool { // kept as its run begins
+		_, err := other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &noWait})
+		return err == nil
+	})
+	// Without the App, nothing keeps a report for the job: research_result answers that its report is not kept.
+	res, err := other.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &longWait})
+	if _, running := res.(*Running); running || !strings.Contains(fmt.Sprint(err), "ended") {
+		t.Errorf("the other server's research_result = %#v, %v; want it to wait for the research's end", res, err)
 	}
 }
 
@@ -253,4 +267,38 @@ func TestRunningDeepSearchShowsItsDraft(t *testing.T) {
 		t.Errorf("research_result while verifying = %v, want status running with round 1's report as a draft", draft)
 	}
 	call(context.Background(), t, c, "research_cancel", map[string]any{"research_id": id}, nil)
+}
+
+// panickingEngine's research panics, as a bug in it would.
+type panickingEngine struct{ Engine }
+
+func (panickingEngine) Search(context.Context, research.SearchRequest) (research.Report, error) {
+	panic("a bug in the research")
+}
+
+// TestResearchThatPanics: research that panics ends its job as failed, with the panic as its error, in the
+// library too, and is no longer listed as running.
+func TestResearchThatPanics(t *testing.T) {
+	t.Parallel()
+	lib, err := library.Open(filepath.Join(t.TempDir(), "library.db"), library.Options{Poll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	reg := activity.New()
+	tl := New(panickingEngine{}, Options{Version: "test", Library: lib, Activity: reg})
+	id, err := tl.Start(context.Background(), "search", json.RawMessage(`{"query": "panics"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := 600
+	if _, err := tl.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &wait}); !strings.Contains(fmt.Sprint(err), "a bug in the research") {
+		t.Errorf("research_result = %v, want the panic as the research's error", err)
+	}
+	if j, err := lib.Job(id); err != nil || j.State != kept.JobFailed || !strings.Contains(j.ErrorMessage, "a bug in the research") {
+		t.Errorf("the library keeps the job as %+v, %v; want it failed with the panic", j, err)
+	}
+	if running := reg.Snapshot().Running; len(running) != 0 {
+		t.Errorf("running searches %+v after the research panicked, want none", running)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -97,6 +98,8 @@ type Tools struct {
 	all    []server.ServerTool
 	checks map[string]*argcheck.Arguments                                    // by tool name
 	starts map[string]func(context.Context, json.RawMessage) (string, error) // the research tools', by name: Start
+	// stageKeepers stop writing the stages of the running jobs to the library (keepStages), by job id.
+	stageKeepers sync.Map
 }
 
 // New returns the research tools over engine.
@@ -126,8 +129,8 @@ func New(engine Engine, o Options) *Tools {
 		o.Library = noLibrary{}
 	}
 	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{},
-		starts: map[string]func(context.Context, json.RawMessage) (string, error){},
-		jobs:   jobs.New(o.Lifetime, resultBytes)}
+		starts: map[string]func(context.Context, json.RawMessage) (string, error){}}
+	t.jobs = jobs.New(o.Lifetime, jobs.Options[Result]{Size: resultBytes, MaxRunning: maxRunningJobs, Ended: t.keepEnd})
 	if o.Sweeper != nil {
 		o.Sweeper.Add(t.chunks.Sweep)
 		o.Sweeper.Add(t.jobs.Sweep)
