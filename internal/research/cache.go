@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
 )
@@ -128,7 +129,7 @@ func (c *Cache) stored(store CacheStore, key string, since time.Time) (cached, t
 const storedVersion = 1
 
 // storedReport is a report as the cache's store keeps it: the report with its metadata, and its Summary as a
-// place in its Report when it is a part of it (as cached keeps it).
+// place in its Report when it is a part of it (as cached keeps it) and the Report is UTF-8, else as its text.
 type storedReport struct {
 	Version    int    `json:"v"`
 	Report     Report `json:"report"`
@@ -157,8 +158,9 @@ func (c *Cache) put(key string, rep Report) {
 		return
 	}
 	s := storedReport{Version: storedVersion, Report: e.rep, SummaryAt: e.summaryAt, SummaryLen: e.summary}
-	if e.summaryAt < 0 {
-		s.SummaryLen, s.Summary = 0, rep.Summary
+	// JSON holds UTF-8 alone: a byte that is not becomes U+FFFD, of three, and a place in the text would be off.
+	if e.summaryAt < 0 || !utf8.ValidString(rep.Report) {
+		s.SummaryAt, s.SummaryLen, s.Summary = -1, 0, rep.Summary
 	}
 	if value, err := json.Marshal(s); err == nil { // plain values
 		store.PutCached(key, value, now, now.Add(-ttl))

@@ -52,3 +52,28 @@ func TestTheCacheKeepsItsReportsInTheLibrary(t *testing.T) {
 			len(fake.Calls()), err)
 	}
 }
+
+// TestTheStoredCacheKeepsTheSummaryOfAReportThatIsNotUTF8: a report whose text holds bytes that are not UTF-8 (a
+// page quoted in Latin-1, say) comes back from the library with its summary as researched: its encoding turns
+// each such byte into U+FFFD, of three bytes, so a place in the text would be off.
+func TestTheStoredCacheKeepsTheSummaryOfAReportThatIsNotUTF8(t *testing.T) {
+	t.Parallel()
+	lib, err := library.Open(filepath.Join(t.TempDir(), "library.db"), library.Options{Poll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	cacheOf := func() *Cache {
+		c := NewCache(time.Hour)
+		c.SetStore(lib)
+		return c
+	}
+	summary := "Prices rose 4% in the quarter."
+	cacheOf().put("k", Report{Success: true, Report: "[notice: caf\xe9 cr\xe8me]\n\n" + summary + "\n\nSources",
+		Summary: summary})
+
+	got, hit := cacheOf().get("k")
+	if !hit || got.Summary != summary {
+		t.Errorf("after a restart: summary %q (hit %v), want %q", got.Summary, hit, summary)
+	}
+}
