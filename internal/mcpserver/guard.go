@@ -226,6 +226,7 @@ type rpcMessage struct {
 		Meta struct {
 			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
 		} `json:"_meta"`
+		Reason string `json:"reason"` // a cancel's
 	} `json:"params"`
 	batch bool // the body is a JSON array: a batch of messages, of which the guard reads none
 }

@@ -73,6 +73,7 @@ func HTTPHandler(s *server.MCPServer, o HTTPOptions) http.Handler {
 		g.requireBearer,       // the token, when one is set
 		limitBody,             // maxBodyBytes, read once (413 beyond), its message peeked for the rules below
 		refuseBatches,         // no JSON-RPC batches
+		ignoreTimeouts,        // a client that timed out cancels nothing (cancels.go)
 		g.countAnswering,      // tool calls counted until answered
 		keepCalls,             // a broken connection does not cancel a call
 		g.capSessions,         // initialize: maxSessions at most

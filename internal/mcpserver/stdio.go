@@ -32,7 +32,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	for _, option := range []server.StdioOption{server.WithWorkerPoolSize(stdioWorkers), server.WithQueueSize(stdioQueue)} {
 		option(stdio)
 	}
-	err := stdio.Listen(tools.WithStdio(ctx), in, out)
+	err := stdio.Listen(tools.WithStdio(ctx), withoutTimeouts(in), out)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
