@@ -179,10 +179,8 @@ func (t *Tools) keptAnswer(id string) (Result, error) {
 	}
 	switch j.State {
 	case kept.JobRunning:
-		return &Running{Success: true, Status: "running", ResearchID: j.ID, Tool: j.Tool,
-			ElapsedMS: time.Since(j.Started).Milliseconds(), Stage: j.Stage,
-			Next: fmt.Sprintf("The research runs in another server process sharing this library. Call research_result "+
-				"with research_id %q again to keep waiting for its report; do not start a new %s.", j.ID, j.Tool)}, nil
+		return newRunning(j.ID, j.Tool, time.Since(j.Started), j.Stage, "The research runs in another server process "+
+			"sharing this library."), nil
 	case kept.JobInterrupted:
 		return nil, &Error{Code: backend.CodeResearchInterrupted, Message: "the research was interrupted: the server " +
 			"that ran it stopped before it ended", Details: "Call " + j.Tool + " again to research it anew."}

@@ -51,10 +51,7 @@ type Running struct {
 
 // runningOf is job's answer while it runs, with its draft cut to limit characters.
 func runningOf(job *jobs.Job[Result], now time.Time, limit int) *Running {
-	r := &Running{Success: true, Status: "running", ResearchID: job.ID, Tool: job.Tool,
-		ElapsedMS: now.Sub(job.Started).Milliseconds(), Stage: job.Stage(),
-		Next: fmt.Sprintf("The research is still running. Call research_result with research_id %q to keep waiting "+
-			"for its report; do not start a new %s: it would research it all again.", job.ID, job.Tool)}
+	r := newRunning(job.ID, job.Tool, now.Sub(job.Started), job.Stage(), "The research is still running.")
 	if draft := job.Draft(); draft != "" {
 		r.Report, r.Partial = draft, true
 		if cut := []rune(draft); len(cut) > limit {
@@ -62,6 +59,14 @@ func runningOf(job *jobs.Job[Result], now time.Time, limit int) *Running {
 		}
 	}
 	return r
+}
+
+// newRunning is the answer of research job id, a call of tool that has run for elapsed and does stage now, with
+// what to do next after news, a sentence about it.
+func newRunning(id, tool string, elapsed time.Duration, stage, news string) *Running {
+	return &Running{Success: true, Status: "running", ResearchID: id, Tool: tool, ElapsedMS: elapsed.Milliseconds(),
+		Stage: stage, Next: fmt.Sprintf("%s Call research_result with research_id %q to keep waiting for its report; "+
+			"do not start a new %s: it would research it all again.", news, id, tool)}
 }
 
 // CallToolResult is r as structured content, with the job's id in _meta.
