@@ -92,10 +92,14 @@ type span struct{ start, end int }
 // are the answer's own text; when the answer was JSON, its escapes are undone to find them in the decoded report.
 // A segment is looked for after the previous one first, so repeated sentences are cited in order. It returns the
 // marked report and the citations placed; a segment found nowhere is not presented as sourced.
-func cite(report string, g *backend.Grounding) (marked string, placed []backend.Citation, supported, unsupported int) {
+//
+// The markers of sources 1 to own are the answer's own (a follow-up's model cites the prior sources itself; own is
+// 0 for any other answer, whose markers mean nothing): a segment that carries a source's marker, in its text or
+// right after it, gets no second one for that source.
+func cite(report string, g *backend.Grounding, own int) (marked string, placed []backend.Citation, supported, unsupported int) {
 	type mark struct {
-		at      int
-		sources []int
+		start, at int // the segments it follows: where the first of them starts, and where they end
+		sources   []int
 	}
 	var (
 		marks []mark
@@ -117,9 +121,10 @@ func cite(report string, g *backend.Grounding) (marked string, placed []backend.
 				}
 			}
 			slices.Sort(marks[n-1].sources)
+			marks[n-1].start = min(marks[n-1].start, s.start)
 			continue
 		}
-		marks = append(marks, mark{at: s.end, sources: slices.Clone(c.Sources)})
+		marks = append(marks, mark{start: s.start, at: s.end, sources: slices.Clone(c.Sources)})
 	}
 	for _, sentence := range sentenceSpans(report) {
 		if slices.ContainsFunc(spans, func(s span) bool { return s.start < sentence.end && sentence.start < s.end }) {
@@ -129,15 +134,39 @@ func cite(report string, g *backend.Grounding) (marked string, placed []backend.
 		}
 	}
 	slices.SortStableFunc(marks, func(a, b mark) int { return cmp.Compare(a.at, b.at) })
+	var written []markerAt // the answer's own markers
+	if own > 0 {
+		written = slices.DeleteFunc(markers(report), func(m markerAt) bool { return m.n > own })
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range marks {
 		b.WriteString(report[last:m.at])
-		b.WriteString(backend.Citation{Sources: m.sources}.Marker())
+		carried := carriedMarkers(report, written, span{m.start, m.at})
+		b.WriteString(backend.Citation{Sources: slices.DeleteFunc(m.sources, func(n int) bool {
+			return slices.Contains(carried, n)
+		})}.Marker())
 		last = m.at
 	}
 	b.WriteString(report[last:])
 	return b.String(), placed, supported, unsupported
+}
+
+// carriedMarkers are the numbers of the markers (of written, report's) that segment s carries: those within it, and
+// those right after it, with nothing but blanks before each.
+func carriedMarkers(report string, written []markerAt, s span) []int {
+	var out []int
+	next := s.end
+	for _, m := range written {
+		switch {
+		case m.start >= s.start && m.end <= s.end:
+			out = append(out, m.n)
+		case m.start >= next && strings.Trim(report[next:m.start], " \t") == "":
+			out = append(out, m.n)
+			next = m.end
+		}
+	}
+	return out
 }
 
 // find locates segment in report, after from if it is there, else anywhere: as it is, or with JSON escapes undone.

@@ -129,13 +129,15 @@ func (p Prior) cited(text string, given []agentSource) (string, []backend.Source
 			number[s.Number] = n
 		}
 	}
-	return renumber(text, len(p.Sources), number), slices.Clip(all)
+	renumbered, _ := renumber(text, len(p.Sources), number)
+	return renumbered, slices.Clip(all)
 }
 
 // grounded numbers the sources of a follow-up answer the API grounded (g): the grounding's sources that are prior
 // sources (the same URL) take their numbers, the others follow from N+1, and the cited segments carry those
 // numbers. The model writes markers only for the prior sources, 1 to N (the prompt asks it to): any other it wrote
-// is dropped, from the answer and from the segments that quote it, so that each segment is still found.
+// is dropped from the answer. Each segment is then the part of the new answer where it stood in the old, whatever
+// code or word it stood next to; one found nowhere in the answer is dropped, as no marker could follow it.
 func (p Prior) grounded(text string, g *backend.Grounding) (string, *backend.Grounding) {
 	out := &backend.Grounding{Sources: slices.Clone(p.Sources), Queries: g.Queries}
 	number := map[int]int{} // the grounding's number → the report's
@@ -147,7 +149,18 @@ func (p Prior) grounded(text string, g *backend.Grounding) (string, *backend.Gro
 		}
 		number[i+1] = n
 	}
+	renumbered, moved := renumber(text, len(p.Sources), nil)
+	from := 0
 	for _, c := range g.Citations {
+		at, ok := find(text, c.Text, from)
+		if !ok {
+			continue
+		}
+		from = at.end
+		segment := renumbered[moved(at.start):moved(at.end)]
+		if strings.TrimSpace(segment) == "" {
+			continue // it was a marker, dropped
+		}
 		var sources []int
 		for _, n := range c.Sources {
 			if to, ok := number[n]; ok && !slices.Contains(sources, to) {
@@ -155,23 +168,22 @@ func (p Prior) grounded(text string, g *backend.Grounding) (string, *backend.Gro
 			}
 		}
 		slices.Sort(sources)
-		out.Citations = append(out.Citations, backend.Citation{Text: renumber(c.Text, len(p.Sources), nil),
-			Sources: sources})
+		out.Citations = append(out.Citations, backend.Citation{Text: segment, Sources: sources})
 	}
-	return renumber(text, len(p.Sources), nil), out
+	return renumbered, out
 }
 
 // marker is a citation marker, [n]. One right after a letter, digit or '_' is an index (a[1]), one before '(' a
 // link's text ([1](…)), and one in code (a fenced block or a `span`) is code.
 var marker = regexp.MustCompile(`\[([0-9]{1,4})\]`)
 
-// renumber rewrites the markers of text: [n] becomes [number[n]] when number maps n, stays when n is one of the
-// kept first numbers (1 to kept), and is dropped otherwise, with the blanks before it when punctuation, a blank or
-// the end follows.
-func renumber(text string, kept int, number map[int]int) string {
+// markerAt is a citation marker of a text: text[start:end] is [n].
+type markerAt struct{ start, end, n int }
+
+// markers are the citation markers of text, in order: not its indexes, links' texts or code.
+func markers(text string) []markerAt {
 	code := codeSpans(text)
-	out := make([]byte, 0, len(text))
-	last := 0
+	var out []markerAt
 	for _, m := range marker.FindAllStringSubmatchIndex(text, -1) {
 		start, end := m[0], m[1]
 		if start > 0 && isWordByte(text[start-1]) || end < len(text) && text[end] == '(' ||
@@ -179,18 +191,52 @@ func renumber(text string, kept int, number map[int]int) string {
 			continue
 		}
 		n, _ := strconv.Atoi(text[m[2]:m[3]])
-		out = append(out, text[last:start]...)
-		last = end
-		switch to, ok := number[n]; {
+		out = append(out, markerAt{start, end, n})
+	}
+	return out
+}
+
+// renumber rewrites the markers of text: [n] becomes [number[n]] when number maps n, stays when n is one of the
+// kept first numbers (1 to kept), and is dropped otherwise, with the blanks before it when punctuation, a blank or
+// the end follows. moved tells where a place of text is in the result: a place in a rewritten marker (or in the
+// blanks dropped with it) is the end of what replaced it.
+func renumber(text string, kept int, number map[int]int) (renumbered string, moved func(int) int) {
+	type edit struct{ from, to, at, end int } // text[from:to] became out[at:end]
+	var edits []edit
+	out := make([]byte, 0, len(text))
+	last := 0
+	for _, m := range markers(text) {
+		out = append(out, text[last:m.start]...)
+		last = m.end
+		e := edit{from: m.start, to: m.end, at: len(out)}
+		switch to, ok := number[m.n]; {
 		case ok:
 			out = fmt.Appendf(out, "[%d]", to)
-		case n >= 1 && n <= kept:
-			out = append(out, text[start:end]...)
-		case end == len(text) || !isWordByte(text[end]):
-			out = bytes.TrimRight(out, " \t")
+		case m.n >= 1 && m.n <= kept:
+			out = append(out, text[m.start:m.end]...)
+			continue
+		case m.end == len(text) || !isWordByte(text[m.end]):
+			trimmed := bytes.TrimRight(out, " \t")
+			e.from, e.at = e.from-(len(out)-len(trimmed)), len(trimmed)
+			out = trimmed
 		}
+		e.end = len(out)
+		edits = append(edits, e)
 	}
-	return string(append(out, text[last:]...))
+	moved = func(place int) int {
+		shift := 0 // where text's places after the edits so far are in out
+		for _, e := range edits {
+			switch {
+			case place <= e.from:
+				return place + shift
+			case place < e.to:
+				return e.end
+			}
+			shift = e.end - e.to
+		}
+		return place + shift
+	}
+	return string(append(out, text[last:]...)), moved
 }
 
 // codeSpans are the code of a Markdown text: its fenced blocks, and the `spans` of its other lines.

@@ -2,6 +2,7 @@ package research_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +65,44 @@ func TestFollowUpOnTheAPI(t *testing.T) {
 		if !strings.Contains(doc, want) {
 			t.Errorf("the prior report's part lacks %q:\n%s", want, doc)
 		}
+	}
+}
+
+// TestFollowUpOnTheAPIMarksEachSourceOnce: a segment the grounding cites with a prior source whose marker the model
+// wrote already, in it or right after it, gets no second marker for that source, only those of the others; and a
+// segment that spans code is found by its place in the answer, so that its citation is kept.
+func TestFollowUpOnTheAPIMarksEachSourceOnce(t *testing.T) {
+	t.Parallel()
+	prior := research.Prior{ID: "20261122T100000.123456-0a1b2c3d", Topic: "Föhn in Munich",
+		Report: "# Föhn\n\nThe Föhn is a warm wind [1]. It brings headaches, some say [2].",
+		Sources: []backend.Source{{URL: "https://de.example/foehn", Title: "Föhn-Lexikon"},
+			{URL: "https://med.example/headache", Title: "Föhn and headaches"}}}
+	mock := mg.New()
+	report := "Headaches are disputed [2]. Föhn days are warm.[1] Set the heating so:\n```\nlevel = [5]\n```\n" +
+		"That keeps a room warm."
+	answer := jsonAnswer(report)
+	// The segment of the code block, as the JSON answer has it, escapes and all.
+	code := answer[strings.Index(answer, "level = [5]") : strings.Index(answer, "warm.\"")+len("warm.")]
+	mock.Handle(mg.KindSearch, mg.Always(mg.GroundedAnswer(answer,
+		[]mg.Source{{URI: "https://med.example/headache", Title: "Headaches"}, {URI: "https://study.example/2025",
+			Title: "A 2025 study"}, {URI: "https://de.example/foehn", Title: "Föhn"}},
+		mg.Cite("Headaches are disputed [2].", 0, 1), mg.Cite("Föhn days are warm.", 2), mg.Cite(code, 1))))
+	e := apiEngine(t, mock, time.Minute, research.Settings{})
+
+	rep, err := e.FollowUp(t.Context(), research.FollowUpRequest{Question: "Does the Föhn cause headaches?", Prior: prior})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Headaches are disputed [2].[3] Föhn days are warm.[1] Set the heating so:\n```\nlevel = [5]\n```\n" +
+		"That keeps a room warm.[3]"
+	if rep.Summary != want {
+		t.Errorf("report:\n got %q\nwant %q", rep.Summary, want)
+	}
+	if c := rep.Metadata.Citations; len(c) != 3 || !slices.Equal(c[0].Sources, []int{2, 3}) ||
+		c[2].Text != "level = [5]\n```\nThat keeps a room warm." || !slices.Equal(c[2].Sources, []int{3}) {
+		t.Errorf("citations %+v, want the three segments, each with the report's numbers", c)
+	}
+	if s := rep.Metadata.ClaimsSupported; s == nil || *s != 3 {
+		t.Errorf("%v claims supported, want 3", s)
 	}
 }

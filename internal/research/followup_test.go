@@ -36,10 +36,28 @@ func TestRenumber(t *testing.T) {
 		{"a cut-off fence keeps the rest as code", "x [3]\n```\n[3]", nil, "x\n```\n[3]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := renumber(tc.text, 2, tc.number); got != tc.want {
+			if got, _ := renumber(tc.text, 2, tc.number); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// renumber tells where each place of the text went, so that a part of it is found in the result.
+func TestRenumberMovesPlaces(t *testing.T) {
+	t.Parallel()
+	text := "One [7]. Two [3] and [1]."
+	got, moved := renumber(text, 2, map[int]int{3: 4})
+	if got != "One. Two [4] and [1]." {
+		t.Fatalf("got %q", got)
+	}
+	for _, tc := range []struct{ part, want string }{
+		{"Two [3] and", "Two [4] and"}, {"[1].", "[1]."}, {"One [7].", "One."}, {"[7]. Two", ". Two"}, {text, got},
+	} {
+		at := strings.Index(text, tc.part)
+		if part := got[moved(at):moved(at+len(tc.part))]; part != tc.want {
+			t.Errorf("%q became %q, want %q", tc.part, part, tc.want)
+		}
 	}
 }
 

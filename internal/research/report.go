@@ -94,11 +94,13 @@ func (b *builder) report(now time.Time) Report {
 	text, section := b.text(), ""
 	switch g := cur.res.Grounding; {
 	case g != nil:
+		own := 0 // the sources whose markers the answer carries itself: a follow-up's prior sources
 		if b.prior != nil {
 			text, g = b.prior.grounded(text, g)
+			own = len(b.prior.Sources)
 		}
 		var supported, unsupported int
-		text, m.Citations, supported, unsupported = cite(text, g)
+		text, m.Citations, supported, unsupported = cite(text, g, own)
 		m.ClaimsSupported, m.ClaimsUnsupported = &supported, &unsupported
 		m.Sources = withSnippets(g.Sources, m.Citations)
 		section = sourcesSection(m.Sources, g.Queries)
