@@ -25,16 +25,10 @@ func (a *App) Browse(query string, offset, limit int) (page []record.Summary, to
 // its jobs kept as running by another owner (those of servers that are gone are marked interrupted first). A library
 // that cannot be read lists none, and the log says why.
 func (a *App) ResearchElsewhere() []record.Job {
-	running, err := a.library.Jobs(record.JobRunning, maxElsewhere)
+	elsewhere, err := a.library.RunningElsewhere(maxElsewhere)
 	if err != nil {
 		a.log.Warn("cannot list the research running in other servers", "err", err)
 		return nil
-	}
-	var elsewhere []record.Job
-	for _, j := range running {
-		if j.Owner != a.library.Owner() {
-			elsewhere = append(elsewhere, j)
-		}
 	}
 	return elsewhere
 }

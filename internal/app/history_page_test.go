@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
@@ -135,6 +137,32 @@ func TestLibraryPages(t *testing.T) {
 	}
 	if body := b.get(loc); !strings.Contains(body, "Reports (1)") || strings.Contains(body, "what the pages find</a>") {
 		t.Errorf("/history after Delete:\n%s", body)
+	}
+}
+
+// TestResearchElsewhereBesidesManyHere: /history shows the research another server sharing the library runs, however
+// many jobs this server runs that started after it.
+func TestResearchElsewhereBesidesManyHere(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	a, _, path := startWithHistory(t, fake, nil)
+	other, err := library.Open(path, library.Options{Poll: -1}) // the other server
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	start := time.Now().Add(-time.Hour)
+	if err := other.PutJob(record.Job{ID: record.NewJobID(), Tool: "deep_search", Topic: "researched elsewhere",
+		Started: start}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxElsewhere + 10 {
+		if err := a.Library().PutJob(record.Job{ID: record.NewJobID(), Tool: "search", Topic: fmt.Sprintf("here %d", i),
+			Started: start.Add(time.Duration(i+1) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if body := openPages(t, a).get("/history"); !strings.Contains(body, "researched elsewhere") {
+		t.Errorf("/history does not show the research of the other server:\n%s", body)
 	}
 }
 

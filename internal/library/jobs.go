@@ -141,8 +141,32 @@ func (l *Library) Jobs(state record.JobState, limit int) ([]record.Job, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := l.db.Query(`SELECT `+jobColumns+` FROM jobs WHERE ? = '' OR state = ?
-		ORDER BY started DESC, rowid DESC LIMIT ?`, state, state, limit)
+	// A state is a term of its own, not "? = '' OR state = ?": SQLite reads the jobs of one state in jobs_state.
+	if state == "" {
+		return l.jobs(`SELECT `+jobColumns+` FROM jobs ORDER BY started DESC, rowid DESC LIMIT ?`, limit)
+	}
+	return l.jobs(`SELECT `+jobColumns+` FROM jobs WHERE state = ? ORDER BY started DESC, rowid DESC LIMIT ?`,
+		state, limit)
+}
+
+// RunningElsewhere returns the jobs running in the other servers sharing the library (another owner's), the most
+// recently started first, at most limit (every one when limit <= 0). Running jobs whose server is gone are marked
+// interrupted first.
+func (l *Library) RunningElsewhere(limit int) ([]record.Job, error) {
+	if l == nil {
+		return nil, nil
+	}
+	l.sweepJobs()
+	if limit <= 0 {
+		limit = -1
+	}
+	return l.jobs(`SELECT `+jobColumns+` FROM jobs WHERE state = 'running' AND owner != ?
+		ORDER BY started DESC, rowid DESC LIMIT ?`, l.owner.id, limit)
+}
+
+// jobs runs a query of jobColumns.
+func (l *Library) jobs(query string, args ...any) ([]record.Job, error) {
+	rows, err := l.db.Query(query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list the jobs: %w", err)
 	}

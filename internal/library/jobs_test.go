@@ -3,6 +3,7 @@ package library
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +195,40 @@ func TestFinishedJobsRetention(t *testing.T) {
 	}
 	if j, err := l.Job(running); err != nil || j.State != record.JobRunning {
 		t.Errorf("a running job: %+v, %v; want it kept", j, err)
+	}
+}
+
+// TestRunningElsewhere: the jobs another server sharing the library runs, newest first and at most the limit, not
+// this server's own nor the finished ones, however many this server runs.
+func TestRunningElsewhere(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	here, other := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
+	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	put := func(l *Library, topic string, started time.Time, state record.JobState) {
+		t.Helper()
+		if err := l.PutJob(record.Job{ID: record.NewJobID(), Tool: "search", Topic: topic, Started: started,
+			State: state}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(other, "theirs, first", start, record.JobRunning)
+	put(other, "theirs, second", start.Add(time.Second), record.JobRunning)
+	put(other, "theirs, done", start.Add(2*time.Second), record.JobDone)
+	for i := range 60 {
+		put(here, fmt.Sprintf("mine %d", i), start.Add(time.Duration(3+i)*time.Second), record.JobRunning)
+	}
+	for _, tt := range []struct {
+		limit int
+		want  string
+	}{{0, "[theirs, second theirs, first]"}, {1, "[theirs, second]"}} {
+		jobs, err := here.RunningElsewhere(tt.limit)
+		var got []string
+		for _, j := range jobs {
+			got = append(got, j.Topic)
+		}
+		if err != nil || fmt.Sprint(got) != tt.want {
+			t.Errorf("RunningElsewhere(%d) = %q, %v; want %s", tt.limit, got, err, tt.want)
+		}
 	}
 }
