@@ -67,10 +67,12 @@ fuzz: ## Fuzz the stream-json, .env, settings.json, prompt and report parsers an
 E2E_CACHE   ?= .cache/e2e
 E2E_TIMEOUT ?= 20m
 
+# The scenarios of research that outlives the call (e2e/jobs_test.go) run side by side: each waits about 90 s on
+# its mock's holds, not on the machine, so all of them run at once whatever its cores.
 e2e: build ## Run the end-to-end tests with the real Gemini CLI, firecrawl-mcp and MCP clients, offline
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
-		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT)
+		$(GO) test -tags e2e -count=1 -parallel 4 -timeout $(E2E_TIMEOUT)
 
 # The server under load, in process, over HTTP with the fake CLI: 1,000 searches from 20 MCP clients and 5,000
 # short sessions; prints the latencies and the goroutines, open files, heap and resident memory before and after,

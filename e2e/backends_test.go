@@ -138,10 +138,14 @@ var refusedLicence = mg.Error(403, "PERMISSION_DENIED", "You do not have a valid
 // apiScript answers the API backend's requests: the research prompt with apiRounds[0], verification round n
 // with apiRounds[n-1], each streamed in chunks 30 ms apart, as the real API takes its time. A request of the CLI
 // goes to cli, anything else gets a 400 that fails the scenario visibly.
-func apiScript(s *scenario, cli mg.Responder) {
+func apiScript(s *scenario, cli mg.Responder) { heldAPIScript(s, cli, 0) }
+
+// heldAPIScript is apiScript with each of the API's answers held for hold more.
+func heldAPIScript(s *scenario, cli mg.Responder, hold time.Duration) {
 	streamed := func(r apiRound) mg.Responder {
 		rep := r.reply()
 		rep.Chunks, rep.ChunkDelay = 3, 30*time.Millisecond
+		rep.Delay += hold
 		return mg.Always(rep)
 	}
 	api := mg.ByPrompt(unexpected,

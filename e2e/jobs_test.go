@@ -22,35 +22,54 @@ import (
 // users (Claude Desktop among them) run into.
 const clientTimeout = 60 * time.Second
 
+// apiHold holds each of the API backend's three answers in a deep_search for 30 s: about 90 s in all.
+const apiHold = 30 * time.Second
+
 // outlivingHold holds each of the model's four answers in a deep_search (two CLI runs of two turns each) for
 // 22 s, less than the CLI waits for one: the research needs about 90 s, longer than clientTimeout.
 const outlivingHold = 22 * time.Second
 
-// 22 to 24. With the official TypeScript SDK at its default request timeout, with that client speaking stdio to
-// mcp-remote (the stdio-to-HTTP proxy Claude Desktop's users run), and with the MCP Inspector CLI, each client as
-// it comes: a deep_search that needs about 90 s answers status running with a research_id inside 60 s, and
-// research_result, called with that id until the research ends, returns the whole report. The three run side by
-// side, each with its own server and mock: the time is the mock's holds, not the machine's.
+// 22 to 24, and 26. With the official TypeScript SDK at its default request timeout, with that client speaking
+// stdio to mcp-remote (the stdio-to-HTTP proxy Claude Desktop's users run), and with the MCP Inspector CLI, each
+// client as it comes, on the Gemini CLI backend, and with the SDK on the Gemini API backend: a deep_search that
+// needs about 90 s answers status running with a research_id inside 60 s, and research_result, called with that id
+// until the research ends, returns the whole report. They run side by side, each with its own server and mock:
+// the time is the mock's holds, not the machine's.
 func TestResearchOutlivesTheCall(t *testing.T) {
 	for _, c := range []struct {
 		client, scenario string
 		call             func(s *scenario, url string) ([]answer, *toolResult)
+		api              bool // on the Gemini API backend, else the Gemini CLI's
 	}{
-		{"sdk", "22 research outlives the call", deepSearchViaSDK},
-		{"mcp-remote", "23 research via mcp-remote", deepSearchViaMCPRemote},
-		{"inspector", "24 research via inspector", deepSearchViaInspector},
+		{"sdk", "22 research outlives the call", deepSearchViaSDK, false},
+		{"mcp-remote", "23 research via mcp-remote", deepSearchViaMCPRemote, false},
+		{"inspector", "24 research via inspector", deepSearchViaInspector, false},
+		{"api", "26 research on the api backend", deepSearchViaSDK, true},
 	} {
 		t.Run(c.client, func(t *testing.T) {
 			t.Parallel()
 			s := newScenario(t, c.scenario)
-			d := heldDeepScript(s, outlivingHold, 0)
-			srv := s.startHTTP("DEEP_SEARCH_MAX_ROUNDS=3")
+			var d *draft
+			env := []string{"DEEP_SEARCH_MAX_ROUNDS=3"}
+			if c.api { // three rounds of one request each, held 30 s
+				heldAPIScript(s, unexpected, apiHold)
+				env = append(env, "GEMINI_BACKEND=api")
+			} else {
+				d = heldDeepScript(s, outlivingHold, 0)
+			}
+			srv := s.startHTTP(env...)
 
 			answers, res := c.call(s, srv.url)
 			if len(answers) < 2 || answers[0].Status != "running" || answers[0].AtMS >= clientTimeout.Milliseconds() {
 				t.Fatalf("answers %+v, want status running inside %v first, then the report", answers, clientTimeout)
 			}
-			checkDeepSearch(t, s, d, res)
+			if c.api {
+				if b := checkAPIReport(t, "deep_search", res, apiRounds[2], ""); b.Metadata.Rounds != 3 {
+					t.Errorf("deep_search: %d rounds, want 3", b.Metadata.Rounds)
+				}
+			} else {
+				checkDeepSearch(t, s, d, res)
+			}
 			last := answers[len(answers)-1]
 			if last.AtMS <= clientTimeout.Milliseconds() {
 				t.Errorf("the report came %.0fs after the call: the research did not outlast the client's %v, so the "+
