@@ -32,7 +32,8 @@ type Prior struct {
 	ID      string // its id in the library
 	Topic   string
 	Report  string           // its Markdown
-	Sources []backend.Source // its sources, numbered from 1 in this order
+	Sources []backend.Source // the sources its report cites, numbered from 1 in this order; none when it numbers none
+	Pages   []backend.Source // the other pages its research read, which its report gives no number
 }
 
 // priorName is the name the follow-up prompt refers to the prior research by, and the CLI's file of it.
@@ -85,28 +86,42 @@ const followUpShape = `{
     "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
 }`
 
-// document is the prior research as the backend gets it: its topic, its report, and its sources numbered as the
-// follow-up cites them, delimited as the research it is.
+// document is the prior research as the backend gets it: its topic, its report, its sources numbered as the
+// follow-up cites them and the other pages it read, delimited as the research it is.
 func (p Prior) document() backend.Document {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<prior_research id=%q>\n# Earlier research: %s\n\n<report>\n%s\n</report>\n\n", p.ID,
 		oneLine(p.Topic), strings.TrimSpace(p.Report))
 	if len(p.Sources) == 0 {
-		b.WriteString("The earlier report has no numbered sources.\n")
+		b.WriteString("The earlier report has no numbered sources: a [n] in it points to no list.\n")
 	} else {
 		b.WriteString("## Its sources, by number\n")
 		for i, s := range p.Sources {
 			fmt.Fprintf(&b, "[%d] %s: %s\n", i+1, oneLine(cmp.Or(s.Title, s.URL)), s.URL)
 		}
 	}
+	if len(p.Pages) > 0 {
+		b.WriteString("\n## Other pages it read, without a number\n")
+		for _, s := range p.Pages {
+			if s.Title != "" {
+				fmt.Fprintf(&b, "- %s: %s\n", oneLine(s.Title), s.URL)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", s.URL)
+			}
+		}
+	}
 	b.WriteString("</prior_research>\n")
 	return backend.Document{Name: priorName, Text: b.String()}
 }
 
-// note is the line closing a follow-up's report: which report it builds on.
+// note is the line closing a follow-up's report: which report it builds on, and, when that report numbers its
+// sources, that they keep their numbers.
 func (p Prior) note() string {
-	return fmt.Sprintf("\n\n---\n*A follow-up of report %s (%s): its sources keep their numbers here.*", p.ID,
-		markdownText(shorten(p.Topic)))
+	keep := ": its sources keep their numbers here"
+	if len(p.Sources) == 0 {
+		keep = ""
+	}
+	return fmt.Sprintf("\n\n---\n*A follow-up of report %s (%s)%s.*", p.ID, markdownText(shorten(p.Topic)), keep)
 }
 
 // cited numbers the sources of a follow-up answer whose agent listed its own (given, each with the number it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -105,11 +106,30 @@ func (t *Tools) priorOf(id string) (research.Prior, error) {
 		return research.Prior{}, &Error{Code: backend.CodeInternal, Message: "the research library cannot be read: " +
 			err.Error()}
 	}
-	prior := research.Prior{ID: reportID, Topic: rep.Topic, Report: rep.Markdown}
+	prior := research.Prior{ID: reportID, Topic: rep.Topic, Report: rep.Markdown, Sources: numberedSources(rep)}
 	for _, s := range rep.Sources {
-		prior.Sources = append(prior.Sources, backend.Source{URL: s.URL, Title: s.Title})
+		if !slices.ContainsFunc(prior.Sources, func(n backend.Source) bool { return n.URL == s.URL }) {
+			prior.Pages = append(prior.Pages, backend.Source{URL: s.URL, Title: s.Title})
+		}
 	}
 	return prior, nil
+}
+
+// numberedSources are the sources rep cites by number, [1] to [N], as the engine numbered them: those of the
+// metadata it was kept with. The library's own list of sources cannot say: it holds them followed by every page the
+// research read, and only those pages when the engine kept no numbered list (an agent's list it could not trust, or
+// an answer that was not JSON), although the text may still carry the agent's markers. A report kept without its
+// metadata (by an earlier release) has none: a number guessed for it could send the follow-up to the wrong page.
+func numberedSources(rep kept.Report) []backend.Source {
+	var md research.Metadata
+	if len(rep.Metadata) == 0 || json.Unmarshal(rep.Metadata, &md) != nil {
+		return nil
+	}
+	var out []backend.Source
+	for _, s := range md.Sources {
+		out = append(out, backend.Source{URL: s.URL, Title: s.Title})
+	}
+	return out
 }
 
 // fixNoPrior is what to do when follow_up has no report to build on.

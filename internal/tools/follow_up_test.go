@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,12 +34,16 @@ func openLibrary(t *testing.T) *library.Library {
 	return lib
 }
 
-// foehnReport is a finished deep_search's report, with two numbered sources.
+// foehnReport is a finished deep_search's report, with two numbered sources, kept as this release keeps it: with
+// the engine's metadata, which numbers them.
 var foehnReport = kept.Report{
 	Summary:  kept.Summary{Tool: "deep_search", Topic: "Föhn in Munich", Backend: "cli", Duration: time.Minute},
 	Markdown: "# Föhn\n\nThe Föhn is a warm wind [1]. It brings headaches, some say [2].",
 	Sources: []kept.Source{{URL: "https://de.example/foehn", Title: "Föhn-Lexikon"},
 		{URL: "https://med.example/headache", Title: "Föhn and headaches"}},
+	Metadata: json.RawMessage(`{"topic": "Föhn in Munich", "backend": "cli", "sources": [
+		{"url": "https://de.example/foehn", "title": "Föhn-Lexikon"},
+		{"url": "https://med.example/headache", "title": "Föhn and headaches"}]}`),
 }
 
 // keepResearch keeps rep in lib as the report of a research job that ended done, and returns the job's id and the
@@ -178,6 +183,79 @@ func TestFollowUpOnTheAPI(t *testing.T) {
 		if !strings.Contains(reqs[0].Prompt, want) {
 			t.Errorf("the request lacks %q:\n%s", want, reqs[0].Prompt)
 		}
+	}
+}
+
+// TestFollowUpNumbersThePriorSourcesAsItsReportDid: the earlier report's sources keep the numbers its text cites
+// them by, as its metadata gives them; the other pages its research read are listed without a number, and the
+// follow-up numbers its own sources after the numbered ones. A report whose numbered list was not kept (the agent's
+// list was dropped, or the report is of an earlier release, kept without metadata) has no numbered sources: its
+// pages are listed without numbers, and the follow-up numbers its sources from 1.
+func TestFollowUpNumbersThePriorSourcesAsItsReportDid(t *testing.T) {
+	t.Parallel()
+	visited := kept.Source{URL: "https://wetter.example/foehn-tage"}
+	for _, tc := range []struct {
+		name     string
+		rep      kept.Report
+		numbered []string // the lines of the prior's numbered sources
+		next     int      // the number of the follow-up's first source of its own
+	}{
+		{"its numbered sources and the pages it read besides", kept.Report{Markdown: foehnReport.Markdown,
+			Sources: append(slices.Clone(foehnReport.Sources), visited), Metadata: foehnReport.Metadata},
+			[]string{"[1] Föhn-Lexikon: https://de.example/foehn", "[2] Föhn and headaches: https://med.example/headache"}, 3},
+		{"an agent's list that was dropped", kept.Report{Markdown: "The Föhn is warm [1].", Sources: []kept.Source{visited},
+			Metadata: json.RawMessage(`{"topic": "Föhn", "sources_visited": ["` + visited.URL + `"]}`)}, nil, 1},
+		{"a report of an earlier release", kept.Report{Markdown: "The Föhn is warm [1].", Sources: []kept.Source{visited}},
+			nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lib := openLibrary(t)
+			tc.rep.Summary = kept.Summary{Tool: "search", Topic: "Föhn", Backend: "cli", Duration: time.Minute}
+			_, reportID := keepResearch(t, lib, tc.rep)
+			answer := "```json\n" + fmt.Sprintf(`{"success": true, "report": "A 2025 study finds it warm [%d].",
+  "metadata": {"sources": [{"number": %[1]d, "url": "https://study.example/2025", "title": "A 2025 study"}],
+   "sources_visited": [], "search_queries_used": [], "iterations": 1}}`, tc.next) + "\n```"
+			s, fake := localFakeServer(t, geminitest.ScenarioOK, 30*time.Second, Options{Library: lib},
+				geminitest.EnvAnswer+"="+answer)
+			res := call(context.Background(), t, connect(t, s), "follow_up", map[string]any{"research_id": reportID,
+				"question": "Is it warm?"}, nil)
+			if res.IsError {
+				t.Fatal(resultText(t, res))
+			}
+			report, _ := decodeBody(t, res)["report"].(string)
+			own := fmt.Sprintf("%d. [A 2025 study](https://study.example/2025)\n", tc.next)
+			if want := fmt.Sprintf("A 2025 study finds it warm [%d].", tc.next); !strings.HasPrefix(report, want) ||
+				!strings.Contains(report, own) || strings.Count(report, "](https://") != tc.next {
+				t.Errorf("report %q, want it to cite its source as [%d] after the %d numbered ones", report, tc.next, tc.next-1)
+			}
+			if keeps := strings.Contains(report, "its sources keep their numbers here"); keeps != (tc.numbered != nil) {
+				t.Errorf("report %q: its closing line says the earlier sources keep their numbers: %v, want %v", report,
+					keeps, tc.numbered != nil)
+			}
+
+			run := fake.Calls()[0]
+			if len(run.Refs) != 1 || !strings.Contains(run.Stdin, fmt.Sprintf("from [%d] on", tc.next)) {
+				t.Fatalf("the run got files %v and the prompt %q, want the prior report and new sources from [%d]",
+					run.Refs, run.Stdin, tc.next)
+			}
+			for _, doc := range run.Refs {
+				if tc.numbered == nil && !strings.Contains(doc, "The earlier report has no numbered sources") {
+					t.Errorf("the prior report does not say it has no numbered sources:\n%s", doc)
+				}
+				for _, line := range tc.numbered {
+					if !strings.Contains(doc, "\n"+line+"\n") {
+						t.Errorf("the prior report lacks the numbered source %q:\n%s", line, doc)
+					}
+				}
+				if !strings.Contains(doc, "\n- "+visited.URL+"\n") || strings.Contains(doc, "] "+visited.URL) {
+					t.Errorf("the prior report does not list the page it read without a number:\n%s", doc)
+				}
+				if n := strings.Count(doc, "\n["); n != len(tc.numbered) {
+					t.Errorf("the prior report numbers %d sources, want %d:\n%s", n, len(tc.numbered), doc)
+				}
+			}
+		})
 	}
 }
 
