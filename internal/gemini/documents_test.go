@@ -2,6 +2,8 @@ package gemini_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,12 +12,42 @@ import (
 	"testing"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 )
 
 // priorReport are the documents of a follow-up's request: the one its prompt names, and one no prompt names.
 var priorReport = []backend.Document{{Name: "prior-report.md", Text: "# Earlier research\n[1] x"},
 	{Name: "unused.md", Text: "never handed over"}}
+
+// envDocumentsServer makes the test binary a server that runs a follow-up (serveDocuments) instead of its tests:
+// its value is the server's documentsServer, as JSON.
+const envDocumentsServer = "GEMINI_TEST_DOCUMENTS_SERVER"
+
+// documentsServer is how serveDocuments runs the CLI: in folder Dir, recording in Runs, with the fake's variables.
+type documentsServer struct {
+	Dir, Runs string
+	Env       []string
+}
+
+// serveDocuments is a server whose run of a follow-up, handing the CLI priorReport, lasts until the server is
+// killed (the CLI hangs); it says on stderr why the run ended, if it does.
+func serveDocuments() int {
+	var s documentsServer
+	if err := json.Unmarshal([]byte(os.Getenv(envDocumentsServer)), &s); err != nil {
+		fmt.Fprintln(os.Stderr, "documents server:", err)
+		return 2
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "documents server:", err)
+		return 2
+	}
+	r := gemini.NewRunner(gemini.Config{Command: gemini.Command{Path: exe}, Dir: s.Dir, RunsDir: s.Runs, ExtraEnv: s.Env})
+	_, err = r.Run(context.Background(), backend.Request{Prompt: "Answer from @prior-report.md.", Documents: priorReport})
+	fmt.Fprintln(os.Stderr, "documents server: the run ended:", err)
+	return 1
+}
 
 // includedFolder is the folder a run of the fake added to its workspace; "" for none.
 func includedFolder(c geminitest.Call) string {

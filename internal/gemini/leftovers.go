@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,7 +16,8 @@ import (
 // itself dies with it on Linux (the parent-death signal), but the MCP servers the CLI started (firecrawl-mcp and
 // its node) live on in the CLI's process group. So each run in progress is recorded in a file of the state dir,
 // and the next server that starts ends the groups of records whose server is gone, once it has proved the group
-// is the one recorded.
+// is the one recorded. The folders of a follow-up's documents (documentsDir) are there too, named for their server:
+// the next server removes those whose server is gone, as they hold a copy of a report the user researched.
 
 // runRecord is what is kept of a CLI run in progress: its group, and which server started it. Start times are the
 // kernel's (procStart), so that a reused process id is not taken for the recorded process.
@@ -28,11 +30,14 @@ type runRecord struct {
 }
 
 // recordRun records the CLI pid, which leads its own group, in RunsDir and returns the func that forgets it once
-// the group is gone. Nothing is recorded without a RunsDir, or where start times cannot be read; a record that
-// cannot be written is logged and the run goes on.
+// the group is gone. Nothing is recorded without a RunsDir, where a record could not prove its group
+// (recordsRuns), or where start times cannot be read; a record that cannot be written is logged and the run goes on.
 func (r *Runner) recordRun(pid int) (forget func()) {
+	if r.cfg.RunsDir == "" || !recordsRuns {
+		return func() {}
+	}
 	start := procStart(pid)
-	if r.cfg.RunsDir == "" || start == 0 {
+	if start == 0 {
 		return func() {}
 	}
 	rec := runRecord{Server: os.Getpid(), ServerStart: procStart(os.Getpid()), Group: pid, Start: start, Dir: r.cfg.Dir}
@@ -51,8 +56,8 @@ func (r *Runner) recordRun(pid int) (forget func()) {
 }
 
 // SweepLeftovers ends the process groups that dir's records show a dead server left running, once it has proved
-// each is the recorded one, and removes those records. Records of servers still running are left alone. It
-// returns how many groups it ended.
+// each is the recorded one, and removes those records and the documents folders dead servers left. Records and
+// folders of servers still running are left alone. It returns how many groups it ended.
 func SweepLeftovers(dir string, logger *slog.Logger) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -63,6 +68,10 @@ func SweepLeftovers(dir string, logger *slog.Logger) int {
 	}
 	ended := 0
 	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), documentsPrefix) {
+			removeLeftDocuments(filepath.Join(dir, e.Name()), logger)
+			continue
+		}
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
@@ -85,4 +94,21 @@ func SweepLeftovers(dir string, logger *slog.Logger) int {
 		_ = os.Remove(path)
 	}
 	return ended
+}
+
+// removeLeftDocuments removes the documents folder at path when the server named in its name (documentsDir) is
+// gone. A folder whose server's start time was not known, or whose name is not one documentsDir writes, is left:
+// nothing proves its server gone.
+func removeLeftDocuments(path string, logger *slog.Logger) {
+	var server int
+	var start uint64
+	name := strings.TrimPrefix(filepath.Base(path), documentsPrefix)
+	if _, err := fmt.Sscanf(name, "%d-%d-", &server, &start); err != nil || start == 0 || procStart(server) == start {
+		return
+	}
+	if err := os.RemoveAll(path); err != nil {
+		logger.Warn("cannot remove the documents a crashed server left", "dir", path, "err", err)
+		return
+	}
+	logger.Info("removed the documents a crashed server left", "dir", path)
 }

@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// recordsRuns is true: a record proves its group while its leader runs (groupMembers).
+const recordsRuns = true
+
 // procStart is the start time of process pid, in microseconds since the epoch (the kernel's kinfo_proc); 0 when
 // the process does not exist.
 func procStart(pid int) uint64 {

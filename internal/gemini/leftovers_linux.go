@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// recordsRuns is true: a record proves its group (groupMembers).
+const recordsRuns = true
+
 // procStart is the start time of process pid, in clock ticks since boot (/proc/<pid>/stat, field 22); 0 when the
 // process does not exist.
 func procStart(pid int) uint64 {

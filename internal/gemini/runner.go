@@ -31,7 +31,7 @@ const (
 type Config struct {
 	Command  Command
 	Dir      string   // cwd of the CLI: the config folder holding .gemini/settings.json
-	RunsDir  string   // where each CLI in progress is recorded for SweepLeftovers; "" records none
+	RunsDir  string   // where runs in progress keep their records and documents for SweepLeftovers; "" records none
 	ExtraEnv []string // KEY=VALUE added to the child's environment (the Firecrawl variables)
 	// Firecrawl says the CLI's settings start Firecrawl's MCP server (config.FirecrawlEnabled, as
 	// workspace.OptionsFor writes them): it is then the only MCP server a run may start (mcpArgs), and a run whose
@@ -102,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	runCtx, cancel := req.Bound(ctx, limit)
 	defer cancel()
 
-	req, removeDocuments, err := withDocuments(req)
+	req, removeDocuments, err := withDocuments(req, r.cfg.RunsDir)
 	if err != nil {
 		return backend.Result{Backend: backend.CLI}, err
 	}

@@ -24,6 +24,9 @@ import (
 
 func TestMain(m *testing.M) {
 	geminitest.Main()
+	if os.Getenv(envDocumentsServer) != "" {
+		os.Exit(serveDocuments())
+	}
 	os.Exit(m.Run())
 }
 
