@@ -87,7 +87,8 @@ func BenchmarkOpenAndList(b *testing.B) {
 }
 
 // BenchmarkSearch is list_research's query, the best 20 with excerpts: a word in about one report in ten (1,000
-// matches to rank), one in about one in a hundred, both, a word in none; and a list without words since a date.
+// matches to rank), one in about one in a hundred, both, a word in none, each since a date; and a list without
+// words, since a date and of every report (list_research without arguments).
 func BenchmarkSearch(b *testing.B) {
 	path := filepath.Join(b.TempDir(), FileName)
 	common, rare := fill(b, path, benchReports)
@@ -96,11 +97,16 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	for name, q := range map[string]string{"common-word": common, "rare-word": rare, "both": common + " " + rare,
-		"no-match": "nowhere", "no-words": ""} {
-		b.Run(name, func(b *testing.B) {
+	june := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name  string
+		query string
+		since time.Time
+	}{{"common-word", common, june}, {"rare-word", rare, june}, {"both", common + " " + rare, june},
+		{"no-match", "nowhere", june}, {"no-words", "", june}, {"no-words/every-report", "", time.Time{}}} {
+		b.Run(tt.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := l.Search(q, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), 20); err != nil {
+				if _, err := l.Search(tt.query, tt.since, 20); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -406,14 +406,15 @@ func TestSearch(t *testing.T) {
 		limit int
 		want  []string
 	}{
-		{"downslope", time.Time{}, 0, []string{"Föhn wind"}},                                    // a word of the text
-		{"FOHN", time.Time{}, 0, []string{"Föhn wind"}},                                         // any case, no diacritics
-		{"garbage", time.Time{}, 0, []string{"Garbage collectors compared", "Go 1.26 release"}}, // the topic's weighs more
-		{"green tea", time.Time{}, 0, []string{"Tea ceremonies", "Go 1.26 release"}},            // every word
-		{"green tea", day(2), 0, []string{"Tea ceremonies"}},                                    // since
-		{"green tea", time.Time{}, 1, []string{"Tea ceremonies"}},                               // limit
-		{`"green" OR NOT tea*:(`, time.Time{}, 0, nil},                                          // no syntax: every word
-		{"", day(3), 0, []string{"Tea ceremonies", "Föhn wind"}},                                // no words: newest first
+		{"downslope", time.Time{}, 0, []string{"Föhn wind"}},                                         // a word of the text
+		{"FOHN", time.Time{}, 0, []string{"Föhn wind"}},                                              // any case, no diacritics
+		{"garbage", time.Time{}, 0, []string{"Garbage collectors compared", "Go 1.26 release"}},      // the topic's weighs more
+		{"green tea", time.Time{}, 0, []string{"Tea ceremonies", "Go 1.26 release"}},                 // every word
+		{"green tea", day(2), 0, []string{"Tea ceremonies"}},                                         // since
+		{"green tea", time.Time{}, 1, []string{"Tea ceremonies"}},                                    // limit
+		{`"green" OR NOT tea*:(`, time.Time{}, 0, nil},                                               // no syntax: every word
+		{"", day(3), 0, []string{"Tea ceremonies", "Föhn wind"}},                                     // no words: newest first
+		{"", time.Time{}, 3, []string{"Tea ceremonies", "Föhn wind", "Garbage collectors compared"}}, // of every report
 		{"nowhere", time.Time{}, 0, nil},
 	} {
 		t.Run(tt.query, func(t *testing.T) {

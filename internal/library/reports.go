@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -161,21 +162,22 @@ func (l *Library) Search(query string, since time.Time, limit int) ([]record.Sum
 	if limit <= 0 {
 		limit = -1
 	}
-	var after int64 // Unix microseconds; 0: the beginning
+	// Without a since, no term on started: SQLite would read the reports in reports_started, then sort them all.
+	started, args := "true", []any{}
 	if !since.IsZero() {
-		after = micros(since)
+		started, args = "reports.started >= ?", []any{micros(since)}
 	}
 	match := ftsQuery(query)
 	if match == "" {
 		// The newest first, then their openings: a sort of the rows with their texts would read every text.
 		return l.excerpts(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?) FROM reports WHERE n IN (
-			SELECT n FROM reports WHERE started >= ? ORDER BY kept DESC, n DESC LIMIT ?) ORDER BY kept DESC, n DESC`,
-			opening, openingChars, after, limit)
+			SELECT n FROM reports WHERE `+started+` ORDER BY kept DESC, n DESC LIMIT ?) ORDER BY kept DESC, n DESC`,
+			opening, slices.Concat([]any{openingChars}, args, []any{limit})...)
 	}
 	list, err := l.excerpts(`SELECT `+summaryColumns+`, snippet(reports_fts, -1, '', '', '…', 16)
-		FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid
-		WHERE reports_fts MATCH ? AND reports.started >= ?
-		ORDER BY bm25(reports_fts, 5.0, 1.0), reports.kept DESC, reports.n DESC LIMIT ?`, plain, match, after, limit)
+		FROM reports_fts JOIN reports ON reports.n = reports_fts.rowid WHERE reports_fts MATCH ? AND `+started+`
+		ORDER BY bm25(reports_fts, 5.0, 1.0), reports.kept DESC, reports.n DESC LIMIT ?`, plain,
+		slices.Concat([]any{match}, args, []any{limit})...)
 	if err != nil {
 		return nil, fmt.Errorf("search the research library: %w", err)
 	}

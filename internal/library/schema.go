@@ -71,6 +71,11 @@ CREATE TABLE cache (
 ) STRICT;
 CREATE INDEX cache_at ON cache(at);
 `,
-	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before).
-	`ALTER TABLE reports ADD COLUMN metadata TEXT NOT NULL DEFAULT '';`,
+	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before); and the
+	// reports in the order every list reads them, newest first (ORDER BY kept DESC, n DESC), so that a page of them
+	// is read in that order, not sorted.
+	`
+ALTER TABLE reports ADD COLUMN metadata TEXT NOT NULL DEFAULT '';
+CREATE INDEX reports_newest ON reports(kept, n);
+`,
 }
