@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,18 +131,24 @@ func TestCachedAnswersPointToTheirReport(t *testing.T) {
 	}
 }
 
-// TestReportsAreResources: resources/list lists the kept reports, newest first, a page at a time, each with its
-// URI, topic and MIME type; the last page says there is none after it, and a cursor the server never gave lists
-// nothing.
+// TestReportsAreResources: resources/list lists the kept reports, newest kept first, a page at a time, each with its
+// URI, topic and MIME type; reports kept while a client goes through the pages neither repeat nor push out the
+// older ones; the last page says there is none after it, and a cursor the server never gave lists nothing.
 func TestReportsAreResources(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
 	a, c, _ := startWithHistory(t, fake, nil)
 	start := time.Now().Add(-time.Hour)
-	for i := range 60 {
+	keep := func(i int) {
+		t.Helper()
+		// Each report started before the one kept before it: the order they were kept in is not the one they
+		// started in.
 		if _, err := a.library.Add(record.Report{Summary: record.Summary{Tool: "search", Topic: fmt.Sprintf("topic %02d", i),
-			Started: start.Add(time.Duration(i) * time.Second)}, Markdown: fmt.Sprintf("# Report %02d", i)}); err != nil {
+			Started: start.Add(-time.Duration(i) * time.Second)}, Markdown: fmt.Sprintf("# Report %02d", i)}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for i := range 60 {
+		keep(i)
 	}
 	ctx := context.Background()
 	var topics []string
@@ -149,7 +156,7 @@ func TestReportsAreResources(t *testing.T) {
 	for page := 0; page == 0 || cursor != ""; page++ {
 		req := mcp.ListResourcesRequest{}
 		req.Params.Cursor = cursor
-		res, err := c.ListResources(ctx, req)
+		res, err := c.ListResourcesByPage(ctx, req) // ListResources would go through every page at once
 		if err != nil || page > 2 {
 			t.Fatalf("resources/list page %d: %v, %v", page+1, res, err)
 		}
@@ -160,15 +167,23 @@ func TestReportsAreResources(t *testing.T) {
 			topics = append(topics, r.Name)
 		}
 		cursor = res.NextCursor
+		if page == 0 { // research finishes while the client reads
+			for i := 60; i < 65; i++ {
+				keep(i)
+			}
+		}
 	}
-	if len(topics) != 60 || topics[0] != "topic 59" || topics[59] != "topic 00" {
-		t.Errorf("resources/list listed %d reports, %q first and %q last; want 60, newest first", len(topics),
-			topics[0], topics[len(topics)-1])
+	var want []string
+	for i := 59; i >= 0; i-- {
+		want = append(want, fmt.Sprintf("topic %02d", i))
+	}
+	if !slices.Equal(topics, want) {
+		t.Errorf("resources/list listed %q;\nwant the 60 reports kept before its first page, newest first: %q", topics, want)
 	}
 
 	req := mcp.ListResourcesRequest{}
 	req.Params.Cursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte("not ours")))
-	if res, err := c.ListResources(ctx, req); err != nil || len(res.Resources) != 0 || res.NextCursor != "" {
+	if res, err := c.ListResourcesByPage(ctx, req); err != nil || len(res.Resources) != 0 || res.NextCursor != "" {
 		t.Errorf("resources/list with a foreign cursor = %+v, %v; want nothing", res, err)
 	}
 }

@@ -4,14 +4,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
-// Browsing the library page by page, as people do on /history and clients through resources/list: a stable order
-// (newest first, the order of List) that an offset can go through, and the count of what there is to go through.
+// Browsing the library page by page: people on /history by the number of a page (Browse: an offset, and the count
+// of what there is to go through), clients through resources/list by a cursor (Page: the place of the last report
+// they were given). Both go in one stable order, newest first, the order of List.
 
 // openingChars is how much of a report's text Browse reads for its opening line: enough for a heading or two and
 // the first sentences, so that a list does not read whole reports.
@@ -59,6 +62,78 @@ func (l *Library) Browse(query string, offset, limit int) (page []record.Summary
 		return nil, 0, fmt.Errorf("browse the research library: %w", err)
 	}
 	return page, total, nil
+}
+
+// Page returns the reports kept after the place after in the list of every report, newest first (the order of List
+// and Browse), at most limit (every one when limit <= 0), each with the opening of its text as its excerpt; and
+// next, the place after the last of them, where the next page begins: "" when no report is left after it. A place
+// is a report's, not a count of reports before it, so that reports kept or dropped between two pages shift nothing:
+// a page neither repeats a report nor skips one that was kept before the first. after is "" for the first page;
+// a place the library never gave lists nothing.
+func (l *Library) Page(after string, limit int) (page []record.Summary, next string, err error) {
+	if l == nil {
+		return nil, "", nil
+	}
+	from := place{kept: math.MaxInt64, n: math.MaxInt64} // before every report
+	if after != "" {
+		var ok bool
+		if from, ok = parsePlace(after); !ok {
+			return nil, "", nil
+		}
+	}
+	// One report more than the page, to tell whether another page follows.
+	more := -1
+	if limit > 0 {
+		more = limit + 1
+	}
+	// The page's rows first, then their openings, as Browse reads them.
+	rows, err := l.db.Query(`SELECT `+summaryColumns+`, substr(reports.markdown, 1, ?), reports.kept, reports.n
+		FROM reports WHERE n IN (
+			SELECT n FROM reports WHERE (kept, n) < (?, ?) ORDER BY kept DESC, n DESC LIMIT ?)
+		ORDER BY kept DESC, n DESC`, openingChars, from.kept, from.n, more)
+	if err != nil {
+		return nil, "", fmt.Errorf("list the research library: %w", err)
+	}
+	defer rows.Close()
+	var last place
+	for rows.Next() {
+		if limit > 0 && len(page) == limit {
+			return page, last.String(), nil
+		}
+		var s record.Summary
+		var text string
+		if err := rows.Scan(append(summaryFields(&s), &text, &last.kept, &last.n)...); err != nil {
+			return nil, "", fmt.Errorf("list the research library: %w", err)
+		}
+		s.Excerpt = opening(text)
+		page = append(page, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("list the research library: %w", err)
+	}
+	return page, "", nil
+}
+
+// place is a report's place in the list of every report, newest first: when it was kept (Unix microseconds), and
+// its row, which tells apart the reports kept in the same microsecond.
+type place struct{ kept, n int64 }
+
+// String is p as Page gives it: "<kept>.<n>".
+func (p place) String() string {
+	return strconv.FormatInt(p.kept, 10) + "." + strconv.FormatInt(p.n, 10)
+}
+
+// parsePlace reads a place that String wrote.
+func parsePlace(s string) (place, bool) {
+	kept, n, ok := strings.Cut(s, ".")
+	if !ok {
+		return place{}, false
+	}
+	var p place
+	var errKept, errN error
+	p.kept, errKept = strconv.ParseInt(kept, 10, 64)
+	p.n, errN = strconv.ParseInt(n, 10, 64)
+	return p, errKept == nil && errN == nil && p.String() == s
 }
 
 // excerpts runs a query of summaryColumns and one more column, which excerpt turns into each summary's Excerpt.

@@ -122,6 +122,64 @@ func TestReportJob(t *testing.T) {
 	}
 }
 
+// TestPage: pages go through the reports in the order they were kept, newest first (not the order they started
+// in); reports kept and dropped between two pages neither repeat nor skip one kept before the first; the last page
+// says none follows, and a place the library never gave lists nothing.
+func TestPage(t *testing.T) {
+	t.Parallel()
+	l := open(t, dbPath(t), keepAll, nil)
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	keep := func(topic string, i int) string {
+		t.Helper()
+		// Each report started before the one kept before it: started and kept go in opposite orders.
+		id, err := l.Add(report(topic, start.Add(-time.Duration(i)*time.Minute)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	var ids []string
+	var want []string // newest first
+	for i := range 7 {
+		topic := fmt.Sprintf("report %d", i)
+		ids = append(ids, keep(topic, i))
+		want = append([]string{topic}, want...)
+	}
+
+	var got []string
+	after := ""
+	for page := 0; page == 0 || after != ""; page++ {
+		found, next, err := l.Page(after, 3)
+		if err != nil || page > 3 || len(found) > 3 {
+			t.Fatalf("page %d: %q, %q, %v", page+1, topics(found), next, err)
+		}
+		if page == 0 && found[0].Excerpt == "" {
+			t.Errorf("a page's report %+v has no excerpt, want the opening of its text", found[0])
+		}
+		got = append(got, topics(found)...)
+		after = next
+		switch page { // a report is kept after the first page, and one listed already is deleted after the second
+		case 0:
+			keep("kept after the first page", 7)
+		case 1:
+			if err := l.Delete(ids[6]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the pages listed %q, want %q", got, want)
+	}
+	if all, next, err := l.Page("", 0); len(all) != 7 || next != "" || err != nil {
+		t.Errorf("Page without a limit: %q, %q, %v; want the 7 reports kept and no next", topics(all), next, err)
+	}
+	for _, foreign := range []string{"20", "x.y", "1.2.3", "01.2", "-"} {
+		if found, next, err := l.Page(foreign, 3); found != nil || next != "" || err != nil {
+			t.Errorf("Page(%q) = %q, %q, %v; want nothing", foreign, topics(found), next, err)
+		}
+	}
+}
+
 // BenchmarkBrowse is a page of /history, 25 reports with their excerpts and the count, with 10,000 reports kept: the
 // first and a late page of the whole library, and of the matches of a word in about one report in ten.
 func BenchmarkBrowse(b *testing.B) {
@@ -141,6 +199,31 @@ func BenchmarkBrowse(b *testing.B) {
 			for b.Loop() {
 				if page, _, err := l.Browse(tt.query, tt.offset, 25); err != nil || len(page) == 0 {
 					b.Fatalf("Browse: %d reports, %v", len(page), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPage is a page of resources/list, 50 reports with their excerpts, with 10,000 reports kept: the first,
+// and one after the place of the 5,000th.
+func BenchmarkPage(b *testing.B) {
+	path := filepath.Join(b.TempDir(), FileName)
+	fill(b, path, benchReports)
+	l, err := Open(path, Options{Retention: Retention{MaxReports: benchReports}, Poll: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	_, late, err := l.Page("", 5000)
+	if err != nil || late == "" {
+		b.Fatalf("the place of the 5,000th report: %q, %v", late, err)
+	}
+	for name, after := range map[string]string{"first": "", "after-5000": late} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if page, _, err := l.Page(after, 50); err != nil || len(page) != 50 {
+					b.Fatalf("Page: %d reports, %v", len(page), err)
 				}
 			}
 		})

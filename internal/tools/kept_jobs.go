@@ -22,7 +22,10 @@ type Library interface {
 	Job(id string) (kept.Job, error)
 	Get(id string) (kept.Report, error)
 	Search(query string, since time.Time, limit int) ([]kept.Summary, error)
-	Browse(query string, offset, limit int) (page []kept.Summary, total int, err error)
+	// Page lists the reports after the place after ("" for the first page), newest first, at most limit, each with
+	// the opening of its text, and the place where the next page begins ("" after the last page). A place it never
+	// gave lists nothing.
+	Page(after string, limit int) (page []kept.Summary, next string, err error)
 	Changed() <-chan struct{} // closed at the next change, by this process or another sharing the library
 }
 
@@ -37,7 +40,7 @@ func (noLibrary) Job(string) (kept.Job, error)                          { return
 func (noLibrary) Get(string) (kept.Report, error)                       { return kept.Report{}, kept.ErrNotFound }
 func (noLibrary) Search(string, time.Time, int) ([]kept.Summary, error) { return nil, nil }
 func (noLibrary) Changed() <-chan struct{}                              { return nil }
-func (noLibrary) Browse(string, int, int) ([]kept.Summary, int, error)  { return nil, 0, nil }
+func (noLibrary) Page(string, int) ([]kept.Summary, string, error)      { return nil, "", nil }
 
 // ResearchID is the id of the research job whose run ctx is the context of; "" for a call that runs as no job.
 func ResearchID(ctx context.Context) string {

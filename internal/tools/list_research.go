@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -123,24 +122,23 @@ func (t *Tools) ReportResource() server.ServerResourceTemplate {
 const reportsPerPage = 50
 
 // ListReports is the MCP server's hook after resources/list, which holds no resources of its own: it lists the
-// kept reports as resources, newest first, reportsPerPage at a time, the cursor saying where the next page starts.
+// kept reports as resources, newest first, reportsPerPage at a time, the cursor saying where the next page starts:
+// after the last report listed, so that reports kept or deleted between two pages neither repeat one nor skip one.
 // A cursor this server did not give lists nothing. (The cursor is base64, as mcp-go reads every cursor first.)
 func (t *Tools) ListReports(_ context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
-	offset := 0
+	res.Resources, res.NextCursor = []mcp.Resource{}, ""
+	after := ""
 	if c := req.Params.Cursor; c != "" {
 		raw, err := base64.StdEncoding.DecodeString(string(c))
-		n, errN := strconv.Atoi(string(raw))
-		if err != nil || errN != nil || n < 0 {
-			res.Resources, res.NextCursor = []mcp.Resource{}, ""
+		if err != nil || len(raw) == 0 {
 			return
 		}
-		offset = n
+		after = string(raw)
 	}
-	page, total, err := t.opts.Library.Browse("", offset, reportsPerPage)
+	page, next, err := t.opts.Library.Page(after, reportsPerPage)
 	if err != nil {
 		t.opts.Logger.Warn("the research library cannot be listed as resources", "err", err)
 	}
-	res.Resources, res.NextCursor = make([]mcp.Resource, 0, len(page)), ""
 	for _, s := range page {
 		res.Resources = append(res.Resources, mcp.NewResource(reportURI(s.ID), clip(s.Topic, 100),
 			mcp.WithResourceTitle(fmt.Sprintf("%s: %s", s.Tool, clip(s.Topic, 100))),
@@ -149,8 +147,8 @@ func (t *Tools) ListReports(_ context.Context, _ any, req *mcp.ListResourcesRequ
 			mcp.WithResourceSize(s.Size),
 			mcp.WithLastModified(s.Started.UTC().Format(time.RFC3339))))
 	}
-	if next := offset + len(page); len(page) > 0 && next < total {
-		res.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(strconv.Itoa(next))))
+	if next != "" {
+		res.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(next)))
 	}
 }
 
