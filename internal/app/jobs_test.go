@@ -99,6 +99,13 @@ func TestLibraryForClients(t *testing.T) {
 	if body, _ := report["report"].(string); text.MIMEType != "text/markdown" || !strings.Contains(text.Text, body) {
 		t.Errorf("resources/read = %+v, want the report's Markdown", text)
 	}
+	resources, err := c.ListResourcesByPage(context.Background(), mcp.ListResourcesRequest{})
+	if err != nil || len(resources.Resources) != 1 || resources.Resources[0].URI != uri {
+		t.Fatalf("resources/list = %+v, %v; want the report", resources, err)
+	}
+	if size := resources.Resources[0].Size; size != nil && *size != int64(len(text.Text)) {
+		t.Errorf("resources/list says the report holds %d bytes, resources/read returns %d", *size, len(text.Text))
+	}
 }
 
 // researchIDOf calls search with args and returns the research id its answer names in _meta.

@@ -143,8 +143,7 @@ func (t *Tools) ListReports(_ context.Context, _ any, req *mcp.ListResourcesRequ
 		res.Resources = append(res.Resources, mcp.NewResource(reportURI(s.ID), clip(s.Topic, 100),
 			mcp.WithResourceTitle(fmt.Sprintf("%s: %s", s.Tool, clip(s.Topic, 100))),
 			mcp.WithResourceDescription(cmp.Or(s.Excerpt, s.Topic)),
-			mcp.WithMIMEType("text/markdown"),
-			mcp.WithResourceSize(s.Size),
+			mcp.WithMIMEType("text/markdown"), // no size: that of the document resources/read makes is not known here
 			mcp.WithLastModified(s.Started.UTC().Format(time.RFC3339))))
 	}
 	if next != "" {
