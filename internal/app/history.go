@@ -50,20 +50,29 @@ func (e engineOf) finished(f Finished) {
 }
 
 // record keeps a report tool returned to a call made with ctx in the library: a complete or partial one, not a
-// failure; the research job the call runs as points to it. One the cache answered is the report kept when it was
-// researched (Add keeps a report once), found again for the job. A report that cannot be kept is logged; the call
-// still succeeds.
+// failure; the research job the call runs as points to it. One the cache answered was researched before: it is not
+// kept again, and the job points to the report kept then, if the library still keeps it (a report deleted, or
+// dropped by the retention, is gone on purpose: an answer from the cache must not bring it back). A report that
+// cannot be kept is logged; the call still succeeds.
 func (e engineOf) record(ctx context.Context, tool string, rep research.Report, err error) {
 	if err != nil || !rep.Success {
 		return
 	}
-	id, err := e.a.library.Add(historyReport(tool, rep, time.Now()))
+	lib, kept := e.a.library, historyReport(tool, rep, time.Now())
+	var id string
+	if rep.Metadata.Cached {
+		if id, err = lib.Find(kept.Identity()); errors.Is(err, record.ErrNotFound) {
+			return
+		}
+	} else {
+		id, err = lib.Add(kept)
+	}
 	if err != nil {
-		e.a.log.Warn("the report was not kept in the research library", "path", e.a.library.Path(), "err", err)
+		e.a.log.Warn("the report was not kept in the research library", "path", lib.Path(), "err", err)
 		return
 	}
 	if job := tools.ResearchID(ctx); job != "" {
-		if _, err := e.a.library.UpdateJob(job, func(j *record.Job) { j.ReportID = id }); err != nil {
+		if _, err := lib.UpdateJob(job, func(j *record.Job) { j.ReportID = id }); err != nil {
 			e.a.log.Warn("the research job was not linked to its report", "research_id", job, "err", err)
 		}
 	}

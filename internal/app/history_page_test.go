@@ -140,6 +140,41 @@ func TestLibraryPages(t *testing.T) {
 	}
 }
 
+// TestDeletedReportsStayDeleted: a report deleted on the pages of one server does not come back when another
+// server sharing the library, whose cache still holds it, answers an identical call with it: the call gets its
+// answer, and the library keeps nothing new.
+func TestDeletedReportsStayDeleted(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	cache, data := t.TempDir(), t.TempDir()
+	env := func() map[string]string {
+		return map[string]string{"GEMINI_CLI_PATH": fake.Path, "GEMINI_BACKEND": "cli"}
+	}
+	here, there := newAppIn(t, env(), cache, data), newAppIn(t, env(), cache, data)
+	c := connectTo(t, here)
+	callTool(t, c, "search", map[string]any{"query": "deleted for good"})
+	reports := here.Library().List(0)
+	if len(reports) != 1 {
+		t.Fatalf("the library keeps %d reports, want the one researched", len(reports))
+	}
+	id := reports[0].ID
+	code, _ := openPages(t, there).submit("/report?id="+id, "/report", url.Values{"id": {id}, "action": {"delete"},
+		"confirmed": {"yes"}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("Delete on the other server's page: %d", code)
+	}
+
+	again := researchIDOf(t, c, map[string]any{"query": "deleted for good"})
+	if runs := len(fake.Calls()); runs != 1 {
+		t.Fatalf("the CLI ran %d times, want once: the identical call answered from the cache", runs)
+	}
+	if got := kept(here); len(got) != 0 {
+		t.Errorf("after an identical call answered from the cache: the library keeps %q, want the report deleted", got)
+	}
+	if job, err := here.Library().Job(again); err != nil || job.State != record.JobDone || job.ReportID != "" {
+		t.Errorf("the identical call's job: %+v, %v; want done, with no report", job, err)
+	}
+}
+
 // TestResearchElsewhereBesidesManyHere: /history shows the research another server sharing the library runs, however
 // many jobs this server runs that started after it.
 func TestResearchElsewhereBesidesManyHere(t *testing.T) {

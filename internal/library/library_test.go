@@ -279,6 +279,38 @@ func TestJoinedCallsKeepOneReport(t *testing.T) {
 	}
 }
 
+// TestFind: the report kept for a research is found by its identity, to the precision the library keeps; another
+// research's is not, nor one deleted.
+func TestFind(t *testing.T) {
+	t.Parallel()
+	l := open(t, dbPath(t), keepAll, nil)
+	r := report("found again", time.Date(2026, 11, 22, 9, 0, 0, 123456789, time.UTC))
+	id, err := l.Add(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := r.Identity()
+	kept.Started, kept.Duration = kept.Started.Truncate(time.Microsecond), kept.Duration.Truncate(time.Millisecond)
+	if got, err := l.Find(kept); err != nil || got != id {
+		t.Errorf("Find(%+v) = %q, %v; want %q", kept, got, err, id)
+	}
+	other := kept
+	other.Tool = "deep_search"
+	if got, err := l.Find(other); !errors.Is(err, record.ErrNotFound) {
+		t.Errorf("Find of another tool's research = %q, %v; want ErrNotFound", got, err)
+	}
+	if err := l.Delete(id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Find(kept); !errors.Is(err, record.ErrNotFound) {
+		t.Errorf("Find of a report deleted = %q, %v; want ErrNotFound", got, err)
+	}
+	var none *Library
+	if _, err := none.Find(kept); !errors.Is(err, record.ErrNotFound) {
+		t.Errorf("a nil library's Find: %v, want ErrNotFound", err)
+	}
+}
+
 // TestSharedLibrary: two libraries on one file (as two server processes sharing a config dir) write at once, and
 // both succeed; each lists the other's reports.
 func TestSharedLibrary(t *testing.T) {

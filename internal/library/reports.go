@@ -18,8 +18,8 @@ const summaryColumns = `reports.id, reports.tool, reports.topic, reports.depth, 
 	reports.started, reports.took_ms, reports.partial, reports.size`
 
 // Add keeps r as the newest report, then drops what is past the retention limits. The library gives r its id,
-// which it returns. A report equal to one kept already (the same tool, topic, start and duration: identical calls
-// that joined one run each get it) is not kept twice; its id is returned. With a limit of 0 reports nothing is
+// which it returns. A report of the identity of one kept already (the same tool, topic, start and duration:
+// identical calls that joined one run each get it) is not kept twice; its id is returned. With a limit of 0 reports nothing is
 // kept and the id is "". A report larger than the size limit is refused.
 func (l *Library) Add(r record.Report) (string, error) {
 	if l == nil {
@@ -40,8 +40,7 @@ func (l *Library) Add(r record.Report) (string, error) {
 	}
 	var id string
 	err = inTx(l.db, func(tx *sql.Tx) error {
-		err := tx.QueryRow(`SELECT id FROM reports WHERE started = ? AND tool = ? AND topic = ? AND took_ms = ?`,
-			micros(r.Started), r.Tool, r.Topic, r.Duration.Milliseconds()).Scan(&id)
+		err := tx.QueryRow(`SELECT id FROM reports WHERE `+byIdentity, identity(r.Identity())...).Scan(&id)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -67,6 +66,31 @@ func (l *Library) Add(r record.Report) (string, error) {
 	}
 	l.changed.Notify()
 	l.prune()
+	return id, nil
+}
+
+// byIdentity is the term of the reports of one identity, whose values identity gives.
+const byIdentity = `started = ? AND tool = ? AND topic = ? AND took_ms = ?`
+
+// identity is the values of byIdentity for made.
+func identity(made record.Identity) []any {
+	return []any{micros(made.Started), made.Tool, made.Topic, made.Duration.Milliseconds()}
+}
+
+// Find returns the id of the report kept for the research made, the one Add kept for it; ErrNotFound when none is
+// (it was never kept, or it has been deleted or dropped since).
+func (l *Library) Find(made record.Identity) (string, error) {
+	if l == nil {
+		return "", record.ErrNotFound
+	}
+	var id string
+	err := l.db.QueryRow(`SELECT id FROM reports WHERE `+byIdentity, identity(made)...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", record.ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("find a report in the research library: %w", err)
+	}
 	return id, nil
 }
 

@@ -38,6 +38,21 @@ type Summary struct {
 	Excerpt  string // a search's words in their context in the report, on one line; "" in a plain list
 }
 
+// Identity is which research made a report: its tool and topic, when it started and how long it took. The calls
+// that joined one run get its one report, and so do those the result cache answers with it: the library keeps that
+// report once (Library.Add) and finds it again by its identity (Library.Find).
+type Identity struct {
+	Tool     string
+	Topic    string
+	Started  time.Time     // the library keeps it to the microsecond
+	Duration time.Duration // and this to the millisecond
+}
+
+// Identity is the identity of the report s sums up.
+func (s Summary) Identity() Identity {
+	return Identity{Tool: s.Tool, Topic: s.Topic, Started: s.Started, Duration: s.Duration}
+}
+
 // Report is a kept report: its summary, its Markdown and its sources.
 type Report struct {
 	Summary
