@@ -81,17 +81,16 @@ func (e engineOf) record(ctx context.Context, tool string, rep research.Report, 
 // historyReport is what the library keeps of rep, which tool returned at now: its start is the engine's timestamp
 // (identical calls that joined one run share it), else now less its duration.
 func historyReport(tool string, rep research.Report, now time.Time) record.Report {
-	m := rep.Metadata
-	took := time.Duration(m.DurationMS) * time.Millisecond
-	started, err := time.Parse(time.RFC3339, m.Timestamp)
-	if err != nil {
-		started = now.Add(-took)
+	made := rep.Identity(tool)
+	if made.Started.IsZero() {
+		made.Started = now.Add(-made.Duration)
 	}
+	m := rep.Metadata
 	m.Cached, m.CacheAgeMS = false, nil // how the report was made, not how this call got it
 	metadata, _ := json.Marshal(m)      // plain values
 	return record.Report{
-		Summary: record.Summary{Tool: tool, Topic: m.Topic, Depth: m.Depth, Model: m.Model, Backend: m.Backend,
-			Started: started, Duration: took, Partial: rep.Partial},
+		Summary: record.Summary{Tool: made.Tool, Topic: made.Topic, Depth: m.Depth, Model: m.Model,
+			Backend: m.Backend, Started: made.Started, Duration: made.Duration, Partial: rep.Partial},
 		Markdown: rep.Report,
 		Sources:  sources(m),
 		Metadata: metadata,

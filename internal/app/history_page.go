@@ -33,8 +33,21 @@ func (a *App) ResearchElsewhere() []record.Job {
 	return elsewhere
 }
 
-// Delete removes the report id from the library; record.ErrNotFound when the library does not keep it.
-func (a *App) Delete(id string) error { return a.library.Delete(id) }
+// Delete removes the report id from the library, with the result cache's entries of its research, in the library
+// and in this server's memory, so that an identical call is researched again; record.ErrNotFound when the library
+// does not keep it. (Another server's memory may answer with it until its time to live is over; its answer is not
+// kept again: engineOf.record.)
+func (a *App) Delete(id string) error {
+	rep, err := a.library.Get(id)
+	if err != nil {
+		return err
+	}
+	if err := a.library.Delete(id); err != nil {
+		return err
+	}
+	a.cache.Forget(rep.Identity())
+	return nil
+}
 
 // Rerun starts the research of the kept report id again, as a research job of its tool, and returns the job's id
 // at once (rerunCall says with which arguments). record.ErrNotFound for a report not kept; research that cannot

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
@@ -137,6 +139,47 @@ func TestLibraryPages(t *testing.T) {
 	}
 	if body := b.get(loc); !strings.Contains(body, "Reports (1)") || strings.Contains(body, "what the pages find</a>") {
 		t.Errorf("/history after Delete:\n%s", body)
+	}
+}
+
+// TestDeletingAReportDropsItsCachedAnswer: a report deleted on its page no longer answers an identical call from
+// the result cache, neither from this server's memory nor, after a restart, from the library: the call is
+// researched again.
+func TestDeletingAReportDropsItsCachedAnswer(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	cache, data := t.TempDir(), t.TempDir()
+	env := func() map[string]string {
+		return map[string]string{"GEMINI_CLI_PATH": fake.Path, "GEMINI_BACKEND": "cli"}
+	}
+	a := newAppIn(t, env(), cache, data)
+	c, pages := connectTo(t, a), openPages(t, a)
+	researchAndDelete := func(query string) {
+		t.Helper()
+		callTool(t, c, "search", map[string]any{"query": query})
+		found, err := a.Library().Search(query, time.Time{}, 0)
+		if err != nil || len(found) != 1 {
+			t.Fatalf("the report of %q: %+v, %v", query, found, err)
+		}
+		id := found[0].ID
+		if code, _ := pages.submit("/report?id="+id, "/report", url.Values{"id": {id}, "action": {"delete"},
+			"confirmed": {"yes"}}); code != http.StatusSeeOther {
+			t.Fatalf("Delete: %d", code)
+		}
+	}
+	cached := func(c *client.Client, query string) bool {
+		t.Helper()
+		body := structuredOf(t, c, "search", map[string]any{"query": query})
+		metadata, _ := body["metadata"].(map[string]any)
+		return metadata["cached"] == true
+	}
+
+	researchAndDelete("asked again here")
+	if cached(c, "asked again here") {
+		t.Error("an identical call after the delete was answered from this server's cache")
+	}
+	researchAndDelete("asked again after a restart")
+	if cached(connectTo(t, newAppIn(t, env(), cache, data)), "asked again after a restart") {
+		t.Error("an identical call after the delete was answered from the cache kept in the library")
 	}
 }
 

@@ -3,16 +3,20 @@ package library
 import (
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // The result cache's reports (research.Cache's store): a report researched within GEMINI_CACHE_TTL answers an
 // identical request at once, also after a restart and from another server sharing the library. They are not the
-// library's reports (those stay until the retention drops them): each goes after the cache's time to live.
+// library's reports (those stay until the retention drops them): each goes after the cache's time to live, or with
+// the library's report of the same research when it is deleted (Delete).
 
-// PutCached keeps value under key, cached at at, in place of what was kept under it, and drops what was cached
-// before dropBefore. What cannot be kept is logged.
-func (l *Library) PutCached(key string, value []byte, at, dropBefore time.Time) {
+// PutCached keeps value, the report of the research made, under key, cached at at, in place of what was kept under
+// it, and drops what was cached before dropBefore. What cannot be kept is logged.
+func (l *Library) PutCached(key string, made record.Identity, value []byte, at, dropBefore time.Time) {
 	if l == nil {
 		return
 	}
@@ -20,7 +24,8 @@ func (l *Library) PutCached(key string, value []byte, at, dropBefore time.Time) 
 		if _, err := tx.Exec(`DELETE FROM cache WHERE at < ?`, micros(dropBefore)); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`INSERT OR REPLACE INTO cache (key, at, value) VALUES (?, ?, ?)`, key, micros(at), value)
+		_, err := tx.Exec(`INSERT OR REPLACE INTO cache (key, at, started, tool, topic, took_ms, value)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, slices.Concat([]any{key, micros(at)}, identity(made), []any{value})...)
 		return err
 	})
 	if err != nil {

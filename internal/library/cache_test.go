@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // TestCache: a report of the result cache is found by its key while it is fresh, by another server sharing the
@@ -17,7 +19,7 @@ func TestCache(t *testing.T) {
 	l, other := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
 	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 
-	l.PutCached("search|go", []byte("first"), at, at.Add(-time.Hour))
+	l.PutCached("search|go", made("go"), []byte("first"), at, at.Add(-time.Hour))
 	if v, got, ok := other.Cached("search|go", at.Add(-time.Minute)); !ok || string(v) != "first" || !got.Equal(at) {
 		t.Errorf("Cached from another server = %q, %v, %v; want first, cached at %v", v, got, ok, at)
 	}
@@ -29,14 +31,51 @@ func TestCache(t *testing.T) {
 	}
 
 	later := at.Add(2 * time.Hour)
-	l.PutCached("search|go", []byte("second"), later, later.Add(-time.Hour))
+	l.PutCached("search|go", made("go"), []byte("second"), later, later.Add(-time.Hour))
 	if v, _, ok := l.Cached("search|go", at); !ok || string(v) != "second" {
 		t.Errorf("Cached after a newer put = %q, %v; want second", v, ok)
 	}
-	l.PutCached("search|rust", []byte("rust"), later.Add(2*time.Hour), later.Add(time.Hour))
+	l.PutCached("search|rust", made("rust"), []byte("rust"), later.Add(2*time.Hour), later.Add(time.Hour))
 	var n int
 	if err := l.db.QueryRow(`SELECT count(*) FROM cache`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("%d reports cached, %v; want the one put after the others' time", n, err)
+	}
+}
+
+// made is the identity of a search for topic.
+func made(topic string) record.Identity {
+	return record.Identity{Tool: "search", Topic: topic, Started: time.Date(2026, 11, 27, 11, 59, 0, 0, time.UTC),
+		Duration: 83 * time.Second}
+}
+
+// TestDeleteDropsTheCachedReport: deleting a report drops the result cache's entries of the same research, for
+// every server sharing the library; the entries of another research stay.
+func TestDeleteDropsTheCachedReport(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	l, other := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
+	r := report("deleted", time.Date(2026, 11, 27, 11, 59, 0, 0, time.UTC))
+	id, err := l.Add(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	l.PutCached("search|deleted", r.Identity(), []byte("its report"), at, at.Add(-time.Hour))
+	l.PutCached("search|DELETED", r.Identity(), []byte("its report again"), at, at.Add(-time.Hour))
+	kept := r
+	kept.Topic = "kept"
+	l.PutCached("search|kept", kept.Identity(), []byte("another report"), at, at.Add(-time.Hour))
+
+	if err := other.Delete(id); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"search|deleted", "search|DELETED"} {
+		if v, _, ok := l.Cached(key, at.Add(-time.Minute)); ok {
+			t.Errorf("Cached(%q) after its report was deleted = %q, want nothing", key, v)
+		}
+	}
+	if _, _, ok := l.Cached("search|kept", at.Add(-time.Minute)); !ok {
+		t.Error("the cached report of another research went too")
 	}
 }
 
@@ -68,7 +107,7 @@ func TestMigrationFromVersion1(t *testing.T) {
 	if got := topics(l.List(0)); fmt.Sprint(got) != "[kept by release one]" {
 		t.Errorf("reports after the migration: %q", got)
 	}
-	l.PutCached("k", []byte("v"), time.Now(), time.Time{})
+	l.PutCached("k", made("k"), []byte("v"), time.Now(), time.Time{})
 	if _, _, ok := l.Cached("k", time.Time{}); !ok {
 		t.Error("the migrated library keeps no result cache")
 	}

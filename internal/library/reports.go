@@ -157,17 +157,31 @@ func (l *Library) Get(id string) (record.Report, error) {
 	return r, nil
 }
 
-// Delete drops the kept report id; ErrNotFound when it is not kept.
+// Delete drops the kept report id, and the result cache's entries of the same research (PutCached), so that no
+// server answers an identical request with it from the library; ErrNotFound when it is not kept.
 func (l *Library) Delete(id string) error {
 	if l == nil || !record.ValidID(id) {
 		return record.ErrNotFound
 	}
-	res, err := l.db.Exec(`DELETE FROM reports WHERE id = ?`, id)
+	err := inTx(l.db, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`DELETE FROM cache WHERE (started, tool, topic, took_ms) IN (
+			SELECT started, tool, topic, took_ms FROM reports WHERE id = ?)`, id); err != nil {
+			return err
+		}
+		res, err := tx.Exec(`DELETE FROM reports WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return record.ErrNotFound
+		}
+		return nil
+	})
+	if errors.Is(err, record.ErrNotFound) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("delete report %s of the research library: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return record.ErrNotFound
 	}
 	l.changed.Notify()
 	return nil

@@ -65,11 +65,17 @@ CREATE TABLE meta (
 	// v2: the result cache's reports (research.Cache), shared by the servers of a config dir and kept across restarts.
 	`
 CREATE TABLE cache (
-	key   TEXT PRIMARY KEY, -- the request's identity
-	at    INTEGER NOT NULL, -- Unix microseconds: when it was cached
-	value BLOB NOT NULL     -- the cache's encoding of the report
+	key     TEXT PRIMARY KEY, -- the request's identity
+	at      INTEGER NOT NULL, -- Unix microseconds: when it was cached
+	-- The report's identity, as the reports' columns keep it (record.Identity): deleting a report drops its entries.
+	tool    TEXT NOT NULL,
+	topic   TEXT NOT NULL,
+	started INTEGER NOT NULL, -- Unix microseconds
+	took_ms INTEGER NOT NULL,
+	value   BLOB NOT NULL     -- the cache's encoding of the report
 ) STRICT;
 CREATE INDEX cache_at ON cache(at);
+CREATE INDEX cache_started ON cache(started);
 `,
 	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before); and the
 	// reports in the order every list reads them, newest first (ORDER BY kept DESC, n DESC), so that a page of them

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // Bounds on what a Cache holds: past either, the oldest report goes first.
@@ -31,15 +32,19 @@ type Cache struct {
 	mu      sync.Mutex
 	ttl     time.Duration
 	reports *expiring.Map[string, cached]
-	store   CacheStore // nil: memory only
+	// made is the research each key's report came from, for Forget: an expiring.Map has no walk. A key the map
+	// has dropped goes from here at the next put or sweep (tidy).
+	made  map[string]record.Identity
+	store CacheStore // nil: memory only
 }
 
-// CacheStore keeps a cache's reports beyond its memory: each under its request's key, with when it was cached.
-// Its values are the cache's own encoding of a report. What it cannot keep or read it logs; the cache goes on.
+// CacheStore keeps a cache's reports beyond its memory: each under its request's key, with the identity of the
+// research that made it and when it was cached. Its values are the cache's own encoding of a report. What it
+// cannot keep or read it logs; the cache goes on.
 type CacheStore interface {
-	// PutCached keeps value under key, cached at at, in place of what was kept under it, and drops what was
-	// cached before dropBefore.
-	PutCached(key string, value []byte, at, dropBefore time.Time)
+	// PutCached keeps value, the report of the research made, under key, cached at at, in place of what was kept
+	// under it, and drops what was cached before dropBefore.
+	PutCached(key string, made record.Identity, value []byte, at, dropBefore time.Time)
 	// Cached is the value kept under key if it was cached at since or later, and when.
 	Cached(key string, since time.Time) (value []byte, at time.Time, ok bool)
 }
@@ -61,7 +66,60 @@ type cached struct {
 
 // NewCache returns an empty cache that keeps reports for ttl (0: keeps none).
 func NewCache(ttl time.Duration) *Cache {
-	return &Cache{now: time.Now, ttl: ttl, reports: expiring.New[string, cached](ttl, maxCachedBytes, maxCached)}
+	return &Cache{now: time.Now, ttl: ttl, reports: expiring.New[string, cached](ttl, maxCachedBytes, maxCached),
+		made: map[string]record.Identity{}}
+}
+
+// Forget drops from memory the reports of the research made: the library's report of it has been deleted, which
+// dropped the store's with it (library.Library.Delete). Other servers' caches may still answer with it until its
+// time to live is over.
+func (c *Cache) Forget(made record.Identity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, m := range c.made {
+		if m.Is(made) {
+			c.reports.Delete(key)
+			delete(c.made, key)
+		}
+	}
+}
+
+// remember keeps e under key in memory, cached at at, with the research it came from. c.mu is held.
+func (c *Cache) remember(key string, e cached, at time.Time) {
+	c.reports.Put(key, e, e.bytes(), at)
+	c.made[key] = e.rep.Identity(toolOf(key))
+	c.tidy(c.now())
+}
+
+// tidy drops from made the keys that the memory no longer holds at now: past their time, or past its bounds.
+// c.mu is held.
+func (c *Cache) tidy(now time.Time) {
+	if len(c.made) <= c.reports.Len() {
+		return
+	}
+	for key := range c.made {
+		if _, _, ok := c.reports.Get(key, now); !ok {
+			delete(c.made, key)
+		}
+	}
+}
+
+// toolOf is the tool of the request of key, which the engine makes a JSON array of strings that begins with the
+// request's kind, named as its tool (Engine.joined); "" for another key.
+func toolOf(key string) string {
+	var request []string
+	if json.Unmarshal([]byte(key), &request) != nil || len(request) == 0 {
+		return ""
+	}
+	return request[0]
+}
+
+// Identity is the identity of the research that made r, called as tool (record.Identity): its start is the
+// engine's timestamp of it, the zero time when it has none.
+func (r Report) Identity(tool string) record.Identity {
+	started, _ := time.Parse(time.RFC3339, r.Metadata.Timestamp)
+	return record.Identity{Tool: tool, Topic: r.Metadata.Topic, Started: started,
+		Duration: time.Duration(r.Metadata.DurationMS) * time.Millisecond}
 }
 
 // SetTTL changes how long reports are kept, those already kept included; 0 empties the cache and keeps none.
@@ -71,13 +129,16 @@ func (c *Cache) SetTTL(ttl time.Duration) {
 	c.ttl = ttl
 	c.reports.SetTTL(ttl)
 	c.reports.Expire(c.now())
+	c.tidy(c.now())
 }
 
 // Sweep drops the reports whose time to live is over at now and returns the bytes still kept, about.
 func (c *Cache) Sweep(now time.Time) (held int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.reports.Expire(now)
+	held = c.reports.Expire(now)
+	c.tidy(now)
+	return held
 }
 
 // get returns the report kept for key, in memory or else in the store, marked as cached with its age.
@@ -120,7 +181,7 @@ func (c *Cache) stored(store CacheStore, key string, since time.Time) (cached, t
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ttl > 0 {
-		c.reports.Put(key, e, e.bytes(), at)
+		c.remember(key, e, at)
 	}
 	return e, at, true
 }
@@ -151,7 +212,7 @@ func (c *Cache) put(key string, rep Report) {
 	}
 	now := c.now()
 	c.reports.Expire(now) // without a sweep, reports past their time go as new ones come
-	c.reports.Put(key, e, e.bytes(), now)
+	c.remember(key, e, now)
 	ttl, store := c.ttl, c.store
 	c.mu.Unlock()
 	if store == nil {
@@ -163,7 +224,7 @@ func (c *Cache) put(key string, rep Report) {
 		s.SummaryAt, s.SummaryLen, s.Summary = -1, 0, rep.Summary
 	}
 	if value, err := json.Marshal(s); err == nil { // plain values
-		store.PutCached(key, value, now, now.Add(-ttl))
+		store.PutCached(key, rep.Identity(toolOf(key)), value, now, now.Add(-ttl))
 	}
 }
 

@@ -161,3 +161,40 @@ func TestTheCacheKeepsTheSummaryInTheReport(t *testing.T) {
 		t.Errorf("summary %q, want %q", got.Summary, other.Summary)
 	}
 }
+
+// Forget drops the report of one research from memory: an identical request is researched again. Another
+// research's report stays, that of another tool on the same topic too.
+func TestTheCacheForgetsAResearch(t *testing.T) {
+	cache := NewCache(time.Minute)
+	e, fake, _ := newEngine(t, "ok", Settings{Cache: cache})
+	ctx := context.Background()
+	first, err := e.Search(ctx, SearchRequest{Query: "forgotten"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Search(ctx, SearchRequest{Query: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeepSearch(ctx, DeepSearchRequest{Topic: "forgotten", Depth: DepthConcise}); err != nil {
+		t.Fatal(err)
+	}
+	runs := len(fake.Calls())
+
+	cache.Forget(first.Identity("search"))
+	if rep, err := e.Search(ctx, SearchRequest{Query: "forgotten"}); err != nil || rep.Metadata.Cached {
+		t.Errorf("the research forgotten: cached=%v, %v; want researched again", rep.Metadata.Cached, err)
+	}
+	for name, call := range map[string]func() (Report, error){
+		"another research": func() (Report, error) { return e.Search(ctx, SearchRequest{Query: "kept"}) },
+		"another tool": func() (Report, error) {
+			return e.DeepSearch(ctx, DeepSearchRequest{Topic: "forgotten", Depth: DepthConcise})
+		},
+	} {
+		if rep, err := call(); err != nil || !rep.Metadata.Cached {
+			t.Errorf("%s: cached=%v, %v; want the report kept", name, rep.Metadata.Cached, err)
+		}
+	}
+	if n := len(fake.Calls()) - runs; n != 1 {
+		t.Errorf("the CLI ran %d more times, want once: for the research forgotten", n)
+	}
+}

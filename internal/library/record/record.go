@@ -40,12 +40,19 @@ type Summary struct {
 
 // Identity is which research made a report: its tool and topic, when it started and how long it took. The calls
 // that joined one run get its one report, and so do those the result cache answers with it: the library keeps that
-// report once (Library.Add) and finds it again by its identity (Library.Find).
+// report once (Library.Add) and finds it again by its identity (Library.Find), and the result cache's entries of a
+// report deleted are dropped by it.
 type Identity struct {
 	Tool     string
 	Topic    string
 	Started  time.Time     // the library keeps it to the microsecond
 	Duration time.Duration // and this to the millisecond
+}
+
+// Is reports whether i and o are the same research, to the precision the library keeps.
+func (i Identity) Is(o Identity) bool {
+	return i.Tool == o.Tool && i.Topic == o.Topic && i.Started.UnixMicro() == o.Started.UnixMicro() &&
+		i.Duration.Milliseconds() == o.Duration.Milliseconds()
 }
 
 // Identity is the identity of the report s sums up.
