@@ -1,6 +1,7 @@
 package library
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
@@ -12,14 +13,14 @@ import (
 )
 
 // TestCache: a report of the result cache is found by its key while it is fresh, by another server sharing the
-// library too; a newer one replaces it; one cached before a later put's dropBefore is gone.
+// library too; a newer one replaces it; one whose time is over when another is put is gone.
 func TestCache(t *testing.T) {
 	t.Parallel()
 	path := dbPath(t)
 	l, other := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
 	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 
-	l.PutCached("search|go", made("go"), []byte("first"), at, at.Add(-time.Hour))
+	l.PutCached("search|go", made("go"), []byte("first"), at, at.Add(time.Hour))
 	if v, got, ok := other.Cached("search|go", at.Add(-time.Minute)); !ok || string(v) != "first" || !got.Equal(at) {
 		t.Errorf("Cached from another server = %q, %v, %v; want first, cached at %v", v, got, ok, at)
 	}
@@ -31,14 +32,75 @@ func TestCache(t *testing.T) {
 	}
 
 	later := at.Add(2 * time.Hour)
-	l.PutCached("search|go", made("go"), []byte("second"), later, later.Add(-time.Hour))
+	l.PutCached("search|go", made("go"), []byte("second"), later, later.Add(time.Hour))
 	if v, _, ok := l.Cached("search|go", at); !ok || string(v) != "second" {
 		t.Errorf("Cached after a newer put = %q, %v; want second", v, ok)
 	}
-	l.PutCached("search|rust", made("rust"), []byte("rust"), later.Add(2*time.Hour), later.Add(time.Hour))
+	l.PutCached("search|rust", made("rust"), []byte("rust"), later.Add(2*time.Hour), later.Add(3*time.Hour))
+	if n := cachedRows(t, l); n != 1 {
+		t.Errorf("%d reports cached; want the one put after the others' time", n)
+	}
+}
+
+// cachedRows is how many rows the result cache's table holds, whether their time is over or not.
+func cachedRows(t *testing.T, l *Library) int {
+	t.Helper()
 	var n int
-	if err := l.db.QueryRow(`SELECT count(*) FROM cache`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("%d reports cached, %v; want the one put after the others' time", n, err)
+	if err := l.db.QueryRow(`SELECT count(*) FROM cache`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestCacheRetention: the result cache's reports go once their time is over at the retention's next pass, without
+// a report cached after them; they count in the size limit, and go, oldest first, before any report does; and
+// DropCached drops those cached before a time.
+func TestCacheRetention(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	l, err := Open(dbPath(t), Options{Retention: keepAll, Poll: -1, now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	value := bytes.Repeat([]byte("r"), 1000)
+	l.PutCached("short", made("short"), value, now, now.Add(time.Minute))
+	l.PutCached("long", made("long"), value, now, now.Add(time.Hour))
+	now = now.Add(2 * time.Minute)
+	l.SetRetention(Retention{MaxReports: 100, MaxAge: keepAll.MaxAge, MaxBytes: keepAll.MaxBytes}) // a pass
+	if n := cachedRows(t, l); n != 1 {
+		t.Errorf("after the retention's pass, %d reports cached; want the one whose time is not over", n)
+	}
+
+	add(t, l, "a report", "another")
+	var reports int64
+	if err := l.db.QueryRow(`SELECT sum(size) FROM reports`).Scan(&reports); err != nil {
+		t.Fatal(err)
+	}
+	for i, key := range []string{"first", "second", "third"} {
+		l.PutCached(key, made("t"), value, now.Add(time.Duration(i)*time.Second), now.Add(time.Hour))
+	}
+	// Room for two of the cache's reports (about 1,000 bytes each, with their key and topic) besides the library's.
+	l.SetRetention(Retention{MaxReports: 100, MaxBytes: reports + 2100})
+	var left []string
+	rows, err := l.db.Query(`SELECT key FROM cache ORDER BY at`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var key string
+		rows.Scan(&key)
+		left = append(left, key)
+	}
+	rows.Close()
+	if fmt.Sprint(left) != "[second third]" || l.Len() != 2 {
+		t.Errorf("past the size limit: the cache keeps %q and the library %d reports; want the two newest of the "+
+			"cache's, and both reports", left, l.Len())
+	}
+
+	l.DropCached(now.Add(2 * time.Second))
+	if _, _, ok := l.Cached("third", now.Add(-time.Hour)); !ok || cachedRows(t, l) != 1 {
+		t.Errorf("DropCached kept %d reports; want the one cached after its time", cachedRows(t, l))
 	}
 }
 
@@ -60,11 +122,11 @@ func TestDeleteDropsTheCachedReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	l.PutCached("search|deleted", r.Identity(), []byte("its report"), at, at.Add(-time.Hour))
-	l.PutCached("search|DELETED", r.Identity(), []byte("its report again"), at, at.Add(-time.Hour))
+	l.PutCached("search|deleted", r.Identity(), []byte("its report"), at, at.Add(time.Hour))
+	l.PutCached("search|DELETED", r.Identity(), []byte("its report again"), at, at.Add(time.Hour))
 	kept := r
 	kept.Topic = "kept"
-	l.PutCached("search|kept", kept.Identity(), []byte("another report"), at, at.Add(-time.Hour))
+	l.PutCached("search|kept", kept.Identity(), []byte("another report"), at, at.Add(time.Hour))
 
 	if err := other.Delete(id); err != nil {
 		t.Fatal(err)
@@ -107,7 +169,7 @@ func TestMigrationFromVersion1(t *testing.T) {
 	if got := topics(l.List(0)); fmt.Sprint(got) != "[kept by release one]" {
 		t.Errorf("reports after the migration: %q", got)
 	}
-	l.PutCached("k", made("k"), []byte("v"), time.Now(), time.Time{})
+	l.PutCached("k", made("k"), []byte("v"), time.Now(), time.Now().Add(time.Hour))
 	if _, _, ok := l.Cached("k", time.Time{}); !ok {
 		t.Error("the migrated library keeps no result cache")
 	}

@@ -7,11 +7,12 @@ import (
 )
 
 // Retention is what the library keeps: past any limit the oldest reports go first, and every report dropped is
-// logged. A report that a running job points to is never dropped.
+// logged. A report that a running job points to is never dropped. The result cache's reports count in the size
+// limit too, and go before any report does (trimCache).
 type Retention struct {
 	MaxReports int           // reports kept at most; 0 keeps none (and drops every report kept)
 	MaxAge     time.Duration // reports kept longer ago are dropped; 0: no limit by age
-	MaxBytes   int64         // the reports' sizes together (record.Summary.Size); 0: no limit by size
+	MaxBytes   int64         // the reports' sizes together (record.Summary.Size) and the cache's; 0: no limit by size
 }
 
 // maxJobs is how many finished jobs are kept at most, besides the age limit: a job's row is small, and its report
@@ -54,12 +55,13 @@ type victim struct {
 	limitReason string
 }
 
-// prune drops the oldest reports past the retention's limits, and the finished jobs past theirs, and logs what it
-// dropped. A failure is logged: the reports stay until the next try.
+// prune drops the oldest reports past the retention's limits, the finished jobs past theirs, and the result
+// cache's reports past their time or the size limit, and logs what it dropped. A failure is logged: they stay until
+// the next try.
 func (l *Library) prune() {
 	r := l.Retention()
 	var dropped []victim
-	var jobs int64
+	var jobs, cached int64
 	err := inTx(l.db, func(tx *sql.Tx) error {
 		dropped = nil
 		var err error
@@ -71,7 +73,10 @@ func (l *Library) prune() {
 				return err
 			}
 		}
-		jobs, err = pruneJobs(tx, r, micros(l.now()))
+		if jobs, err = pruneJobs(tx, r, micros(l.now())); err != nil {
+			return err
+		}
+		cached, err = trimCache(tx, r, micros(l.now()))
 		return err
 	})
 	if err != nil {
@@ -98,6 +103,10 @@ func (l *Library) prune() {
 	if jobs > 0 {
 		l.log.Info("dropped finished jobs from the research library", "jobs", jobs, "reason",
 			fmt.Sprintf("ended more than %s ago, or more than %d finished", days(r.MaxAge), maxJobs))
+	}
+	if cached > 0 {
+		l.log.Debug("dropped reports of the result cache from the research library", "reports", cached, "reason",
+			"past their time to live, or past the size limit")
 	}
 	if len(dropped) > 0 || jobs > 0 {
 		l.changed.Notify()

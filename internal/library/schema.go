@@ -67,6 +67,8 @@ CREATE TABLE meta (
 CREATE TABLE cache (
 	key     TEXT PRIMARY KEY, -- the request's identity
 	at      INTEGER NOT NULL, -- Unix microseconds: when it was cached
+	expires INTEGER NOT NULL, -- Unix microseconds: when its time to live is over
+	size    INTEGER NOT NULL, -- bytes of the key, topic and value: what the library's size limit counts
 	-- The report's identity, as the reports' columns keep it (record.Identity): deleting a report drops its entries.
 	tool    TEXT NOT NULL,
 	topic   TEXT NOT NULL,
@@ -74,7 +76,8 @@ CREATE TABLE cache (
 	took_ms INTEGER NOT NULL,
 	value   BLOB NOT NULL     -- the cache's encoding of the report
 ) STRICT;
-CREATE INDEX cache_at ON cache(at);
+CREATE INDEX cache_at ON cache(at, size); -- covers the sums of the size limit
+CREATE INDEX cache_expires ON cache(expires);
 CREATE INDEX cache_started ON cache(started);
 `,
 	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before); and the

@@ -42,18 +42,32 @@ type Cache struct {
 // research that made it and when it was cached. Its values are the cache's own encoding of a report. What it
 // cannot keep or read it logs; the cache goes on.
 type CacheStore interface {
-	// PutCached keeps value, the report of the research made, under key, cached at at, in place of what was kept
-	// under it, and drops what was cached before dropBefore.
-	PutCached(key string, made record.Identity, value []byte, at, dropBefore time.Time)
+	// PutCached keeps value, the report of the research made, under key, cached at at until expires, in place of
+	// what was kept under it; what is past its time goes.
+	PutCached(key string, made record.Identity, value []byte, at, expires time.Time)
 	// Cached is the value kept under key if it was cached at since or later, and when.
 	Cached(key string, since time.Time) (value []byte, at time.Time, ok bool)
+	// DropCached drops what was cached before before.
+	DropCached(before time.Time)
 }
 
-// SetStore has the cache keep its reports in store too, from now on.
+// SetStore has the cache keep its reports in store too, from now on; what store keeps past the cache's time to
+// live goes from it (every report, for a time to live of 0).
 func (c *Cache) SetStore(store CacheStore) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.store = store
+	c.mu.Unlock()
+	c.cutStore()
+}
+
+// cutStore drops from the store what was cached longer ago than the time to live.
+func (c *Cache) cutStore() {
+	c.mu.Lock()
+	store, before := c.store, c.now().Add(-c.ttl)
+	c.mu.Unlock()
+	if store != nil {
+		store.DropCached(before)
+	}
 }
 
 // cached is a report as the cache keeps it. A Summary that is a part of its Report, as the engine makes it, is
@@ -122,14 +136,16 @@ func (r Report) Identity(tool string) record.Identity {
 		Duration: time.Duration(r.Metadata.DurationMS) * time.Millisecond}
 }
 
-// SetTTL changes how long reports are kept, those already kept included; 0 empties the cache and keeps none.
+// SetTTL changes how long reports are kept, those already kept included, in memory and in the store; 0 empties
+// the cache and keeps none.
 func (c *Cache) SetTTL(ttl time.Duration) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.ttl = ttl
 	c.reports.SetTTL(ttl)
 	c.reports.Expire(c.now())
 	c.tidy(c.now())
+	c.mu.Unlock()
+	c.cutStore() // off the lock: the store may wait for another server's write
 }
 
 // Sweep drops the reports whose time to live is over at now and returns the bytes still kept, about.
@@ -224,7 +240,7 @@ func (c *Cache) put(key string, rep Report) {
 		s.SummaryAt, s.SummaryLen, s.Summary = -1, 0, rep.Summary
 	}
 	if value, err := json.Marshal(s); err == nil { // plain values
-		store.PutCached(key, rep.Identity(toolOf(key)), value, now, now.Add(-ttl))
+		store.PutCached(key, rep.Identity(toolOf(key)), value, now, now.Add(ttl))
 	}
 }
 

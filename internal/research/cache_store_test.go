@@ -77,3 +77,39 @@ func TestTheStoredCacheKeepsTheSummaryOfAReportThatIsNotUTF8(t *testing.T) {
 		t.Errorf("after a restart: summary %q (hit %v), want %q", got.Summary, hit, summary)
 	}
 }
+
+// TestACacheWithoutATimeToLiveEmptiesTheStore: GEMINI_CACHE_TTL=0, set while the server runs or at its start,
+// drops the reports the library keeps for the cache: a server that caches again later researches anew.
+func TestACacheWithoutATimeToLiveEmptiesTheStore(t *testing.T) {
+	lib, err := library.Open(filepath.Join(t.TempDir(), "library.db"), library.Options{Poll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	cacheOf := func(ttl time.Duration) *Cache {
+		c := NewCache(ttl)
+		c.SetStore(lib)
+		return c
+	}
+	ctx := context.Background()
+	for name, turnOff := range map[string]func(*Cache){
+		"set while it runs": func(c *Cache) { c.SetTTL(0) },
+		"at a start":        func(*Cache) { cacheOf(0) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			running := cacheOf(time.Hour)
+			e, _, _ := newEngine(t, "ok", Settings{Cache: running})
+			if _, err := e.Search(ctx, SearchRequest{Query: "cached, then not"}); err != nil {
+				t.Fatal(err)
+			}
+			turnOff(running)
+
+			later, fake, _ := newEngine(t, "ok", Settings{Cache: cacheOf(time.Hour)})
+			if rep, err := later.Search(ctx, SearchRequest{Query: "cached, then not"}); err != nil || rep.Metadata.Cached ||
+				len(fake.Calls()) != 1 {
+				t.Errorf("after GEMINI_CACHE_TTL=0: cached=%v, %d runs, %v; want researched again", rep.Metadata.Cached,
+					len(fake.Calls()), err)
+			}
+		})
+	}
+}
