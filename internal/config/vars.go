@@ -268,8 +268,9 @@ var variables = []variable{
 			return err
 		}},
 	{VarDoc{Name: "GEMINI_LIBRARY_MAX_MB", Default: "200", Description: "How many megabytes the research " +
-		"library's reports may take together (their text and sources; the database, with its search index, takes " +
-		"up to twice that); past it the oldest are dropped, and logged (1 to 100000)."},
+		"library's reports (their text, sources and metadata) and cached answers may take together (the database, " +
+		"with its search index, takes up to twice that); past it the oldest are dropped, cached answers first, and " +
+		"logged (1 to 100000)."},
 		func(c *Config, v string) error {
 			n, err := intBetween(v, 1, 100_000, "must be a whole number of megabytes between 1 and 100000")
 			c.LibraryMaxBytes = int64(n) << 20
