@@ -141,37 +141,49 @@ func TestDeleteDropsTheCachedReport(t *testing.T) {
 	}
 }
 
-// TestMigrationFromVersion1: a library the first release wrote (schema version 1) is brought to this release's
-// schema with its reports and jobs, and gets the result cache.
-func TestMigrationFromVersion1(t *testing.T) {
+// TestMigrations: a library of any earlier schema version (1, the first release's; 2 and 3, of builds before
+// this one) is brought to this release's schema with its reports, keeps the result cache, and deletes a report.
+func TestMigrations(t *testing.T) {
 	t.Parallel()
-	path := dbPath(t)
-	db, err := openRaw(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(migrations[0] + "PRAGMA user_version = 1;"); err != nil {
-		t.Fatal(err)
-	}
-	now := micros(time.Now())
-	if _, err := db.Exec(`INSERT INTO reports (id, tool, topic, started, took_ms, size, kept, markdown)
-		VALUES ('20261127120000-0123456789ab', 'search', 'kept by release one', ?, 2, 3, ?, 'its text')`, now,
-		now); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	for from := 1; from < len(migrations); from++ {
+		t.Run(fmt.Sprint("version ", from), func(t *testing.T) {
+			t.Parallel()
+			path := dbPath(t)
+			db, err := openRaw(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range migrations[:from] {
+				if _, err := db.Exec(step); err != nil {
+					t.Fatal(err)
+				}
+			}
+			now, id := micros(time.Now()), record.NewID(time.Now())
+			if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", from)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`INSERT INTO reports (id, tool, topic, started, took_ms, size, kept, markdown)
+				VALUES (?, 'search', 'kept before', ?, 2, 3, ?, 'its text')`, id, now, now); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
 
-	l := open(t, path, keepAll, nil)
-	var version int
-	if err := l.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
-		t.Errorf("schema version %d, %v; want %d", version, err, len(migrations))
-	}
-	if got := topics(l.List(0)); fmt.Sprint(got) != "[kept by release one]" {
-		t.Errorf("reports after the migration: %q", got)
-	}
-	l.PutCached("k", made("k"), []byte("v"), time.Now(), time.Now().Add(time.Hour))
-	if _, _, ok := l.Cached("k", time.Time{}); !ok {
-		t.Error("the migrated library keeps no result cache")
+			l := open(t, path, keepAll, nil)
+			var version int
+			if err := l.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+				t.Errorf("schema version %d, %v; want %d", version, err, len(migrations))
+			}
+			if got := topics(l.List(0)); fmt.Sprint(got) != "[kept before]" {
+				t.Errorf("reports after the migration: %q", got)
+			}
+			l.PutCached("k", made("k"), []byte("v"), time.Now(), time.Now().Add(time.Hour))
+			if _, _, ok := l.Cached("k", time.Time{}); !ok {
+				t.Error("the migrated library keeps no result cache")
+			}
+			if err := l.Delete(id); err != nil {
+				t.Errorf("Delete after the migration: %v", err)
+			}
+		})
 	}
 }
 

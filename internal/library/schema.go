@@ -65,11 +65,26 @@ CREATE TABLE meta (
 	// v2: the result cache's reports (research.Cache), shared by the servers of a config dir and kept across restarts.
 	`
 CREATE TABLE cache (
+	key   TEXT PRIMARY KEY, -- the request's identity
+	at    INTEGER NOT NULL, -- Unix microseconds: when it was cached
+	value BLOB NOT NULL     -- the cache's encoding of the report
+) STRICT;
+CREATE INDEX cache_at ON cache(at);
+`,
+	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before).
+	`ALTER TABLE reports ADD COLUMN metadata TEXT NOT NULL DEFAULT '';`,
+	// v4: the cache's entries with their time to live, their size (the library's size limit counts them) and their
+	// report's identity (deleting a report drops them), made anew: a cached answer can be researched again. And
+	// the reports in the order every list reads them, newest first (ORDER BY kept DESC, n DESC), so that a page of
+	// them is read in that order, not sorted.
+	`
+DROP TABLE cache;
+CREATE TABLE cache (
 	key     TEXT PRIMARY KEY, -- the request's identity
 	at      INTEGER NOT NULL, -- Unix microseconds: when it was cached
 	expires INTEGER NOT NULL, -- Unix microseconds: when its time to live is over
 	size    INTEGER NOT NULL, -- bytes of the key, topic and value: what the library's size limit counts
-	-- The report's identity, as the reports' columns keep it (record.Identity): deleting a report drops its entries.
+	-- The report's identity, as the reports' columns keep it (record.Identity).
 	tool    TEXT NOT NULL,
 	topic   TEXT NOT NULL,
 	started INTEGER NOT NULL, -- Unix microseconds
@@ -79,12 +94,6 @@ CREATE TABLE cache (
 CREATE INDEX cache_at ON cache(at, size); -- covers the sums of the size limit
 CREATE INDEX cache_expires ON cache(expires);
 CREATE INDEX cache_started ON cache(started);
-`,
-	// v3: each report's metadata, as the research engine told it (JSON; '' for the reports kept before); and the
-	// reports in the order every list reads them, newest first (ORDER BY kept DESC, n DESC), so that a page of them
-	// is read in that order, not sorted.
-	`
-ALTER TABLE reports ADD COLUMN metadata TEXT NOT NULL DEFAULT '';
 CREATE INDEX reports_newest ON reports(kept, n);
 `,
 }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -37,16 +38,16 @@ func ignoreTimeouts(next http.Handler) http.Handler {
 }
 
 // withoutTimeouts is in, the messages of a stdio client one per line, without the cancels that say the client
-// timed out.
-func withoutTimeouts(in io.Reader) io.Reader {
+// timed out. stop ends it: the line it reads then is its last.
+func withoutTimeouts(in io.Reader) (filtered io.Reader, stop func()) {
 	pr, pw := io.Pipe()
 	go func() {
 		lines := bufio.NewReader(in)
 		for {
 			line, err := lines.ReadBytes('\n')
-			if len(line) > 0 && !peek(line).timedOut() {
+			if len(line) > 0 && !(bytes.Contains(line, []byte("notifications/cancelled")) && peek(line).timedOut()) {
 				if _, werr := pw.Write(line); werr != nil {
-					return // the server stopped reading
+					return // stopped: nothing reads it any more
 				}
 			}
 			if err != nil {
@@ -55,5 +56,5 @@ func withoutTimeouts(in io.Reader) io.Reader {
 			}
 		}
 	}()
-	return pr
+	return pr, func() { pr.Close() }
 }

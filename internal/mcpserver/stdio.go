@@ -32,7 +32,9 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	for _, option := range []server.StdioOption{server.WithWorkerPoolSize(stdioWorkers), server.WithQueueSize(stdioQueue)} {
 		option(stdio)
 	}
-	err := stdio.Listen(tools.WithStdio(ctx), withoutTimeouts(in), out)
+	filtered, stop := withoutTimeouts(in)
+	defer stop()
+	err := stdio.Listen(tools.WithStdio(ctx), filtered, out)
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
