@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/expiring"
 )
@@ -99,8 +98,11 @@ func (s *Store) Get(id string, index int) (string, int, error) {
 // is one, never inside a UTF-8 sequence.
 func Split(text string, size int) []string {
 	var parts []string
-	for utf8.RuneCountInString(text) > size {
-		cut := byteOffset(text, size)
+	for {
+		cut := byteOffset(text, size) // reads size characters, not the rest of the text: linear in the text
+		if cut == len(text) {
+			break
+		}
 		if nl := strings.LastIndexByte(text[:cut], '\n'); nl >= cut/2 {
 			cut = nl + 1
 		}
