@@ -14,10 +14,11 @@ import (
 )
 
 // TestTimedOutClientsCancelNothing: a cancel whose reason says the client timed out (as the TypeScript SDK sends
-// when its request timeout fires) leaves the call and its research running, over stdio and over HTTP, while a
-// cancel with any other reason ends them.
+// when its request timeout fires) leaves the call and its research running, over stdio and over HTTP (a client of
+// the protocols with sessions, and one of 2026-07-28, whose notifications name no session), while a cancel with any
+// other reason ends them.
 func TestTimedOutClientsCancelNothing(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
+	for _, transport := range []string{"stdio", "http", "http 2026-07-28"} {
 		for reason, cancels := range map[string]bool{
 			"McpError: MCP error -32001: Request timed out": false,
 			"the user stopped it":                           true,
@@ -35,6 +36,9 @@ func TestTimedOutClientsCancelNothing(t *testing.T) {
 					n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
 						Method: "notifications/cancelled",
 						Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason}}}}
+					if transport == "http 2026-07-28" { // its messages name their protocol
+						n.Params.Meta = map[string]any{"io.modelcontextprotocol/protocolVersion": mcp.ProtocolVersion20260728}
+					}
 					if err := c.GetTransport().SendNotification(context.Background(), n); err != nil {
 						t.Fatal(err)
 					}
@@ -54,8 +58,8 @@ func TestTimedOutClientsCancelNothing(t *testing.T) {
 	}
 }
 
-// connectOver connects a client to s over transport (stdio or http); over HTTP, a client of the protocols with
-// sessions, as the TypeScript SDK's v1 is: its cancels are notifications of its session.
+// connectOver connects a client to s over transport: stdio; http, a client of the protocols with sessions, as the
+// TypeScript SDK's v1 is; or http 2026-07-28, one of that protocol, without sessions.
 func connectOver(t *testing.T, transport string, s *server.MCPServer) *client.Client {
 	t.Helper()
 	if transport == "stdio" {
@@ -70,6 +74,9 @@ func connectOver(t *testing.T, transport string, s *server.MCPServer) *client.Cl
 	t.Cleanup(func() { c.Close() })
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = "2025-11-25"
+	if transport == "http 2026-07-28" {
+		req.Params.ProtocolVersion = mcp.ProtocolVersion20260728
+	}
 	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
 	if _, err := c.Initialize(context.Background(), req); err != nil {
 		t.Fatal(err)
