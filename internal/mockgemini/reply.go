@@ -37,6 +37,10 @@ type Reply struct {
 	Hang     bool          // never answer: hold the request until the client leaves or the server closes
 	Delay    time.Duration // wait this long before answering
 
+	// Agent is what the Deep Research agent does in the interaction a
+	// create (KindAgent) starts; nil runs DefaultAgent. Other kinds ignore it.
+	Agent *AgentScript
+
 	// Streaming only (streamGenerateContent); a non-streamed answer ignores them.
 
 	// Chunks is how many SSE chunks the text is cut into, at spaces (one per

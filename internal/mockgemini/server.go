@@ -39,9 +39,28 @@
 // that carries them. The mock does the same: a multi-part reply streams as
 // one part, with its supports' offsets moved into the concatenated text.
 //
+// # Deep Research agent
+//
+// It also serves the Interactions API (/v1beta/interactions) for Google's
+// Deep Research agent ([KindAgent]): a create in the background, get, a
+// stream of server-sent events resumable with last_event_id, cancel and
+// delete. The responder's Reply for a create may carry an [AgentScript]
+// (else [DefaultAgent]): the steps the agent takes (thought summaries,
+// searches, pages read), how long each takes, the report with its
+// url_citation annotations (UTF-8 byte offsets), or a failure, a plan for
+// collaborative planning, streams cut after a few events. The interaction
+// plays the script on the clock from its create, so a get or a stream sees
+// what has happened by then.
+//
+//	mock.Handle(mockgemini.KindAgent, mockgemini.Always(mockgemini.Reply{Agent: &mockgemini.AgentScript{
+//		Steps:     []mockgemini.AgentStep{{Thought: "Planning.", Search: []string{"go 1.26"}}},
+//		Report:    "Go 1.26 shipped in February.",
+//		Citations: []mockgemini.Citation{{URL: "https://go.dev/blog", Title: "go.dev", Text: "Go 1.26 shipped"}},
+//	}}))
+//
 // The shapes are those the Gemini CLI 0.61.0 and google.golang.org/genai
-// v1.77.0 send and expect (shared/notes/gemini-cli.md,
-// shared/notes/gemini-api.md).
+// v1.77.0 (its interactions package for the agent) send and expect
+// (shared/notes/gemini-cli.md, shared/notes/gemini-api.md).
 package mockgemini
 
 import (
@@ -77,6 +96,10 @@ const (
 	// KindFetch offers the urlContext tool without googleSearch: the CLI's
 	// web_fetch.
 	KindFetch Kind = "fetch"
+	// KindAgent is a request of the Interactions API: create (POST /v1beta/interactions), get and stream
+	// (GET /v1beta/interactions/{id}[?stream=true&last_event_id=E]), cancel (POST /v1beta/interactions/{id}/cancel),
+	// delete (DELETE /v1beta/interactions/{id}). Only a create asks the responder.
+	KindAgent Kind = "agent"
 	// KindOther is anything else (countTokens, unknown paths).
 	KindOther Kind = "other"
 )
@@ -87,14 +110,16 @@ type Request struct {
 	Time              time.Time         `json:"time"`
 	Method            string            `json:"method"`
 	Path              string            `json:"path"`
-	Model             string            `json:"model,omitempty"`
-	Action            string            `json:"action,omitempty"` // generateContent, streamGenerateContent, countTokens
+	Model             string            `json:"model,omitempty"`  // for KindAgent, the create's agent
+	Action            string            `json:"action,omitempty"` // generateContent, streamGenerateContent, countTokens; create, get, stream, cancel, delete
 	Stream            bool              `json:"stream,omitempty"`
+	Interaction       string            `json:"interaction,omitempty"`   // KindAgent: the interaction asked for, or the one a create made
+	LastEventID       string            `json:"last_event_id,omitempty"` // KindAgent: the event a stream resumes after
 	Kind              Kind              `json:"kind"`
 	Tools             []string          `json:"tools,omitempty"`         // names of the function declarations offered
-	BuiltinTools      []string          `json:"builtin_tools,omitempty"` // googleSearch, urlContext, codeExecution ...
+	BuiltinTools      []string          `json:"builtin_tools,omitempty"` // googleSearch, urlContext, codeExecution ...; a create's google_search, url_context ...
 	SystemInstruction string            `json:"system_instruction,omitempty"`
-	Prompt            string            `json:"prompt,omitempty"`             // the text parts of every user turn, joined by blank lines
+	Prompt            string            `json:"prompt,omitempty"`             // the text parts of every user turn, joined by blank lines; a create's input
 	ToolTurns         int               `json:"tool_turns"`                   // user turns that carry tool results
 	FunctionResponses []FunctionResult  `json:"function_responses,omitempty"` // every tool result so far, in order
 	ResponseSchema    json.RawMessage   `json:"response_schema,omitempty"`
@@ -129,6 +154,9 @@ type Server struct {
 	requests   []Request
 	closed     chan struct{}
 	closeOnce  sync.Once
+
+	interactions   map[string]*interaction // the Interactions API's, by id
+	interactionSeq int                     // interactions created so far: the next id
 }
 
 // DefaultSources are the sources of the default search reply.
@@ -139,7 +167,7 @@ var DefaultSources = []Source{
 
 // New returns a mock with default replies: chat answers "Mock answer.",
 // router calls get their schema filled, searches a grounded answer citing
-// DefaultSources, fetches a short page text.
+// DefaultSources, fetches a short page text, agent interactions run DefaultAgent.
 func New() *Server {
 	return &Server{
 		responders: map[Kind]Responder{
@@ -147,8 +175,10 @@ func New() *Server {
 			KindRouter: fillSchema,
 			KindSearch: Always(Grounded("Mock search results: the topic is covered by two sources.", DefaultSources...)),
 			KindFetch:  Always(Text("Mock page content.")),
+			KindAgent:  Always(Reply{}),
 		},
-		closed: make(chan struct{}),
+		closed:       make(chan struct{}),
+		interactions: make(map[string]*interaction),
 	}
 }
 
@@ -189,9 +219,10 @@ func (s *Server) SaveLog(path string) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// Close releases every request held by a hanging or delayed reply; later
-// ones are answered at once. Call it before closing the HTTP server, which
-// waits for running requests.
+// Close releases every request held by a hanging or delayed reply, and ends
+// the streams of interactions waiting for their next event; later ones are
+// answered at once. Call it before closing the HTTP server, which waits for
+// running requests.
 func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
 
 // secretHeaders are never recorded.
@@ -202,6 +233,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(hr.Body, 64<<20))
 	if err != nil {
 		http.Error(w, "read body", http.StatusBadRequest)
+		return
+	}
+	if isAgentPath(hr.URL.Path) {
+		s.serveAgent(w, hr, body)
 		return
 	}
 	req, parsed := parseRequest(hr, body)
@@ -223,20 +258,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	s.setReply(req.Seq, rep.summary())
 
-	if rep.Delay > 0 || rep.Hang {
-		var wait <-chan time.Time
-		if !rep.Hang {
-			wait = time.After(rep.Delay)
-		}
-		select {
-		case <-wait:
-		case <-hr.Context().Done():
-			return
-		case <-s.closed:
-			if rep.Hang {
-				return
-			}
-		}
+	if !s.hold(hr, rep) {
+		return
 	}
 	switch {
 	case rep.Status >= 400:
@@ -247,6 +270,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		s.writeStream(w, hr, rep, req.Model, len(body))
 	default:
 		writeJSON(w, http.StatusOK, rep.response(rep.textParts(), false, true, true, req.Model, len(body)))
+	}
+}
+
+// hold waits out a reply's Delay or Hang. False means the request is over
+// unanswered: the client left, or Close released a hang.
+func (s *Server) hold(hr *http.Request, rep Reply) bool {
+	if rep.Delay <= 0 && !rep.Hang {
+		return true
+	}
+	var wait <-chan time.Time
+	if !rep.Hang {
+		wait = time.After(rep.Delay)
+	}
+	select {
+	case <-wait:
+		return true
+	case <-hr.Context().Done():
+		return false
+	case <-s.closed:
+		return !rep.Hang
 	}
 }
 
