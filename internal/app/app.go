@@ -51,10 +51,10 @@ type App struct {
 	queue    *research.Queue
 	joins    research.Joins
 	cache    *research.Cache
-	library  *library.Library   // finished reports and research jobs, on disk; nil keeps none
-	runs     *runGate           // CLI runs in progress, so shutdown can wait until their processes are gone
-	lifetime context.Context    // ends at Shutdown: work that outlives its request (MCP tasks) stops then
-	end      context.CancelFunc // ends lifetime
+	library  *library.Library        // finished reports and research jobs, on disk; nil keeps none
+	runs     *runGate                // CLI runs in progress, so shutdown can wait until their processes are gone
+	lifetime context.Context         // ends at Shutdown: work that outlives its request (MCP tasks) stops then
+	end      context.CancelCauseFunc // ends lifetime
 	tools    *tools.Tools
 	mcp      *server.MCPServer
 	mcpHTTP  http.Handler         // /mcp, /api and /healthz
@@ -129,7 +129,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.configured.Store(c)
 	c.warn(a.log)
 
-	a.lifetime, a.end = context.WithCancel(context.Background())
+	a.lifetime, a.end = context.WithCancelCause(context.Background())
 	a.changes.Follow(a.lifetime, a.activity.Changed)
 	a.changes.Follow(a.lifetime, a.library.Changed)
 	a.changes.Follow(a.lifetime, a.warmth.Changed)
@@ -163,6 +163,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 		Sweeper:   a.sweeps,
 		API:       restapi.Handler(a.tools),
 	})
+	a.resumeJobs()
 	go a.sweeps.run(a.lifetime)
 	return a, nil
 }
@@ -345,7 +346,7 @@ func (a *App) endCalls(why, fix string) {
 // running one has ended with its processes, and the warm ones too. Requests' own searches end when their servers
 // cancel them.
 func (a *App) Shutdown() {
-	a.end()
+	a.end(backend.ErrServerStopping) // the agent's runs go on, to be followed again at the next start
 	a.runs.closeAndWait()
 	a.commitMu.Lock()
 	a.servers.ShutDown = true

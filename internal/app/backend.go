@@ -50,6 +50,9 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 		Joins:               &a.joins,
 		Cache:               a.cache,
 		Backend:             cfg.Backend,
+		Agent:               c.backends.Agent(),
+		AgentTimeout:        cfg.DeepResearchTimeout,
+		DeepSearchEngine:    cfg.DeepResearchEngine,
 	}, a.log)
 	if err != nil {
 		return nil, err

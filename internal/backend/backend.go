@@ -25,12 +25,13 @@ type RunnerFunc func(ctx context.Context, req Request) (Result, error)
 // Run calls f.
 func (f RunnerFunc) Run(ctx context.Context, req Request) (Result, error) { return f(ctx, req) }
 
-// Names of the backends: the values of GEMINI_BACKEND, and (CLI and API) what metadata.backend and the status
-// views show.
+// Names of the backends: the values of GEMINI_BACKEND, and (CLI, API and GoogleAgent) what metadata.backend and
+// the status views show.
 const (
-	CLI  = "cli"
-	API  = "api"
-	Auto = "auto" // GEMINI_BACKEND's choice per call: the CLI while it can serve, else the API
+	CLI         = "cli"
+	API         = "api"
+	Auto        = "auto"         // GEMINI_BACKEND's choice per call: the CLI while it can serve, else the API
+	GoogleAgent = "google-agent" // Google's Deep Research agent (Agent), which deep_search's engine google runs
 )
 
 // Request is one research prompt.
@@ -102,11 +103,12 @@ const (
 type EventKind string
 
 const (
-	EventSearch EventKind = "search" // a web search: google_web_search, *firecrawl_search, Google Search grounding
-	EventFetch  EventKind = "fetch"  // a page read: web_fetch, *firecrawl_scrape, *firecrawl_map, URL context
-	EventTool   EventKind = "tool"   // any other tool
-	EventFailed EventKind = "failed" // a tool call that returned an error
-	EventText   EventKind = "text"   // the answer grew: Text is what was added, as the model wrote it
+	EventSearch  EventKind = "search"  // a web search: google_web_search, *firecrawl_search, Google Search grounding
+	EventFetch   EventKind = "fetch"   // a page read: web_fetch, *firecrawl_scrape, *firecrawl_map, URL context
+	EventTool    EventKind = "tool"    // any other tool
+	EventFailed  EventKind = "failed"  // a tool call that returned an error
+	EventText    EventKind = "text"    // the answer grew: Text is what was added, as the model wrote it
+	EventThought EventKind = "thought" // the agent says what it is thinking about: Text
 )
 
 // Event is one step of a run: a tool call of the CLI, or a search or URL read the API reports while it streams.
@@ -116,7 +118,7 @@ type Event struct {
 	Query string // the search query, if any
 	URL   string // the first URL the step names, if any
 	Error string // EventFailed: the tool's error message
-	Text  string // EventText: the text added to the answer
+	Text  string // EventText: the text added to the answer; EventThought: the agent's words
 }
 
 // Masked is e with mask (a secret masker's) applied to every text it carries: events leave the server as progress

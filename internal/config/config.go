@@ -46,6 +46,11 @@ type Config struct {
 	SearchTimeout     time.Duration // GEMINI_SEARCH_TIMEOUT
 	DeepSearchTimeout time.Duration // GEMINI_DEEP_SEARCH_TIMEOUT
 	AskTimeout        time.Duration // GEMINI_ASK_TIMEOUT
+	// Google's Deep Research agent, deep_search's engine google.
+	DeepResearchEngine   string        // GEMINI_DEEP_RESEARCH_ENGINE: deep_search's default engine, rounds or google
+	DeepResearchAgent    string        // GEMINI_DEEP_RESEARCH_AGENT
+	DeepResearchMaxAgent string        // GEMINI_DEEP_RESEARCH_MAX_AGENT
+	DeepResearchTimeout  time.Duration // GEMINI_DEEP_RESEARCH_TIMEOUT
 	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
 	Prompts             map[string]string

@@ -43,31 +43,35 @@ func TestLoadDefaults(t *testing.T) {
 		Backend: backend.Auto,
 		Aliases: map[string]string{AliasPro: "gemini-3.1-pro-preview", AliasFlash: "gemini-3-flash-preview",
 			AliasFlashLite: "gemini-3.1-flash-lite-preview"},
-		FallbackModel:       "gemini-2.5-flash",
-		SearchTimeout:       300 * time.Second,
-		DeepSearchTimeout:   900 * time.Second,
-		AskTimeout:          600 * time.Second,
-		Notify:              true,
-		NotifyAfter:         30 * time.Second,
-		Host:                "127.0.0.1",
-		Port:                3000,
-		ProgressLogInterval: 30 * time.Second,
-		JSONMaxRetries:      3,
-		MaxIterations:       10,
-		MaxConcurrent:       3,
-		QueueTimeout:        30 * time.Second,
-		DeepSearchMaxRounds: 3,
-		MaxResponseChars:    20000,
-		WarmWorkers:         1,
-		WarmIdle:            10 * time.Minute,
-		CacheTTL:            15 * time.Minute,
-		CallWait:            45 * time.Second,
-		LibraryMaxReports:   1000,
-		LibraryMaxAge:       365 * 24 * time.Hour,
-		LibraryMaxBytes:     200 << 20,
-		Prompts:             map[string]string{},
-		PrivateDirs:         []string{dir},
-		Overridden:          map[string]bool{DirVar: true},
+		FallbackModel:        "gemini-2.5-flash",
+		SearchTimeout:        300 * time.Second,
+		DeepSearchTimeout:    900 * time.Second,
+		AskTimeout:           600 * time.Second,
+		DeepResearchEngine:   "rounds",
+		DeepResearchAgent:    "deep-research-preview-04-2026",
+		DeepResearchMaxAgent: "deep-research-max-preview-04-2026",
+		DeepResearchTimeout:  time.Hour,
+		Notify:               true,
+		NotifyAfter:          30 * time.Second,
+		Host:                 "127.0.0.1",
+		Port:                 3000,
+		ProgressLogInterval:  30 * time.Second,
+		JSONMaxRetries:       3,
+		MaxIterations:        10,
+		MaxConcurrent:        3,
+		QueueTimeout:         30 * time.Second,
+		DeepSearchMaxRounds:  3,
+		MaxResponseChars:     20000,
+		WarmWorkers:          1,
+		WarmIdle:             10 * time.Minute,
+		CacheTTL:             15 * time.Minute,
+		CallWait:             45 * time.Second,
+		LibraryMaxReports:    1000,
+		LibraryMaxAge:        365 * 24 * time.Hour,
+		LibraryMaxBytes:      200 << 20,
+		Prompts:              map[string]string{},
+		PrivateDirs:          []string{dir},
+		Overridden:           map[string]bool{DirVar: true},
 	}
 	got.shown, got.inDotenv = nil, nil // TestShown, TestInDotenv
 	if !reflect.DeepEqual(got, want) {
@@ -369,8 +373,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 40 {
-		t.Errorf("got %d variables, want 40", len(seen))
+	if len(seen) != 44 {
+		t.Errorf("got %d variables, want 44", len(seen))
 	}
 }
 

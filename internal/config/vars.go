@@ -145,6 +145,40 @@ var variables = []variable{
 			c.DeepSearchTimeout, err = millis(v, 1000, 3_600_000, "must be a whole number of milliseconds between 1000 and 3600000")
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_DEEP_RESEARCH_ENGINE", Label: "Deep search engine", Input: "select",
+		Options: []string{backend.EngineRounds, backend.EngineGoogle},
+		Help: "rounds: our research and verification rounds. google: Google's Deep Research agent (Gemini API key, " +
+			"paid, $2-5 and 3-20 minutes a report).",
+		Default: backend.EngineRounds, Description: "The engine of a deep_search that names none: rounds (a research " +
+			"round, then verification rounds, on the backend in force) or google (Google's Deep Research agent " +
+			"through the Gemini API's Interactions API: needs GEMINI_API_KEY with billing; about $2-5 and 3-20 " +
+			"minutes a report)."},
+		func(c *Config, v string) error {
+			v = strings.ToLower(v)
+			if v != backend.EngineRounds && v != backend.EngineGoogle {
+				return errors.New("must be rounds or google")
+			}
+			c.DeepResearchEngine = v
+			return nil
+		}},
+	{VarDoc{Name: "GEMINI_DEEP_RESEARCH_AGENT", Default: backend.DefaultResearchAgent, Description: "The " +
+		"Deep Research agent of deep_search's engine google, as the Interactions API names it."},
+		func(c *Config, v string) (err error) {
+			c.DeepResearchAgent, err = modelName(v)
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_DEEP_RESEARCH_MAX_AGENT", Default: backend.DefaultResearchMaxAgent, Description: "The " +
+		"Deep Research agent of deep_search's engine google with depth max: the deepest research, at the highest cost."},
+		func(c *Config, v string) (err error) {
+			c.DeepResearchMaxAgent, err = modelName(v)
+			return err
+		}},
+	{VarDoc{Name: "GEMINI_DEEP_RESEARCH_TIMEOUT", Default: "3600000", Description: "Longest time a run of Google's " +
+		"Deep Research agent is followed, in milliseconds (60000 to 7200000); a run still going then is cancelled."},
+		func(c *Config, v string) (err error) {
+			c.DeepResearchTimeout, err = millis(v, 60_000, 7_200_000, "must be a whole number of milliseconds between 60000 and 7200000")
+			return err
+		}},
 	{VarDoc{Name: "GEMINI_ASK_TIMEOUT", Default: "600000", Description: "Longest time an ask or structured call " +
 		"may take, all of it, in milliseconds (1000 to 3600000)."},
 		func(c *Config, v string) (err error) {

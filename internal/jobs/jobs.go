@@ -133,6 +133,9 @@ type Options[R any] struct {
 // ErrFull is Start's error when Options.MaxRunning jobs run already.
 var ErrFull = errors.New("the most research jobs this server runs at once are running")
 
+// ErrHeld is StartAs's error for an id this registry holds a job of.
+var ErrHeld = errors.New("a research job with this id is held already")
+
 // New returns a registry whose jobs end at the latest when lifetime does.
 func New[R any](lifetime context.Context, o Options[R]) *Registry[R] {
 	return &Registry[R]{lifetime: lifetime, opts: o, now: time.Now, running: map[string]*Job[R]{},
@@ -143,14 +146,25 @@ func New[R any](lifetime context.Context, o Options[R]) *Registry[R] {
 // Options.MaxRunning jobs run already. The job's context keeps ctx's values but not its end: it ends with the
 // server (lifetime), with Cancel, or with run.
 func (r *Registry[R]) Start(ctx context.Context, tool, topic string, run func(context.Context, *Job[R]) (R, error)) (*Job[R], error) {
+	return r.StartAs(ctx, record.NewJobID(), r.now(), tool, topic, run)
+}
+
+// StartAs starts a job as Start does, with id, started then: a job a server that stopped began, which this one
+// takes on. ErrHeld when a job with id is held already.
+func (r *Registry[R]) StartAs(ctx context.Context, id string, started time.Time, tool, topic string,
+	run func(context.Context, *Job[R]) (R, error)) (*Job[R], error) {
 	r.mu.Lock()
 	if r.opts.MaxRunning > 0 && len(r.running) >= r.opts.MaxRunning {
 		r.mu.Unlock()
 		return nil, ErrFull
 	}
+	if _, _, done := r.finished.Get(id, r.now()); done || r.running[id] != nil {
+		r.mu.Unlock()
+		return nil, ErrHeld
+	}
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(r.lifetime, func() { cancel(context.Cause(r.lifetime)) })
-	j := &Job[R]{ID: record.NewJobID(), Tool: tool, Topic: topic, Started: r.now(), cancel: cancel, done: make(chan struct{}),
+	j := &Job[R]{ID: id, Tool: tool, Topic: topic, Started: started, cancel: cancel, done: make(chan struct{}),
 		stage: "starting"}
 	r.running[j.ID] = j
 	r.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 
 // jobColumns are the columns a record.Job is read from.
 const jobColumns = `id, tool, topic, args, state, stage, started, ended, report_id, error_code, error_message,
-	error_details, owner`
+	error_details, owner, remote`
 
 // Messages of the jobs the library marks interrupted.
 const (
@@ -47,7 +47,7 @@ func (l *Library) PutJob(j record.Job) error {
 	if err := checkJob(&j, l.now()); err != nil {
 		return err
 	}
-	_, err := l.db.Exec(`INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := l.db.Exec(`INSERT INTO jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		jobValues(j)...)
 	if err != nil {
 		return fmt.Errorf("keep job %s: %w", j.ID, err)
@@ -57,7 +57,7 @@ func (l *Library) PutJob(j record.Job) error {
 }
 
 // UpdateJob changes the job id through change, in one transaction, and returns it as kept: its Stage, State,
-// Ended, ReportID and error fields (its ID, Tool, Topic, Args, Started and Owner stay). A final state without an end
+// Ended, ReportID, error fields and Remote (its ID, Tool, Topic, Args, Started and Owner stay). A final state without an end
 // ends it now; a ReportID must name a kept report. ErrNotFound for a job not kept.
 func (l *Library) UpdateJob(id string, change func(*record.Job)) (record.Job, error) {
 	if l == nil || !record.ValidJobID(id) {
@@ -76,8 +76,8 @@ func (l *Library) UpdateJob(id string, change func(*record.Job)) (record.Job, er
 			return err
 		}
 		_, err = tx.Exec(`UPDATE jobs SET state = ?, stage = ?, ended = ?, report_id = ?, error_code = ?,
-			error_message = ?, error_details = ? WHERE id = ?`, j.State, j.Stage, nullTime(j.Ended),
-			nullString(j.ReportID), j.ErrorCode, j.ErrorMessage, j.ErrorDetails, id)
+			error_message = ?, error_details = ?, remote = ? WHERE id = ?`, j.State, j.Stage, nullTime(j.Ended),
+			nullString(j.ReportID), j.ErrorCode, j.ErrorMessage, j.ErrorDetails, string(j.Remote), id)
 		return err
 	})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -164,6 +164,37 @@ func (l *Library) RunningElsewhere(limit int) ([]record.Job, error) {
 		ORDER BY started DESC, rowid DESC LIMIT ?`, l.owner.id, limit)
 }
 
+// Resumable returns the interrupted jobs started since then that follow a remote run (Job.Remote), oldest first:
+// those a server can follow on. Running jobs whose server is gone are marked interrupted first.
+func (l *Library) Resumable(since time.Time) ([]record.Job, error) {
+	if l == nil {
+		return nil, nil
+	}
+	l.sweepJobs()
+	return l.jobs(`SELECT `+jobColumns+` FROM jobs WHERE state = 'interrupted' AND remote != '' AND started >= ?
+		ORDER BY started, rowid`, micros(since))
+}
+
+// Adopt makes the interrupted job id, which follows a remote run, this library's and running again, to follow that
+// run on, and returns it as kept; false when it is not to be taken: another server took it first, it is not
+// interrupted, or it follows no remote run.
+func (l *Library) Adopt(id string) (record.Job, bool, error) {
+	if l == nil || !record.ValidJobID(id) {
+		return record.Job{}, false, nil
+	}
+	res, err := l.db.Exec(`UPDATE jobs SET state = 'running', owner = ?, ended = NULL, error_code = '',
+		error_message = '', error_details = '' WHERE id = ? AND state = 'interrupted' AND remote != ''`, l.owner.id, id)
+	if err != nil {
+		return record.Job{}, false, fmt.Errorf("take job %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return record.Job{}, false, nil
+	}
+	l.changed.Notify()
+	j, err := l.Job(id)
+	return j, err == nil, err
+}
+
 // jobs runs a query of jobColumns.
 func (l *Library) jobs(query string, args ...any) ([]record.Job, error) {
 	rows, err := l.db.Query(query, args...)
@@ -242,7 +273,7 @@ func jobValues(j record.Job) []any {
 		args = string(j.Args)
 	}
 	return []any{j.ID, j.Tool, j.Topic, args, string(j.State), j.Stage, micros(j.Started), nullTime(j.Ended),
-		nullString(j.ReportID), j.ErrorCode, j.ErrorMessage, j.ErrorDetails, j.Owner}
+		nullString(j.ReportID), j.ErrorCode, j.ErrorMessage, j.ErrorDetails, j.Owner, string(j.Remote)}
 }
 
 // scanJob reads a job of jobColumns.
@@ -251,12 +282,16 @@ func scanJob(row interface{ Scan(...any) error }) (record.Job, error) {
 	var args, report sql.Null[string]
 	var endedAt sql.NullInt64
 	var started int64
+	var remote string
 	if err := row.Scan(&j.ID, &j.Tool, &j.Topic, &args, &j.State, &j.Stage, &started, &endedAt, &report,
-		&j.ErrorCode, &j.ErrorMessage, &j.ErrorDetails, &j.Owner); err != nil {
+		&j.ErrorCode, &j.ErrorMessage, &j.ErrorDetails, &j.Owner, &remote); err != nil {
 		return record.Job{}, err
 	}
 	if args.Valid {
 		j.Args = []byte(args.V)
+	}
+	if remote != "" {
+		j.Remote = []byte(remote)
 	}
 	j.Started = fromMicros(started)
 	if endedAt.Valid {

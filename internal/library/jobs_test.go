@@ -232,3 +232,52 @@ func TestRunningElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestResumableJobs: a job that follows a remote run, interrupted by its server's crash or stop, is listed as
+// resumable and taken by exactly one of the servers that try; jobs without a remote run, or not interrupted, are not.
+func TestResumableJobs(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	remote := json.RawMessage(`{"id":"v1_abc","agent":"deep-research-preview-04-2026","last_event":"e7"}`)
+	dead := open(t, path, keepAll, nil)
+	following, plain, done := record.NewJobID(), record.NewJobID(), record.NewJobID()
+	for _, id := range []string{following, plain, done} {
+		if err := dead.PutJob(record.Job{ID: id, Tool: "deep_search", Topic: "agent"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{following, done} {
+		if _, err := dead.UpdateJob(id, func(j *record.Job) { j.Remote = remote }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := dead.UpdateJob(done, func(j *record.Job) { j.State = record.JobDone }); err != nil {
+		t.Fatal(err)
+	}
+	crash(dead)
+
+	a, b := open(t, path, keepAll, nil), open(t, path, keepAll, nil)
+	jobs, err := a.Resumable(time.Time{})
+	if err != nil || len(jobs) != 1 || jobs[0].ID != following || string(jobs[0].Remote) != string(remote) {
+		t.Fatalf("Resumable: %+v, %v; want the one interrupted job with a remote run, its run kept", jobs, err)
+	}
+	if later, _ := a.Resumable(jobs[0].Started.Add(time.Microsecond)); len(later) != 0 {
+		t.Errorf("Resumable since after its start: %+v", later)
+	}
+	j, took, err := a.Adopt(following)
+	if err != nil || !took || j.State != record.JobRunning || j.Owner != a.Owner() || !j.Ended.IsZero() ||
+		j.ErrorMessage != "" || string(j.Remote) != string(remote) {
+		t.Fatalf("Adopt: %+v, %v, %v; want it running again, this server's", j, took, err)
+	}
+	if _, took, err := b.Adopt(following); took || err != nil {
+		t.Errorf("a second server took the job too (%v, %v)", took, err)
+	}
+	for _, id := range []string{plain, done} {
+		if _, took, _ := b.Adopt(id); took {
+			t.Errorf("job %s taken, which follows no remote run or is not interrupted", id)
+		}
+	}
+	if j, _ := b.Job(following); j.State != record.JobRunning {
+		t.Errorf("the job taken, read by another server: %+v, want running", j)
+	}
+}

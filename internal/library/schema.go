@@ -96,4 +96,7 @@ CREATE INDEX cache_expires ON cache(expires);
 CREATE INDEX cache_started ON cache(started);
 CREATE INDEX reports_newest ON reports(kept, n);
 `,
+	// v5: the remote run a job follows (Google's Deep Research agent's), as JSON: a server that starts follows the
+	// runs of jobs interrupted by a stop again; '' for none.
+	`ALTER TABLE jobs ADD COLUMN remote TEXT NOT NULL DEFAULT '';`,
 }

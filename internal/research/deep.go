@@ -22,10 +22,17 @@ const defaultMaxRounds = 3
 // DeepSearchRequest is one call of the deep_search tool.
 type DeepSearchRequest struct {
 	Topic    string
-	Depth    string // DepthConcise or DepthDetailed (the default)
-	Model    string // overrides Settings.Model for this call
+	Depth    string // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
+	Model    string // overrides Settings.Model for this call (our rounds)
+	Engine   string // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
 	Fresh    bool   // research again even when the cache holds a report
 	Progress Progress
+	// EngineGoogle: Resume is a run of the agent already created (by a server that stopped), to follow on from where
+	// it was left rather than create one; Followed is told the run as it goes, so that it can be resumed; Previous is
+	// a run this one continues (a follow-up).
+	Resume   *backend.AgentRun
+	Followed func(backend.AgentRun)
+	Previous string
 	// Drafted, when set, is told the report of the rounds done each time verification goes on after a round: a
 	// draft, marked partial, which a caller that stops waiting can show. A request that joins an identical one
 	// already running is told nothing.
@@ -41,6 +48,20 @@ type DeepSearchRequest struct {
 func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report, error) {
 	model := e.model(req.Model)
 	depth := cmp.Or(req.Depth, DepthDetailed)
+	switch engine := e.engineOf(req); {
+	case engine == EngineGoogle && req.Resume != nil: // a run paid for already: followed, neither joined nor cached
+		return e.agentSearch(ctx, req, depth)
+	case engine == EngineGoogle:
+		return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous}, req.Fresh,
+			req.Progress, func(ctx context.Context, p Progress) (Report, error) {
+				req.Progress = p
+				return e.agentSearch(ctx, req, depth)
+			})
+	case depth == DepthMax:
+		return Report{}, &Failure{Code: backend.CodeInvalidArgument, Message: "depth max is the depth of Google's " +
+			"Deep Research agent, and this deep_search runs our rounds.",
+			Details: "Set engine to google for the Max agent, or depth to detailed."}
+	}
 	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p

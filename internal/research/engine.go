@@ -39,6 +39,10 @@ type Settings struct {
 	Joins               *Joins        // shared by identical requests running at once; nil: no joining
 	Cache               *Cache        // finished reports of identical requests; nil: no cache
 	Backend             string        // GEMINI_BACKEND, part of a request's identity for the cache
+	// Google's Deep Research agent, deep_search's engine google; nil: not set up (no API key).
+	Agent            backend.Agent
+	AgentTimeout     time.Duration // the longest the agent's run is followed (GEMINI_DEEP_RESEARCH_TIMEOUT); 0: no limit
+	DeepSearchEngine string        // the engine of a deep_search that names none (GEMINI_DEEP_RESEARCH_ENGINE); "": EngineRounds
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -102,6 +106,8 @@ func stageOf(ev backend.Event) string {
 		return "reading: " + ev.URL
 	case ev.Kind == backend.EventFailed:
 		return "tool failed, going on without it: " + ev.Tool
+	case ev.Kind == backend.EventThought:
+		return "thinking: " + shorten(ev.Text)
 	}
 	return "using " + ev.Tool
 }
@@ -134,11 +140,13 @@ type Metadata struct {
 	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
 	JSONCorrections   int      `json:"json_corrections,omitempty"`
 	OutputTruncated   bool     `json:"output_truncated,omitempty"`
-	FinishReason      string   `json:"finish_reason,omitempty"` // a partial report: why its answer stopped short (MAX_TOKENS, …)
-	Firecrawl         string   `json:"firecrawl,omitempty"`     // "unavailable: <reason>" when it did not start
-	Cached            bool     `json:"cached,omitempty"`        // answered from the cache (GEMINI_CACHE_TTL)
-	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"`  // how old the cached report is
-	FollowUpOf        string   `json:"follow_up_of,omitempty"`  // a follow-up: the id of the report it builds on
+	FinishReason      string   `json:"finish_reason,omitempty"`  // a partial report: why its answer stopped short (MAX_TOKENS, …)
+	Firecrawl         string   `json:"firecrawl,omitempty"`      // "unavailable: <reason>" when it did not start
+	Cached            bool     `json:"cached,omitempty"`         // answered from the cache (GEMINI_CACHE_TTL)
+	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"`   // how old the cached report is
+	FollowUpOf        string   `json:"follow_up_of,omitempty"`   // a follow-up: the id of the report it builds on
+	Engine            string   `json:"engine,omitempty"`         // deep_search's engine, when it is not our rounds (EngineGoogle)
+	Interaction       string   `json:"interaction_id,omitempty"` // EngineGoogle: the agent's run, which a follow-up continues
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.

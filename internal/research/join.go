@@ -21,7 +21,7 @@ type flight struct {
 	done    chan struct{}
 	rep     Report
 	err     error
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc
 	waiters int // guarded by Joins.mu
 
 	mu        sync.Mutex // guards the subscribers and the last stage
@@ -31,7 +31,8 @@ type flight struct {
 }
 
 // do returns the result of run for key, starting it unless an identical request is already running. progress
-// receives the shared run's stages. When every caller has gone, the run is cancelled.
+// receives the shared run's stages. When every caller has gone, the run is cancelled, with the last one's cause
+// (the server stopping, say).
 func (j *Joins) do(ctx context.Context, key string, progress Progress,
 	run func(context.Context, Progress) (Report, error)) (rep Report, joined bool, err error) {
 	j.mu.Lock()
@@ -47,10 +48,10 @@ func (j *Joins) do(ctx context.Context, key string, progress Progress,
 	sub := f.subscribe(progress, joined)
 	if !joined {
 		// Detached from this caller: a joiner may outlive it. Values (the MCP session, say) stay.
-		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 		f.cancel = cancel
 		go func() {
-			defer cancel()
+			defer cancel(nil)
 			f.rep, f.err = run(runCtx, f.broadcast)
 			j.forget(key, f)
 			close(f.done)
@@ -65,7 +66,7 @@ func (j *Joins) do(ctx context.Context, key string, progress Progress,
 		f.unsubscribe(sub)
 		j.mu.Lock()
 		if f.waiters--; f.waiters == 0 {
-			f.cancel()
+			f.cancel(context.Cause(ctx))
 			j.forgetLocked(key, f) // a new identical request must not join a run being cancelled
 		}
 		j.mu.Unlock()

@@ -43,6 +43,7 @@ type Set struct {
 	warmMu    sync.Mutex     // one application of the warm policy at a time; guards servers
 	servers   warm.Server    // what the App last said of its servers (KeepWarm)
 	runner    backend.Runner
+	agent     backend.Agent          // Google's Deep Research agent, or noAgent
 	switched  atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
 	quota     atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
 	log       *slog.Logger
@@ -80,9 +81,14 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 		})
 		s.cli = s.warm
 	}
+	s.agent = noAgent{}
 	if key == "" {
 		s.APIErr = fmt.Errorf("no Gemini API key: set GEMINI_API_KEY")
 	} else {
+		if agent, err := geminiapi.NewAgent(geminiapi.AgentConfig{APIKey: key.Reveal(), BaseURL: cfg.APIBaseURL,
+			Agent: cfg.DeepResearchAgent, MaxAgent: cfg.DeepResearchMaxAgent, Secrets: cfg.Secrets(), Logger: logger}); err == nil {
+			s.agent = agent
+		}
 		s.api, s.APIErr = geminiapi.New(ctx, geminiapi.Config{
 			APIKey:  key.Reveal(),
 			BaseURL: cfg.APIBaseURL,
@@ -110,6 +116,9 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 
 // Runner is what the engine runs prompts on.
 func (s *Set) Runner() backend.Runner { return s.runner }
+
+// Agent is Google's Deep Research agent, on the Gemini API's key; without one it refuses every run with the fix.
+func (s *Set) Agent() backend.Agent { return s.agent }
 
 // CLIRunner is the CLI backend on its own (doctor's check of it).
 func (s *Set) CLIRunner() backend.Runner { return s.cli }
@@ -252,6 +261,21 @@ func (m missingCLI) Run(context.Context, backend.Request) (backend.Result, error
 		ExitCode: -1,
 	}
 }
+
+// noAgent answers every run of Google's Deep Research agent with why it cannot run: no API key.
+type noAgent struct{}
+
+func (noAgent) Research(context.Context, backend.AgentRequest) (backend.Result, error) {
+	return backend.Result{}, &backend.Error{
+		Code:    backend.CodeAuth,
+		Message: "Google's Deep Research agent runs on the Gemini API, and no Gemini API key is set.",
+		Hint: "Create a key at aistudio.google.com/apikey (a project with billing: the agent is paid) and set " +
+			"GEMINI_API_KEY in the settings page or the .env file, or use deep_search with engine rounds.",
+		ExitCode: -1,
+	}
+}
+
+func (noAgent) Cancel(context.Context, string) error { return nil }
 
 // noAPI answers every run with why the API backend is not set up.
 type noAPI struct{ err error }

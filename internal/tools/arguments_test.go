@@ -55,7 +55,7 @@ func TestArgumentErrorsAreSentences(t *testing.T) {
 		{"pattern", searchTool(), map[string]any{"query": "q", "model": "--yolo"},
 			`model \"--yolo\" is not valid: it must match ^[A-Za-z0-9]+(?:[._:/-][A-Za-z0-9]+)*$`},
 		{"enum", deepSearchTool(), map[string]any{"topic": "t", "depth": "huge"},
-			`depth must be one of \"concise\", \"detailed\" (got \"huge\")`},
+			`depth must be one of \"concise\", \"detailed\", \"max\" (got \"huge\")`},
 		{"fraction for integer", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": 2.5},
 			"index must be a whole number"},
 		{"string for integer", fetchChunkTool(), map[string]any{"id": "0123456789abcdef", "index": "2"},

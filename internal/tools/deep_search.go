@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
@@ -15,7 +16,8 @@ import (
 // DeepSearchArgs are the arguments of deep_search.
 type DeepSearchArgs struct {
 	Topic       string `json:"topic"`
-	Depth       string `json:"depth,omitempty"` // "": research.DepthDetailed
+	Depth       string `json:"depth,omitempty"`  // "": research.DepthDetailed
+	Engine      string `json:"engine,omitempty"` // "": GEMINI_DEEP_RESEARCH_ENGINE
 	Model       string `json:"model,omitempty"`
 	OutputFile  string `json:"output_file,omitempty"`
 	Fresh       bool   `json:"fresh,omitempty"`
@@ -30,11 +32,18 @@ func deepSearchTool() mcp.Tool {
 			"Returns a Markdown report with sources and how many claims were verified and corrected. Takes 1 to 5 minutes: "+
 			"a call waits up to wait_seconds (45 s by default), then answers status running with a research_id; call "+
 			"research_result with it, again while it answers running, for the report, and do not start the same "+
-			"deep_search again. Supports MCP tasks and progress notifications."),
+			"deep_search again. engine google runs Google's Deep Research agent instead (Gemini API key with billing; "+
+			"3 to 20 minutes, about $2-5 a report; depth max for its Max agent): the same research_id and "+
+			"research_result apply. Supports MCP tasks and progress notifications."),
 		mcp.WithString("topic", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryLen),
 			mcp.Description("The research question or topic. Be detailed: say what you need to know and why.")),
-		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed), mcp.DefaultString(research.DepthDetailed),
-			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list.")),
+		mcp.WithString("depth", mcp.Enum(research.DepthConcise, research.DepthDetailed, research.DepthMax),
+			mcp.DefaultString(research.DepthDetailed),
+			mcp.Description("concise: a tight summary with the key sources. detailed: sections, evidence and a sources list. "+
+				"max: engine google only, Google's Max agent: the deepest research, at the highest cost.")),
+		mcp.WithString("engine", mcp.Enum(research.EngineRounds, research.EngineGoogle),
+			mcp.Description("rounds: our research and verification rounds. google: Google's Deep Research agent. "+
+				"Default: the server's GEMINI_DEEP_RESEARCH_ENGINE (rounds unless set).")),
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
@@ -59,14 +68,23 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 		if err != nil {
 			return nil, err
 		}
+		req := research.DeepSearchRequest{Topic: topic, Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model,
+			Engine: a.Engine, Fresh: a.Fresh}
+		if job := jobFrom(ctx); job != nil {
+			req.Drafted = func(draft research.Report) { job.SetDraft(draft.Report) }
+			keep := t.remoteKeeper(job)
+			req.Followed = func(run backend.AgentRun) { keep(run.ID, run) }
+		}
+		if remote := remoteFrom(ctx); remote != nil {
+			req.Resume = new(backend.AgentRun)
+			if err := json.Unmarshal(remote, req.Resume); err != nil {
+				return nil, &Error{Code: backend.CodeInternal, Message: "the run of Google's Deep Research agent kept " +
+					"with this research cannot be read: " + err.Error(), Details: "Start the deep_search again."}
+			}
+		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
-			return t.engine.DeepSearch(ctx, research.DeepSearchRequest{Topic: topic,
-				Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model, Fresh: a.Fresh, Progress: p,
-				Drafted: func(draft research.Report) {
-					if job := jobFrom(ctx); job != nil {
-						job.SetDraft(draft.Report)
-					}
-				}})
+			req.Progress = p
+			return t.engine.DeepSearch(ctx, req)
 		})
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -50,12 +51,42 @@ func ResearchID(ctx context.Context) string {
 	return ""
 }
 
-// keepStart keeps job, started with args, in the library as running, and its stage as it changes (keepStages).
-func (t *Tools) keepStart(job *jobs.Job[Result], args any) {
-	raw, _ := json.Marshal(args) // plain structs
-	t.logKept(job.ID, t.opts.Library.PutJob(kept.Job{ID: job.ID, Tool: job.Tool, Topic: job.Topic, Args: raw,
-		State: kept.JobRunning, Started: job.Started}))
+// keepStart keeps job, started with args, in the library as running (when put: a job taken on from a server that
+// stopped is kept already), and its stage as it changes (keepStages).
+func (t *Tools) keepStart(job *jobs.Job[Result], args any, put bool) {
+	if put {
+		raw, _ := json.Marshal(args) // plain structs
+		t.logKept(job.ID, t.opts.Library.PutJob(kept.Job{ID: job.ID, Tool: job.Tool, Topic: job.Topic, Args: raw,
+			State: kept.JobRunning, Started: job.Started}))
+	}
 	t.stageKeepers.Store(job.ID, t.keepStages(job))
+}
+
+// remoteEvery is how often at most the remote run a job follows is written to the library as it goes on: a run
+// followed on from an older event only tells the events after it again.
+const remoteEvery = 5 * time.Second
+
+// remoteKeeper keeps the remote run job follows (Google's Deep Research agent's) in the library, so that a server
+// can follow it on after this one stops: a run with a new id at once, then at most every remoteEvery.
+func (t *Tools) remoteKeeper(job *jobs.Job[Result]) func(id string, run any) {
+	var (
+		mu     sync.Mutex
+		keptID string
+		at     time.Time
+	)
+	return func(id string, run any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if id == keptID && time.Since(at) < remoteEvery {
+			return
+		}
+		raw, err := json.Marshal(run)
+		if err == nil {
+			_, err = t.opts.Library.UpdateJob(job.ID, func(j *kept.Job) { j.Remote = raw })
+		}
+		t.logKept(job.ID, err)
+		keptID, at = id, time.Now()
+	}
 }
 
 // stageEvery is how often at most a job's stage is written to the library: what another server sharing it shows

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
 // Research that outlives the call: an MCP call of search, deep_search, ask, structured or follow_up starts a
@@ -85,13 +86,26 @@ func (r *Running) size() int { return 0 }
 // started without a call (Start).
 func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, A) (Result, error),
 	subject func(A) string, wait func(A) *int) server.ServerTool {
-	start := func(ctx context.Context, args A) (*jobs.Job[Result], error) {
+	// start starts a job of args; resumed, when set, is a job kept by a server that stopped, to follow on.
+	start := func(ctx context.Context, args A, resumed *kept.Job) (*jobs.Job[Result], error) {
 		// The job tells its stages to whoever waits; the progress token is the call's, not the job's.
 		jobCtx := context.WithValue(ctx, progressTokenKey{}, nil)
-		job, err := t.jobs.Start(jobCtx, tool.Name, subject(args), func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
-			t.keepStart(job, args) // and the registry tells keepEnd how it ended
+		run := func(ctx context.Context, job *jobs.Job[Result]) (Result, error) {
+			t.keepStart(job, args, resumed == nil) // and the registry tells keepEnd how it ended
+			if resumed != nil {
+				ctx = withRemote(ctx, resumed.Remote)
+			}
 			return call(withJob(ctx, job), args)
-		})
+		}
+		var (
+			job *jobs.Job[Result]
+			err error
+		)
+		if resumed == nil {
+			job, err = t.jobs.Start(jobCtx, tool.Name, subject(args), run)
+		} else {
+			job, err = t.jobs.StartAs(jobCtx, resumed.ID, resumed.Started, tool.Name, subject(args), run)
+		}
 		if errors.Is(err, jobs.ErrFull) {
 			return nil, &Error{Code: backend.CodeUnavailable, Message: fmt.Sprintf("%d research jobs are running, the "+
 				"most this server runs at once", maxRunningJobs), Details: "Wait for one with research_result, or " +
@@ -103,7 +117,7 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 		if taskOf(ctx) != nil { // a task outlives the call itself: it is the job
 			return call(ctx, args)
 		}
-		job, err := start(ctx, args)
+		job, err := start(ctx, args, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -117,11 +131,19 @@ func researchHandler[A any](t *Tools, tool mcp.Tool, call func(context.Context, 
 		if err := decode(tool, t.checks[tool.Name], raw, &args); err != nil {
 			return "", err
 		}
-		job, err := start(ctx, args)
+		job, err := start(ctx, args, nil)
 		if err != nil {
 			return "", err
 		}
 		return job.ID, nil
+	}
+	t.resumes[tool.Name] = func(ctx context.Context, j kept.Job) error {
+		var args A
+		if err := json.Unmarshal(j.Args, &args); err != nil {
+			return fmt.Errorf("the arguments kept with research job %s cannot be read: %w", j.ID, err)
+		}
+		_, err := start(ctx, args, &j)
+		return err
 	}
 	return sv
 }
@@ -137,6 +159,17 @@ func (t *Tools) Start(ctx context.Context, tool string, args json.RawMessage) (s
 			Details: "Start search, deep_search, ask, structured or follow_up."}
 	}
 	return start(ctx, args)
+}
+
+// Resume takes on job j, kept by a server that stopped while it followed a remote run (Google's Deep Research agent's),
+// and follows that run on as a research job of this server's, under j's id: research_result and research_cancel
+// reach it as they would have the first. ctx gives the job its values, not its end.
+func (t *Tools) Resume(ctx context.Context, j kept.Job) error {
+	resume := t.resumes[j.Tool]
+	if resume == nil || j.Remote == nil {
+		return fmt.Errorf("research job %s of %q follows no run this server can follow on", j.ID, j.Tool)
+	}
+	return resume(ctx, j)
 }
 
 // budget is how long a call that asked for waitSeconds (nil: not asked) waits for its research.
@@ -221,6 +254,20 @@ type jobKey struct{}
 // no MCP session, since a client may come back for it from another.
 func withJob(ctx context.Context, job *jobs.Job[Result]) context.Context {
 	return context.WithValue(ctx, jobKey{}, job)
+}
+
+// remoteKey marks the context of a job's run taken on from a server that stopped, with the remote run it follows.
+type remoteKey struct{}
+
+func withRemote(ctx context.Context, remote json.RawMessage) context.Context {
+	return context.WithValue(ctx, remoteKey{}, remote)
+}
+
+// remoteFrom is the remote run (as kept) the job whose run ctx is the context of follows on; nil for a job started
+// here.
+func remoteFrom(ctx context.Context) json.RawMessage {
+	remote, _ := ctx.Value(remoteKey{}).(json.RawMessage)
+	return remote
 }
 
 // jobFrom is the job whose run ctx is the context of; nil for a call that runs as no job.

@@ -17,6 +17,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/argcheck"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/clientpath"
@@ -91,13 +92,14 @@ const Instructions = "Web research through Gemini (the Gemini CLI agent, or the 
 
 // Tools is the catalogue of tools of one server.
 type Tools struct {
-	engine Engine
-	opts   Options
-	chunks *parts.Store
-	jobs   *jobs.Registry[Result]
-	all    []server.ServerTool
-	checks map[string]*argcheck.Arguments                                    // by tool name
-	starts map[string]func(context.Context, json.RawMessage) (string, error) // the research tools', by name: Start
+	engine  Engine
+	opts    Options
+	chunks  *parts.Store
+	jobs    *jobs.Registry[Result]
+	all     []server.ServerTool
+	checks  map[string]*argcheck.Arguments                                    // by tool name
+	starts  map[string]func(context.Context, json.RawMessage) (string, error) // the research tools', by name: Start
+	resumes map[string]func(context.Context, kept.Job) error                  // the research tools', by name: Resume
 	// stageKeepers stop writing the stages of the running jobs to the library (keepStages), by job id.
 	stageKeepers sync.Map
 }
@@ -129,7 +131,8 @@ func New(engine Engine, o Options) *Tools {
 		o.Library = noLibrary{}
 	}
 	t := &Tools{engine: engine, opts: o, chunks: parts.NewStore(), checks: map[string]*argcheck.Arguments{},
-		starts: map[string]func(context.Context, json.RawMessage) (string, error){}}
+		starts:  map[string]func(context.Context, json.RawMessage) (string, error){},
+		resumes: map[string]func(context.Context, kept.Job) error{}}
 	t.jobs = jobs.New(o.Lifetime, jobs.Options[Result]{Size: resultBytes, MaxRunning: maxRunningJobs, Ended: t.keepEnd})
 	if o.Sweeper != nil {
 		o.Sweeper.Add(t.chunks.Sweep)

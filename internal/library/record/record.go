@@ -172,6 +172,9 @@ type Job struct {
 	ErrorMessage string
 	ErrorDetails string
 	Owner        string // the library (one per server process) that runs it
+	// Remote is the run on another service the job follows (Google's Deep Research agent's), as JSON, which a
+	// server can follow again after the one that ran the job stopped; nil: none.
+	Remote json.RawMessage
 }
 
 // JobIDPattern is what a job's id looks like: 64 random bits in lower-case hex, the research_id clients see.

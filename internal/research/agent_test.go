@@ -1,0 +1,140 @@
+package research_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// agentEngine is an engine whose Google engine is the Deep Research agent of mock, which runs script.
+func agentEngine(t *testing.T, mock *mg.Server, s research.Settings) *research.Engine {
+	t.Helper()
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	agent, err := geminiapi.NewAgent(geminiapi.AgentConfig{APIKey: "test-key-0123456789", BaseURL: srv.URL,
+		Backoff: []time.Duration{time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Agent = agent
+	e, err := research.New(backend.RunnerFunc(func(context.Context, backend.Request) (backend.Result, error) {
+		t.Error("our rounds ran for engine google")
+		return backend.Result{}, errors.New("not this engine")
+	}), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestAgentDeepSearch: the agent's report comes back with a marker after each cited segment, placed by its byte
+// offsets through multi-byte text, the numbered sources with their titles, the claims counted, and what the agent
+// did as stages.
+func TestAgentDeepSearch(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &mg.AgentScript{
+		Steps:  []mg.AgentStep{{Thought: "Planning the searches on Größe."}, {Search: []string{"größe 東京"}}},
+		Report: "# 東京\n\nGröße — 東京 is large. Tokyo has 14 million people 🏙. Nobody counts the crows.",
+		Citations: []mg.Citation{{URL: "https://example.jp/tokyo", Title: "Tokyo facts",
+			Text: "Tokyo has 14 million people 🏙."}},
+	}}))
+	e := agentEngine(t, mock, research.Settings{DeepSearchEngine: research.EngineGoogle})
+	var (
+		mu     sync.Mutex
+		stages []string
+	)
+	rep, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "How large is Tokyo?",
+		Progress: func(s string) { mu.Lock(); stages = append(stages, s); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# 東京\n\nGröße — 東京 is large. Tokyo has 14 million people 🏙.[1] Nobody counts the crows."
+	if rep.Summary != want || !strings.Contains(rep.Report, "**Sources:**\n1. [Tokyo facts](https://example.jp/tokyo)") {
+		t.Errorf("report:\n got %q\nwant %q and its source", rep.Report, want)
+	}
+	m := rep.Metadata
+	if m.Engine != research.EngineGoogle || m.Interaction == "" || m.Backend != backend.GoogleAgent ||
+		m.Model != backend.DefaultResearchAgent || len(m.Citations) != 1 || m.ClaimsSupported == nil ||
+		*m.ClaimsSupported != 1 || *m.ClaimsUnsupported < 1 || rep.ParseWarning || rep.Partial {
+		t.Errorf("metadata: %+v", m)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stages) == 0 || stages[0] != "starting Google's Deep Research agent" || stages[len(stages)-1] != "writing the report" {
+		t.Errorf("stages: %q", stages)
+	}
+}
+
+func TestAgentDeepSearchRefusals(t *testing.T) {
+	t.Parallel()
+	e := agentEngine(t, mg.New(), research.Settings{})
+	_, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "x", Depth: research.DepthMax})
+	var f *research.Failure
+	if !errors.As(err, &f) || f.Code != backend.CodeInvalidArgument || !strings.Contains(f.Details, "engine to google") {
+		t.Errorf("depth max on our rounds: %v, want INVALID_ARGUMENT with the fix", err)
+	}
+	none, err := research.New(backend.RunnerFunc(func(context.Context, backend.Request) (backend.Result, error) {
+		return backend.Result{}, errors.New("not this engine")
+	}), research.Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = none.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "x", Engine: research.EngineGoogle})
+	if !errors.As(err, &f) || f.Code != backend.CodeAuth || !strings.Contains(f.Details, "GEMINI_API_KEY") {
+		t.Errorf("engine google without the agent: %v, want AUTH_ERROR naming the key", err)
+	}
+}
+
+// TestAgentDeepSearchCancels: a research its caller cancels cancels the agent's run; one that ends because the
+// server stops leaves the run going, to be followed on; the Max agent is asked for depth max.
+func TestAgentDeepSearchCancels(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		cause     error
+		cancelled bool
+	}{{"caller", context.Canceled, true}, {"server stops", backend.ErrServerStopping, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := mg.New()
+			mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &mg.AgentScript{Every: time.Hour, Report: "never"}}))
+			e := agentEngine(t, mock, research.Settings{})
+			ctx, cancel := context.WithCancelCause(t.Context())
+			runs := make(chan backend.AgentRun, 1)
+			done := make(chan error, 1)
+			go func() {
+				_, err := e.DeepSearch(ctx, research.DeepSearchRequest{Topic: "x", Engine: research.EngineGoogle,
+					Depth: research.DepthMax, Followed: func(r backend.AgentRun) {
+						select {
+						case runs <- r:
+						default:
+						}
+					}})
+				done <- err
+			}()
+			run := <-runs
+			if run.Agent != backend.DefaultResearchMaxAgent {
+				t.Errorf("depth max ran %q", run.Agent)
+			}
+			cancel(c.cause)
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Errorf("research ended with %v, want it cancelled", err)
+			}
+			want := map[bool]string{true: "cancelled", false: "in_progress"}[c.cancelled]
+			if s, _ := mock.Interaction(run.ID); s != want {
+				t.Errorf("the run is %s once the research ended, want %s", s, want)
+			}
+		})
+	}
+}
