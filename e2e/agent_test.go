@@ -1,0 +1,200 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+)
+
+// Google's Deep Research agent as deep_search's engine google (issue 24): it runs on Google's side for minutes, as a
+// research job the client waits on by id, and a server that restarts follows it on.
+
+const agentTopic = "How large is Tokyo, and how fast does it grow?"
+
+// agentRun is the mock agent's run: seven steps of 12 s, about 84 s in all, longer than the client's 60 s timeout;
+// every stream is cut after five events, so the server must open it again from the last one.
+var agentRun = mg.AgentScript{
+	Steps: []mg.AgentStep{
+		{Thought: "Planning the searches on Tokyo's size."},
+		{Search: []string{"東京 人口 2026", "Tokyo population"}},
+		{Read: []string{"https://example.jp/tokyo"}},
+		{Thought: "Comparing the census with the city's own figures."},
+		{Search: []string{"Tokyo area km²"}},
+		{Read: []string{"https://example.org/area"}},
+		{Thought: "Writing the report."},
+	},
+	Every:  12 * time.Second,
+	Report: "# 東京 — Größe\n\nTokyo has 14 million people 🏙. Its area is 2,194 km². Nobody counts the crows.",
+	Citations: []mg.Citation{
+		{URL: "https://example.jp/tokyo", Title: "Tokyo facts", Text: "Tokyo has 14 million people 🏙."},
+		{URL: "https://example.org/area", Title: "Area of Tokyo", Text: "Its area is 2,194 km²."},
+		{URL: "https://example.jp/tokyo", Title: "Tokyo facts", Text: "Its area is 2,194 km²."},
+	},
+	DropAfter: 5,
+}
+
+// agentSummary is agentRun's report as deep_search returns it: a marker after each cited segment, the sources
+// numbered as first cited.
+const agentSummary = "# 東京 — Größe\n\nTokyo has 14 million people 🏙.[1] Its area is 2,194 km².[1][2] Nobody counts the crows."
+
+// checkAgentReport checks a deep_search's report of agentRun: the agent's text with its markers, the numbered
+// sources with their titles, the citations and the claims counted.
+func checkAgentReport(t *testing.T, res *toolResult) {
+	t.Helper()
+	if res == nil {
+		t.Fatal("no result")
+	}
+	b := res.body(t)
+	if res.IsError || !b.Success || b.Partial || b.ParseWarning {
+		t.Fatalf("deep_search engine google answered %+v", b)
+	}
+	if !strings.HasPrefix(b.Report, agentSummary) || !strings.Contains(b.Report,
+		"**Sources:**\n1. [Tokyo facts](https://example.jp/tokyo)\n2. [Area of Tokyo](https://example.org/area)") {
+		t.Errorf("report:\n%s\nwant it to begin with %q and list the two sources", b.Report, agentSummary)
+	}
+	m := b.Metadata
+	if m.Backend != "google-agent" || m.Model != "deep-research-preview-04-2026" || len(m.Sources) != 2 ||
+		len(m.Citations) != 2 || !slices.Equal(m.Citations[1].Sources, []int{1, 2}) || m.ClaimsSupported == nil ||
+		*m.ClaimsSupported != 2 || !slices.Contains(m.SearchQueriesUsed, "東京 人口 2026") {
+		t.Errorf("metadata: %+v", m)
+	}
+}
+
+// 27. Over Streamable HTTP and over stdio, with the official TypeScript SDK at its default request timeout:
+// deep_search with engine google answers status running with a research_id inside 60 s, and research_result,
+// called until the run ends (about 84 s), returns the agent's report with the markers and sources the mock's
+// annotations give. One run is created; its stream, cut every five events, is opened again from the last one.
+func TestGoogleAgent(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			s := newScenario(t, "27 google agent over "+transport)
+			s.mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &agentRun}))
+			req := sdkRequest{Transport: transport, Tool: "deep_search", DefaultTimeout: true, UntilDone: true,
+				Arguments: map[string]any{"topic": agentTopic, "engine": "google"}}
+			var env []string
+			if transport == "http" {
+				req.URL = s.startHTTP().url
+			} else {
+				req.Command, env = serverBin, s.env()
+			}
+			out := s.sdk(req, env)
+			if out.Error != "" {
+				t.Fatalf("the client failed: %s (answers %+v)", out.Error, out.Answers)
+			}
+			answers := out.Answers
+			if len(answers) < 2 || answers[0].Status != "running" || answers[0].AtMS >= clientTimeout.Milliseconds() ||
+				answers[len(answers)-1].AtMS <= clientTimeout.Milliseconds() {
+				t.Fatalf("answers %+v, want status running inside %v, then the report after it", answers, clientTimeout)
+			}
+			checkAgentReport(t, out.Result)
+
+			var creates, resumed int
+			for _, r := range s.mock.RequestsOf(mg.KindAgent) {
+				switch {
+				case r.Action == "create":
+					creates++
+					if r.Prompt != agentTopic || !strings.Contains(string(r.Body), `"background":true`) {
+						t.Errorf("the run was created with %s", r.Body)
+					}
+				case r.Action == "stream" && r.LastEventID != "":
+					resumed++
+				}
+			}
+			if creates != 1 || resumed == 0 {
+				t.Errorf("%d runs created, %d streams opened after an event; want one run, followed on after each cut",
+					creates, resumed)
+			}
+			s.note("running at %.0fs, report at %.0fs after %d research_result calls; the stream opened again %d times",
+				float64(answers[0].AtMS)/1000, float64(answers[len(answers)-1].AtMS)/1000, len(answers)-1, resumed)
+		})
+	}
+}
+
+// 28. A server killed (SIGKILL) while the agent works, then started again on the same dirs: the new server takes
+// the research on and follows the same run on (no second run is created), and
+// research_result with the first research_id returns the report. A research_cancel of another engine google
+// research cancels its run at the API.
+func TestGoogleAgentAcrossARestart(t *testing.T) {
+	s := newScenario(t, "28 google agent across a restart")
+	run := agentRun
+	run.Every, run.DropAfter = 4*time.Second, 0 // 32 s
+	s.mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &run}))
+	call := func(srv *server, tool string, args map[string]any) *toolResult {
+		t.Helper()
+		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: tool, Arguments: args}, nil)
+		if out.Result == nil {
+			t.Fatalf("%s: no result: %s", tool, out.Error)
+		}
+		return out.Result
+	}
+	streams := func() (opened []mg.Request) {
+		for _, r := range s.mock.RequestsOf(mg.KindAgent) {
+			if r.Action == "stream" {
+				opened = append(opened, r)
+			}
+		}
+		return opened
+	}
+
+	killed := s.startHTTP()
+	started := jobOf(t, call(killed, "deep_search", map[string]any{"topic": agentTopic, "engine": "google", "wait_seconds": 0}))
+	if started.Status != "running" || started.ResearchID == "" {
+		t.Fatalf("deep_search engine google with wait_seconds 0 answered %+v, want status running", started)
+	}
+	if !waitFor(hangLimit, func() bool { return len(streams()) > 0 }) {
+		t.Fatal("the server never followed the run")
+	}
+	if err := killed.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := killed.cmd.Process.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	before := len(streams())
+
+	restarted := s.startHTTP()
+	out := s.sdk(sdkRequest{Transport: "http", URL: restarted.url, Tool: "research_result", DefaultTimeout: true,
+		UntilDone: true, Arguments: map[string]any{"research_id": started.ResearchID}}, nil)
+	if out.Error != "" {
+		t.Fatalf("research_result after the restart: %s (answers %+v)", out.Error, out.Answers)
+	}
+	checkAgentReport(t, out.Result)
+	after := streams()[before:]
+	creates := 0
+	for _, r := range s.mock.RequestsOf(mg.KindAgent) {
+		if r.Action == "create" {
+			creates++
+		}
+	}
+	if creates != 1 || len(after) == 0 || after[0].Interaction != streams()[0].Interaction {
+		t.Errorf("%d runs created; streams after the restart %+v; want the same run followed on", creates, after)
+	}
+
+	cancelled := jobOf(t, call(restarted, "deep_search", map[string]any{"topic": "Another topic", "engine": "google",
+		"wait_seconds": 0}))
+	var id string
+	if !waitFor(hangLimit, func() bool {
+		for _, r := range s.mock.RequestsOf(mg.KindAgent) {
+			if r.Action == "create" && r.Prompt == "Another topic" {
+				id = r.Interaction
+			}
+		}
+		return id != ""
+	}) {
+		t.Fatal("the second research created no run")
+	}
+	if res := call(restarted, "research_cancel", map[string]any{"research_id": cancelled.ResearchID}); res.IsError {
+		t.Fatalf("research_cancel: %+v", res)
+	}
+	if !waitFor(hangLimit, func() bool { status, _ := s.mock.Interaction(id); return status == "cancelled" }) {
+		status, _ := s.mock.Interaction(id)
+		t.Errorf("the cancelled research's run is %q at the API, want cancelled", status)
+	}
+	s.note("followed on after the restart from event %q (the server keeps it at most every 5 s)", after[0].LastEventID)
+}
