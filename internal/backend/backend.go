@@ -91,6 +91,16 @@ type Result struct {
 	// FirecrawlDown says why Firecrawl, configured for the CLI, did not start or failed (in the CLI's words when it
 	// gave them): the agent researched without its tools. "" when it ran, or is not configured.
 	FirecrawlDown string
+	Usage         *Usage // what the run used, when the backend says (Google's Deep Research agent); nil: not told
+}
+
+// Usage is what a run used, as the Gemini API counts it.
+type Usage struct {
+	InputTokens   int `json:"input_tokens"`
+	OutputTokens  int `json:"output_tokens"`
+	ThoughtTokens int `json:"thought_tokens,omitempty"`
+	TotalTokens   int `json:"total_tokens"`
+	Searches      int `json:"searches,omitempty"` // Google searches run (grounding tool uses)
 }
 
 // Why an answer is Unfinished, besides the API's other finish reasons.

@@ -171,6 +171,7 @@ func report(done *m.Interaction) backend.Result {
 		}
 	}
 	res.Text = strings.TrimSpace(b.String())
+	res.Usage = usage(done.Usage)
 
 	slices.SortStableFunc(segments, func(x, y segment) int { return cmp.Compare(x.at, y.at) })
 	g := &backend.Grounding{Queries: res.Queries[:min(len(res.Queries), backend.MaxQueries)]}
@@ -200,6 +201,21 @@ func report(done *m.Interaction) backend.Result {
 	}
 	res.Grounding = g
 	return res
+}
+
+// usage is u as a backend.Usage; nil for none.
+func usage(u *m.Usage) *backend.Usage {
+	if u == nil {
+		return nil
+	}
+	out := &backend.Usage{InputTokens: deref(u.TotalInputTokens), OutputTokens: deref(u.TotalOutputTokens),
+		ThoughtTokens: deref(u.TotalThoughtTokens), TotalTokens: deref(u.TotalTokens)}
+	for _, g := range u.GroundingToolCount {
+		if g.Type != nil && *g.Type == m.GroundingToolCountTypeGoogleSearch {
+			out.Searches += deref(g.Count)
+		}
+	}
+	return out
 }
 
 // afterLastInput are the steps after the last user input: the run's own, not those of the runs it continues.

@@ -82,6 +82,9 @@ func TestAgentResearch(t *testing.T) {
 	if !slices.Equal(res.Queries, []string{"größe 東京", "tokyo size"}) || !slices.Contains(res.URLs, "https://example.org/area") {
 		t.Errorf("queries %q, urls %q", res.Queries, res.URLs)
 	}
+	if u := res.Usage; u == nil || u.TotalTokens == 0 || u.InputTokens == 0 || u.Searches == 0 {
+		t.Errorf("usage: %+v, want the run's tokens and searches", u)
+	}
 
 	mu.Lock()
 	defer mu.Unlock()

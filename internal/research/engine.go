@@ -124,29 +124,30 @@ type Report struct {
 
 // Metadata describes how a report was produced.
 type Metadata struct {
-	DurationMS        int64    `json:"duration_ms"`
-	Topic             string   `json:"topic"`
-	Depth             string   `json:"depth,omitempty"`
-	Model             string   `json:"model"`
-	Backend           string   `json:"backend"`                  // backend.CLI or backend.API: what produced the report
-	BackendReason     string   `json:"backend_reason,omitempty"` // why auto chose a backend other than the CLI
-	FallbackFrom      string   `json:"fallback_from,omitempty"`
-	Timestamp         string   `json:"timestamp"`
-	SourcesVisited    []string `json:"sources_visited"`
-	SearchQueriesUsed []string `json:"search_queries_used"`
-	Iterations        int      `json:"iterations"`
-	Rounds            int      `json:"rounds,omitempty"`
-	ClaimsVerified    int      `json:"claims_verified,omitempty"`
-	ClaimsCorrected   int      `json:"claims_corrected,omitempty"`
-	JSONCorrections   int      `json:"json_corrections,omitempty"`
-	OutputTruncated   bool     `json:"output_truncated,omitempty"`
-	FinishReason      string   `json:"finish_reason,omitempty"`  // a partial report: why its answer stopped short (MAX_TOKENS, …)
-	Firecrawl         string   `json:"firecrawl,omitempty"`      // "unavailable: <reason>" when it did not start
-	Cached            bool     `json:"cached,omitempty"`         // answered from the cache (GEMINI_CACHE_TTL)
-	CacheAgeMS        *int64   `json:"cache_age_ms,omitempty"`   // how old the cached report is
-	FollowUpOf        string   `json:"follow_up_of,omitempty"`   // a follow-up: the id of the report it builds on
-	Engine            string   `json:"engine,omitempty"`         // deep_search's engine, when it is not our rounds (EngineGoogle)
-	Interaction       string   `json:"interaction_id,omitempty"` // EngineGoogle: the agent's run, which a follow-up continues
+	DurationMS        int64          `json:"duration_ms"`
+	Topic             string         `json:"topic"`
+	Depth             string         `json:"depth,omitempty"`
+	Model             string         `json:"model"`
+	Backend           string         `json:"backend"`                  // backend.CLI or backend.API: what produced the report
+	BackendReason     string         `json:"backend_reason,omitempty"` // why auto chose a backend other than the CLI
+	FallbackFrom      string         `json:"fallback_from,omitempty"`
+	Timestamp         string         `json:"timestamp"`
+	SourcesVisited    []string       `json:"sources_visited"`
+	SearchQueriesUsed []string       `json:"search_queries_used"`
+	Iterations        int            `json:"iterations"`
+	Rounds            int            `json:"rounds,omitempty"`
+	ClaimsVerified    int            `json:"claims_verified,omitempty"`
+	ClaimsCorrected   int            `json:"claims_corrected,omitempty"`
+	JSONCorrections   int            `json:"json_corrections,omitempty"`
+	OutputTruncated   bool           `json:"output_truncated,omitempty"`
+	FinishReason      string         `json:"finish_reason,omitempty"`  // a partial report: why its answer stopped short (MAX_TOKENS, …)
+	Firecrawl         string         `json:"firecrawl,omitempty"`      // "unavailable: <reason>" when it did not start
+	Cached            bool           `json:"cached,omitempty"`         // answered from the cache (GEMINI_CACHE_TTL)
+	CacheAgeMS        *int64         `json:"cache_age_ms,omitempty"`   // how old the cached report is
+	FollowUpOf        string         `json:"follow_up_of,omitempty"`   // a follow-up: the id of the report it builds on
+	Engine            string         `json:"engine,omitempty"`         // deep_search's engine, when it is not our rounds (EngineGoogle)
+	Interaction       string         `json:"interaction_id,omitempty"` // EngineGoogle: the agent's run, which a follow-up continues
+	Usage             *backend.Usage `json:"usage,omitempty"`          // what the research used, when its backend says
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.

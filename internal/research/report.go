@@ -87,6 +87,7 @@ func (b *builder) report(now time.Time) Report {
 	m.Timestamp = b.start.UTC().Format(time.RFC3339)
 	m.SourcesVisited = union(b.sources...)
 	m.SearchQueriesUsed = union(b.queries...)
+	m.Usage = cur.res.Usage
 	if b.depth != "" {
 		m.Rounds = b.rounds
 	}

@@ -48,7 +48,7 @@ func deepSearchTool() mcp.Tool {
 		outputFileArgument(),
 		freshArgument(),
 		waitArgument(),
-		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
+		mcp.WithRawOutputSchema(json.RawMessage(schemas.DeepSearch)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
 	)

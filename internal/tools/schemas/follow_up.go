@@ -7,6 +7,13 @@ import "encoding/json"
 var FollowUp = withMetadata(Report, "follow_up_of", map[string]any{"type": "string",
 	"description": "the id of the report this answer follows up (research://reports/{id}); its sources keep their numbers here"})
 
+// DeepSearch describes the structured content of deep_search: Report's, whose metadata also says which engine
+// researched it when it was Google's agent, and that agent's run.
+var DeepSearch = withMetadata(withMetadata(Report, "engine", map[string]any{"type": "string", "enum": []string{"google"},
+	"description": "set when Google's Deep Research agent researched the report (engine google)"}),
+	"interaction_id", map[string]any{"type": "string",
+		"description": "engine google: the agent's run at the Gemini API (its Interactions API)"})
+
 // withMetadata is schema, whose metadata is an object, with one more property of the metadata: name.
 func withMetadata(schema, name string, property map[string]any) string {
 	var doc map[string]any

@@ -52,7 +52,7 @@ const Report = `{
         "topic": {"type": "string"},
         "depth": {"type": "string"},
         "model": {"type": "string", "description": "the model actually used"},
-        "backend": {"type": "string", "enum": ["cli", "api"], "description": "what produced the report: the Gemini CLI agent or the Gemini API"},
+        "backend": {"type": "string", "enum": ["cli", "api", "google-agent"], "description": "what produced the report: the Gemini CLI agent, the Gemini API, or Google's Deep Research agent (deep_search's engine google)"},
         "backend_reason": {"type": "string", "description": "why GEMINI_BACKEND=auto used the API rather than the CLI"},
         "fallback_from": {"type": "string", "description": "the model that ran out of quota, when the fallback model took over"},
         "timestamp": {"type": "string", "format": "date-time"},
@@ -83,7 +83,15 @@ const Report = `{
         "cached": {"type": "boolean", "description": "true when the report comes from the cache: an identical request finished within GEMINI_CACHE_TTL"},
         "cache_age_ms": {"type": "integer", "description": "how old the cached report is"},
         "claims_supported": {"type": "integer", "description": "sentences of the report that carry a citation from the grounding data"},
-        "claims_unsupported": {"type": "integer", "description": "sentences of the report that no source supports"}
+        "claims_unsupported": {"type": "integer", "description": "sentences of the report that no source supports"},
+        "usage": {
+          "type": "object",
+          "description": "what the research used, as the Gemini API counts it, when its backend says",
+          "properties": {
+            "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"}, "thought_tokens": {"type": "integer"},
+            "total_tokens": {"type": "integer"}, "searches": {"type": "integer", "description": "Google searches run"}
+          }
+        }
       }
     },
     "status": {"type": "string", "enum": ["running"], "description": "set when the research outlasted the call's wait: it goes on, and research_result with research_id returns its answer"},
