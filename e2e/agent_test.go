@@ -16,8 +16,9 @@ import (
 
 const agentTopic = "How large is Tokyo, and how fast does it grow?"
 
-// agentRun is the mock agent's run: seven steps of 12 s, about 84 s in all, longer than the client's 60 s timeout;
-// every stream is cut after five events, so the server must open it again from the last one.
+// agentRun is the mock agent's run: a plan at once, then, once the plan is confirmed, seven steps of 12 s, about
+// 84 s in all, longer than the client's 60 s timeout; every stream is cut after five events, so the server must
+// open it again from the last one.
 var agentRun = mg.AgentScript{
 	Steps: []mg.AgentStep{
 		{Thought: "Planning the searches on Tokyo's size."},
@@ -29,6 +30,7 @@ var agentRun = mg.AgentScript{
 		{Thought: "Writing the report."},
 	},
 	Every:  12 * time.Second,
+	Plan:   "1. Find Tokyo's population.\n2. Find its area.\n3. Write a cited report.",
 	Report: "# 東京 — Größe\n\nTokyo has 14 million people 🏙. Its area is 2,194 km². Nobody counts the crows.",
 	Citations: []mg.Citation{
 		{URL: "https://example.jp/tokyo", Title: "Tokyo facts", Text: "Tokyo has 14 million people 🏙."},
@@ -58,7 +60,7 @@ func checkAgentReport(t *testing.T, res *toolResult) {
 		t.Errorf("report:\n%s\nwant it to begin with %q and list the two sources", b.Report, agentSummary)
 	}
 	m := b.Metadata
-	if m.Backend != "google-agent" || m.Model != "deep-research-preview-04-2026" || len(m.Sources) != 2 ||
+	if m.Backend != "google-agent" || m.Model != "deep-research-preview-04-2026" || len(m.Sources) != 2 || m.Plan != agentRun.Plan ||
 		len(m.Citations) != 2 || !slices.Equal(m.Citations[1].Sources, []int{1, 2}) || m.ClaimsSupported == nil ||
 		*m.ClaimsSupported != 2 || !slices.Contains(m.SearchQueriesUsed, "東京 人口 2026") {
 		t.Errorf("metadata: %+v", m)
@@ -68,7 +70,9 @@ func checkAgentReport(t *testing.T, res *toolResult) {
 // 27. Over Streamable HTTP and over stdio, with the official TypeScript SDK at its default request timeout:
 // deep_search with engine google answers status running with a research_id inside 60 s, and research_result,
 // called until the run ends (about 84 s), returns the agent's report with the markers and sources the mock's
-// annotations give. One run is created; its stream, cut every five events, is opened again from the last one.
+// annotations give. The client declares no elicitation, so the agent's plan (GEMINI_DEEP_RESEARCH_PLAN=auto) is
+// run at once, and comes back in the metadata. Two runs are created, the plan's and the research's; the research's
+// stream, cut every five events, is opened again from the last one.
 func TestGoogleAgent(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		t.Run(transport, func(t *testing.T) {
@@ -94,26 +98,36 @@ func TestGoogleAgent(t *testing.T) {
 			}
 			checkAgentReport(t, out.Result)
 
-			var creates, resumed int
+			var resumed int
 			for _, r := range s.mock.RequestsOf(mg.KindAgent) {
-				switch {
-				case r.Action == "create":
-					creates++
-					if r.Prompt != agentTopic || !strings.Contains(string(r.Body), `"background":true`) {
-						t.Errorf("the run was created with %s", r.Body)
-					}
-				case r.Action == "stream" && r.LastEventID != "":
+				if r.Action == "stream" && r.LastEventID != "" {
 					resumed++
 				}
 			}
-			if creates != 1 || resumed == 0 {
-				t.Errorf("%d runs created, %d streams opened after an event; want one run, followed on after each cut",
-					creates, resumed)
+			if plan, research := agentRuns(s); len(plan) != 1 || len(research) != 1 || plan[0].Prompt != agentTopic ||
+				!strings.Contains(string(research[0].Body), `"previous_interaction_id":"`+plan[0].Interaction+`"`) ||
+				resumed == 0 {
+				t.Errorf("runs created: plans %+v, research %+v; %d streams opened after an event; want the plan, "+
+					"then the research from it, followed on after each cut", plan, research, resumed)
 			}
 			s.note("running at %.0fs, report at %.0fs after %d research_result calls; the stream opened again %d times",
 				float64(answers[0].AtMS)/1000, float64(answers[len(answers)-1].AtMS)/1000, len(answers)-1, resumed)
 		})
 	}
+}
+
+// agentRuns are the runs created at the scenario's mock: the plans (collaborative planning) and the research runs.
+func agentRuns(s *scenario) (plans, research []mg.Request) {
+	for _, r := range s.mock.RequestsOf(mg.KindAgent) {
+		switch {
+		case r.Action != "create":
+		case strings.Contains(string(r.Body), `"collaborative_planning":true`):
+			plans = append(plans, r)
+		default:
+			research = append(research, r)
+		}
+	}
+	return plans, research
 }
 
 // 28. A server killed (SIGKILL) while the agent works, then started again on the same dirs: the new server takes
@@ -147,8 +161,14 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	if started.Status != "running" || started.ResearchID == "" {
 		t.Fatalf("deep_search engine google with wait_seconds 0 answered %+v, want status running", started)
 	}
-	if !waitFor(hangLimit, func() bool { return len(streams()) > 0 }) {
-		t.Fatal("the server never followed the run")
+	// Killed once it follows the research's run (the plan's ends at once): it keeps a run before it follows it.
+	if !waitFor(hangLimit, func() bool {
+		_, research := agentRuns(s)
+		return len(research) == 1 && slices.ContainsFunc(streams(), func(r mg.Request) bool {
+			return r.Interaction == research[0].Interaction
+		})
+	}) {
+		t.Fatal("the server never followed the research's run")
 	}
 	if err := killed.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -166,24 +186,18 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	}
 	checkAgentReport(t, out.Result)
 	after := streams()[before:]
-	creates := 0
-	for _, r := range s.mock.RequestsOf(mg.KindAgent) {
-		if r.Action == "create" {
-			creates++
-		}
-	}
-	if creates != 1 || len(after) == 0 || after[0].Interaction != streams()[0].Interaction {
-		t.Errorf("%d runs created; streams after the restart %+v; want the same run followed on", creates, after)
+	plans, research := agentRuns(s)
+	if len(plans) != 1 || len(research) != 1 || len(after) == 0 || after[0].Interaction != streams()[before-1].Interaction {
+		t.Errorf("runs created: plans %+v, research %+v; streams after the restart %+v; want the same run followed on",
+			plans, research, after)
 	}
 
 	cancelled := jobOf(t, call(restarted, "deep_search", map[string]any{"topic": "Another topic", "engine": "google",
 		"wait_seconds": 0}))
 	var id string
 	if !waitFor(hangLimit, func() bool {
-		for _, r := range s.mock.RequestsOf(mg.KindAgent) {
-			if r.Action == "create" && r.Prompt == "Another topic" {
-				id = r.Interaction
-			}
+		if _, research := agentRuns(s); len(research) == 2 {
+			id = research[1].Interaction
 		}
 		return id != ""
 	}) {
@@ -197,4 +211,53 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 		t.Errorf("the cancelled research's run is %q at the API, want cancelled", status)
 	}
 	s.note("followed on after the restart from event %q (the server keeps it at most every 5 s)", after[0].LastEventID)
+}
+
+// 29. A client that supports MCP elicitation (the TypeScript SDK with a handler) is shown the agent's plan before
+// anything more is spent: declined, over HTTP and over stdio, the call ends CANCELLED and no research run is
+// created; approved with a new focus, the research runs on from the plan with that focus.
+func TestGoogleAgentPlanConfirmed(t *testing.T) {
+	for _, c := range []struct {
+		transport, answer string
+		focus             string
+	}{{"http", "decline", ""}, {"stdio", "decline", ""}, {"http", "accept", "Only sources from 2026."}} {
+		t.Run(c.transport+" "+c.answer, func(t *testing.T) {
+			t.Parallel()
+			s := newScenario(t, "29 google agent plan, "+c.answer+" over "+c.transport)
+			run := agentRun
+			run.Every, run.DropAfter = 100*time.Millisecond, 0
+			s.mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &run}))
+			req := sdkRequest{Transport: c.transport, Tool: "deep_search", Elicit: c.answer,
+				Arguments: map[string]any{"topic": agentTopic, "engine": "google"}}
+			if c.focus != "" {
+				req.ElicitContent = map[string]any{"approve": true, "focus": c.focus}
+			}
+			var env []string
+			if c.transport == "http" {
+				req.URL = s.startHTTP().url
+			} else {
+				req.Command, env = serverBin, s.env()
+			}
+			out := s.sdk(req, env)
+			if len(out.Elicitations) != 1 || !strings.Contains(out.Elicitations[0].Message, run.Plan) ||
+				out.Elicitations[0].RequestedSchema["type"] != "object" {
+				t.Fatalf("elicitations %+v, want the plan shown once (error %q)", out.Elicitations, out.Error)
+			}
+			plans, research := agentRuns(s)
+			if c.answer == "decline" {
+				if b := out.Result.body(t); !out.Result.IsError || b.Error.Code != "CANCELLED" ||
+					!strings.Contains(b.Error.Message, "nothing more was spent") {
+					t.Errorf("declined plan answered %+v, want CANCELLED saying nothing more was spent", b)
+				}
+				if len(plans) != 1 || len(research) != 0 {
+					t.Errorf("runs created: plans %+v, research %+v; want the plan alone", plans, research)
+				}
+				return
+			}
+			checkAgentReport(t, out.Result)
+			if len(plans) != 1 || len(research) != 1 || !strings.Contains(research[0].Prompt, c.focus) {
+				t.Errorf("runs created: plans %+v, research %+v; want the research asked with the focus", plans, research)
+			}
+		})
+	}
 }

@@ -324,6 +324,9 @@ type searchBody struct {
 		} `json:"citations"`
 		ClaimsSupported   *int `json:"claims_supported"`
 		ClaimsUnsupported *int `json:"claims_unsupported"`
+
+		// deep_search's engine google: the agent's plan.
+		Plan string `json:"plan"`
 	} `json:"metadata"`
 	Error struct {
 		Code    string `json:"code"`
@@ -363,6 +366,10 @@ type sdkRequest struct {
 	// the answer is status running.
 	DefaultTimeout bool `json:"defaultTimeout,omitempty"`
 	UntilDone      bool `json:"untilDone,omitempty"`
+	// Elicit declares MCP elicitation and answers each request so: accept (with ElicitContent, else
+	// {"approve": true}), decline or cancel.
+	Elicit        string         `json:"elicit,omitempty"`
+	ElicitContent map[string]any `json:"elicitContent,omitempty"`
 }
 
 // sdkOutput is what it prints.
@@ -377,6 +384,11 @@ type sdkOutput struct {
 	Progress  []progressNotice `json:"progress"`
 	Task      *taskRecord      `json:"task"`
 	Answers   []answer         `json:"answers"` // with UntilDone
+	// With Elicit: the elicitation requests the server made.
+	Elicitations []struct {
+		Message         string         `json:"message"`
+		RequestedSchema map[string]any `json:"requestedSchema"`
+	} `json:"elicitations"`
 }
 
 // answer is one answer of a research call, then of each research_result call: its status (running, or done for

@@ -13,6 +13,9 @@
 // research ends, and records each answer's status and time: "answers": [{"status", "atMs"}].
 // "task": true calls the tool as an MCP task (tools/call with "task", tasks/get until the task ends, then
 // tasks/result, all done by the SDK's callToolStream) and records the task's statuses as the client saw them.
+// "elicit": "accept", "decline" or "cancel" declares the elicitation capability and answers each elicitation/create
+// so ("accept" with the form's fields: {"approve": true}, or "elicitContent" when given), recording each request's
+// params: "elicitations": [{"message", "requestedSchema"}].
 // In stdio mode the server gets this process's environment.
 //
 // Prints one JSON line on stdout: {"server", "tools", "result"} or {"server", "tools", "cancelled", "error"},
@@ -24,7 +27,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createInterface } from "node:readline";
 
 const req = JSON.parse(process.argv[2] ?? "{}");
@@ -44,9 +47,23 @@ if (req.transport === "http") {
   process.exit(2);
 }
 
-const client = new Client({ name: "e2e-sdk-client", version: "1.0.0" });
+const client = new Client({ name: "e2e-sdk-client", version: "1.0.0" },
+  req.elicit ? { capabilities: { elicitation: {} } } : {});
+const elicitations = [];
+if (req.elicit) {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    elicitations.push({ message: request.params.message, requestedSchema: request.params.requestedSchema });
+    if (req.elicit === "accept") {
+      return { action: "accept", content: req.elicitContent ?? { approve: true } };
+    }
+    return { action: req.elicit };
+  });
+}
 await client.connect(transport);
 const out = { server: client.getServerVersion(), tools: (await client.listTools()).tools.map((t) => t.name) };
+if (req.elicit) {
+  out.elicitations = elicitations;
+}
 
 const abort = new AbortController();
 let stdinClosed = Promise.resolve();

@@ -53,6 +53,7 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 		Agent:               c.backends.Agent(),
 		AgentTimeout:        cfg.DeepResearchTimeout,
 		DeepSearchEngine:    cfg.DeepResearchEngine,
+		AgentPlan:           cfg.DeepResearchPlan,
 	}, a.log)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ type Agent interface {
 type AgentRequest struct {
 	Input    string    // what to research: the topic, with what the report should hold
 	Max      bool      // the Max agent: the deepest research, at the highest cost
+	Plan     bool      // a plan only (collaborative planning): the run ends with the research plan as its text
 	Previous string    // the run a follow-up continues; "" for a new topic
 	Resume   *AgentRun // a run already created, to follow on from where it was left; nil creates one
 	// Events gets each step of the run as it is told: searches, reads, what the agent thinks (EventTool with its
@@ -56,4 +57,8 @@ type AgentRun struct {
 	ID        string `json:"id"`
 	Agent     string `json:"agent"`
 	LastEvent string `json:"last_event,omitempty"`
+	Planning  bool   `json:"planning,omitempty"` // a run that only plans (AgentRequest.Plan)
+	// Plan is the research plan a run follows, as the agent proposed it: kept with the run by whoever follows it
+	// (the agent sets no Plan), so that a report followed on after a restart still says what was planned.
+	Plan string `json:"plan,omitempty"`
 }

@@ -51,6 +51,7 @@ type Config struct {
 	DeepResearchAgent    string        // GEMINI_DEEP_RESEARCH_AGENT
 	DeepResearchMaxAgent string        // GEMINI_DEEP_RESEARCH_MAX_AGENT
 	DeepResearchTimeout  time.Duration // GEMINI_DEEP_RESEARCH_TIMEOUT
+	DeepResearchPlan     string        // GEMINI_DEEP_RESEARCH_PLAN: auto, confirm or off
 	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
 	Prompts             map[string]string

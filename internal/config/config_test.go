@@ -51,6 +51,7 @@ func TestLoadDefaults(t *testing.T) {
 		DeepResearchAgent:    "deep-research-preview-04-2026",
 		DeepResearchMaxAgent: "deep-research-max-preview-04-2026",
 		DeepResearchTimeout:  time.Hour,
+		DeepResearchPlan:     "auto",
 		Notify:               true,
 		NotifyAfter:          30 * time.Second,
 		Host:                 "127.0.0.1",
@@ -373,8 +374,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 44 {
-		t.Errorf("got %d variables, want 44", len(seen))
+	if len(seen) != 45 {
+		t.Errorf("got %d variables, want 45", len(seen))
 	}
 }
 

@@ -173,6 +173,19 @@ var variables = []variable{
 			c.DeepResearchMaxAgent, err = modelName(v)
 			return err
 		}},
+	{VarDoc{Name: "GEMINI_DEEP_RESEARCH_PLAN", Default: "auto", Description: "Whether Google's Deep Research agent " +
+		"plans first: auto (it proposes a plan, shown to the user for approval where the client supports MCP " +
+		"elicitation; elsewhere the research runs on from it, the plan in the report's metadata), confirm (the " +
+		"research runs only once the plan is approved: a client that cannot ask gets the plan and a plan_id to " +
+		"run it with) or off (no plan)."},
+		func(c *Config, v string) error {
+			v = strings.ToLower(v)
+			if v != "auto" && v != "confirm" && v != "off" {
+				return errors.New("must be auto, confirm or off")
+			}
+			c.DeepResearchPlan = v
+			return nil
+		}},
 	{VarDoc{Name: "GEMINI_DEEP_RESEARCH_TIMEOUT", Default: "3600000", Description: "Longest time a run of Google's " +
 		"Deep Research agent is followed, in milliseconds (60000 to 7200000); a run still going then is cancelled."},
 		func(c *Config, v string) (err error) {

@@ -126,7 +126,7 @@ func (a *Agent) create(ctx context.Context, req backend.AgentRequest) (backend.A
 	config := m.NewCreateAgentInteractionAgentConfig(m.DeepResearchAgentConfig{
 		ThinkingSummaries:     m.ThinkingSummariesAuto.ToPointer(), // what it thinks is the progress users see
 		Visualization:         m.VisualizationOff.ToPointer(),      // a report of text: clients show no charts
-		CollaborativePlanning: gi.Bool(false),
+		CollaborativePlanning: gi.Bool(req.Plan),                   // with it, the run ends with a plan, which a turn must confirm
 	})
 	body := m.CreateAgentInteraction{
 		Agent:       m.AgentOption(agent),
@@ -149,7 +149,7 @@ func (a *Agent) create(ctx context.Context, req backend.AgentRequest) (backend.A
 		return backend.AgentRun{}, a.failure(backend.CodeAPI, "The Gemini API created a Deep Research run but gave no id for it.",
 			hintAPI, nil)
 	}
-	return backend.AgentRun{ID: *res.Interaction.ID, Agent: agent}, nil
+	return backend.AgentRun{ID: *res.Interaction.ID, Agent: agent, Planning: req.Plan}, nil
 }
 
 // follow reads run's events until it ends, opening its stream again from the last event after each break, and

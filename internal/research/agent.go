@@ -3,6 +3,8 @@ package research
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -34,11 +36,32 @@ func (e *Engine) engineOf(req DeepSearchRequest) string {
 	return EngineRounds
 }
 
-// agentSearch researches req's topic with Google's Deep Research agent: it creates a run (or follows req.Resume's)
-// and follows it to its end, telling req.Progress what the agent does. A request cancelled by its caller, or out of
-// time, cancels the run, which stops what it costs; one whose context ends because the server stops
-// (backend.ErrServerStopping) leaves it running, to be followed again at the next start. The report is the agent's,
-// with [n] markers placed from its citations and the numbered sources they name.
+// The plan modes of Google's agent (GEMINI_DEEP_RESEARCH_PLAN).
+const (
+	PlanAuto    = "auto"    // the agent plans first; the user confirms where the client can ask, else the run proceeds
+	PlanConfirm = "confirm" // the agent plans first, and runs only once the user confirms the plan
+	PlanOff     = "off"     // no plan: the agent researches at once
+)
+
+// PlanAnswer is the user's answer to the agent's plan.
+type PlanAnswer struct {
+	Approved bool
+	Focus    string // what to change about the plan, in the user's words; "" for nothing
+}
+
+// planApproval is the turn that starts the research after the plan (the agent runs a plan only on a turn that
+// confirms it).
+const planApproval = "The plan looks good: go ahead with the research."
+
+// agentSearch researches req's topic with Google's Deep Research agent. Unless Settings.AgentPlan is PlanOff, the
+// agent proposes a plan first (a short run that spends little), which req.Confirm shows the user: approved (with a
+// focus, maybe), the research runs on from it; declined, nothing more is spent. Without req.Confirm, the research
+// runs on from the plan under PlanAuto, and the plan comes back for confirmation (a call with PlanID runs it)
+// under PlanConfirm. The plan is in the report's metadata. req.Resume follows on a run a stopped server began.
+// A request cancelled by its caller, or out of time, cancels the agent's run, which stops what it costs; one
+// whose context ends because the server stops (backend.ErrServerStopping) leaves it running, to be followed on at
+// the next start. The report is the agent's, with [n] markers placed from its citations and the numbered sources
+// they name.
 func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth string) (Report, error) {
 	if e.settings.Agent == nil {
 		return Report{}, &Failure{Code: backend.CodeAuth, Message: "Google's Deep Research agent is not set up on this server.",
@@ -49,51 +72,123 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	defer stop()
 	runCtx, cancel := backend.WithTimeout(ctx, e.settings.AgentTimeout)
 	defer cancel()
-
-	progress := throttled(req.Progress, agentStageEvery, e.now)
-	if req.Resume == nil {
-		req.Progress.report("starting Google's Deep Research agent")
-	} else {
-		req.Progress.report("following Google's Deep Research agent again")
-	}
-	var run backend.AgentRun
-	writing := false
-	res, err := e.settings.Agent.Research(runCtx, backend.AgentRequest{
-		Input:    agentInput(req.Topic, depth),
-		Max:      depth == DepthMax,
-		Resume:   req.Resume,
-		Previous: req.Previous,
-		Events: func(ev backend.Event) {
-			switch {
-			case ev.Kind != backend.EventText:
-				progress(stageOf(ev))
-			case !writing:
-				writing = true
-				req.Progress.report("writing the report")
-			}
-		},
-		Followed: func(r backend.AgentRun) {
-			run = r
-			if req.Followed != nil {
-				req.Followed(r)
-			}
-		},
-	})
-	if err != nil {
-		if runCtx.Err() != nil && run.ID != "" && !errors.Is(context.Cause(ctx), backend.ErrServerStopping) {
-			e.cancelRun(ctx, run.ID)
-		}
+	fail := func(err error) (Report, error) {
 		if ctx.Err() == nil && runCtx.Err() != nil {
 			err = backend.Timeout(backend.CodeAPITimeout, e.settings.AgentTimeout, "GEMINI_DEEP_RESEARCH_TIMEOUT", runCtx.Err())
 		}
 		return Report{}, e.failure(ctx, req.Topic, err)
 	}
+
+	ask := backend.AgentRequest{Input: agentInput(req.Topic, depth), Max: depth == DepthMax, Resume: req.Resume,
+		Previous: req.Previous}
+	var plan, planID string
+	switch {
+	case req.Resume != nil && !req.Resume.Planning:
+		plan = req.Resume.Plan
+		req.Progress.report("following Google's Deep Research agent again")
+	case req.PlanID != "":
+		ask.Input, ask.Previous, planID = approval(req.Topic), req.PlanID, req.PlanID
+	case req.Resume == nil && e.settings.AgentPlan == PlanOff:
+	default: // a plan first: asked for now, or followed on
+		req.Progress.report("Google's Deep Research agent is planning the research")
+		ask.Plan = true
+		res, run, err := e.agentRun(ctx, runCtx, req, ask, "")
+		if err != nil {
+			return fail(err)
+		}
+		plan, planID = res.Text, run.ID
+		answer, asked := e.askAboutPlan(ctx, req, plan)
+		switch {
+		case asked && !answer.Approved:
+			e.log.Info("the research plan of Google's agent was declined", "interaction", planID)
+			return Report{}, &Failure{Code: backend.CodeCancelled, Message: "The research plan was declined: Google's " +
+				"Deep Research agent did not run it, and nothing more was spent.",
+				Details: "Call deep_search again to have the agent plan it anew, with the topic worded as you want it."}
+		case !asked && e.settings.AgentPlan == PlanConfirm:
+			return e.planReport(req.Topic, depth, start, plan, planID), nil
+		}
+		ask = backend.AgentRequest{Input: approval(answer.Focus), Max: ask.Max, Previous: planID}
+	}
+	if req.Resume == nil {
+		req.Progress.report("starting Google's Deep Research agent")
+	}
+	res, run, err := e.agentRun(ctx, runCtx, req, ask, plan)
+	if err != nil {
+		return fail(err)
+	}
 	b := newBuilder(req.Topic, depth, start)
 	b.freeText = true
 	b.use(roundResult{res: res, model: res.Model})
 	rep := b.report(e.now())
-	rep.Metadata.Engine, rep.Metadata.Interaction = EngineGoogle, run.ID
+	rep.Metadata.Engine, rep.Metadata.Interaction, rep.Metadata.Plan = EngineGoogle, run.ID, plan
 	return rep, nil
+}
+
+// agentRun runs ask on the agent, or follows its Resume on, telling req.Progress what the agent does and
+// req.Followed the run, with the plan it follows. ctx is the request's context; the run's, runCtx, adds the time
+// limit. A run ended early by either, except by the server's stop, is cancelled.
+func (e *Engine) agentRun(ctx, runCtx context.Context, req DeepSearchRequest, ask backend.AgentRequest,
+	plan string) (backend.Result, backend.AgentRun, error) {
+	progress := throttled(req.Progress, agentStageEvery, e.now)
+	writing := ask.Plan // a plan is no report being written
+	var run backend.AgentRun
+	ask.Events = func(ev backend.Event) {
+		switch {
+		case ev.Kind != backend.EventText:
+			progress(stageOf(ev))
+		case !writing:
+			writing = true
+			req.Progress.report("writing the report")
+		}
+	}
+	ask.Followed = func(r backend.AgentRun) {
+		r.Plan = plan
+		run = r
+		if req.Followed != nil {
+			req.Followed(r)
+		}
+	}
+	res, err := e.settings.Agent.Research(runCtx, ask)
+	if err != nil && runCtx.Err() != nil && run.ID != "" && !errors.Is(context.Cause(ctx), backend.ErrServerStopping) {
+		e.cancelRun(ctx, run.ID)
+	}
+	return res, run, err
+}
+
+// askAboutPlan asks the user about the agent's plan through req.Confirm, and returns the answer, or false when
+// nobody was asked: no req.Confirm, or a client that did not answer (it is logged).
+func (e *Engine) askAboutPlan(ctx context.Context, req DeepSearchRequest, plan string) (PlanAnswer, bool) {
+	if req.Confirm == nil {
+		return PlanAnswer{}, false
+	}
+	req.Progress.report("waiting for the research plan to be confirmed")
+	answer, err := req.Confirm(ctx, plan)
+	if err != nil {
+		e.log.Warn("the client did not answer about the research plan", "err", err)
+		return PlanAnswer{}, false
+	}
+	return answer, true
+}
+
+// approval is the turn that runs the plan, with the user's focus when there is one.
+func approval(focus string) string {
+	if focus = strings.TrimSpace(focus); focus != "" {
+		return planApproval + " Adjust it to this first: " + focus
+	}
+	return planApproval
+}
+
+// planReport is the answer of a research whose plan waits for the user's confirmation (PlanConfirm, with no
+// client to ask): the plan, and how to run it.
+func (e *Engine) planReport(topic, depth string, start time.Time, plan, planID string) Report {
+	text := "# Research plan\n\n" + plan
+	notice := fmt.Sprintf("\n\n[Google's Deep Research agent proposes this plan and waits for it to be confirmed "+
+		"(GEMINI_DEEP_RESEARCH_PLAN=confirm). To run it, call deep_search again with engine google and plan_id %q; "+
+		"the topic then says what to change about it, if anything. Nothing more is spent until then.]", planID)
+	return Report{Success: true, Partial: true, Report: text + notice, Summary: text, Metadata: Metadata{
+		DurationMS: e.now().Sub(start).Milliseconds(), Topic: topic, Depth: depth, Backend: backend.GoogleAgent,
+		Timestamp: start.UTC().Format(time.RFC3339), Engine: EngineGoogle, Interaction: planID, Plan: plan,
+		PlanID: planID, SourcesVisited: []string{}, SearchQueriesUsed: []string{}}}
 }
 
 // cancelRun cancels the agent's run id, whose research ended early; a failure is logged.

@@ -2,6 +2,7 @@ package research_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"strings"
@@ -49,7 +50,7 @@ func TestAgentDeepSearch(t *testing.T) {
 		Citations: []mg.Citation{{URL: "https://example.jp/tokyo", Title: "Tokyo facts",
 			Text: "Tokyo has 14 million people 🏙."}},
 	}}))
-	e := agentEngine(t, mock, research.Settings{DeepSearchEngine: research.EngineGoogle})
+	e := agentEngine(t, mock, research.Settings{DeepSearchEngine: research.EngineGoogle, AgentPlan: research.PlanOff})
 	var (
 		mu     sync.Mutex
 		stages []string
@@ -134,6 +135,86 @@ func TestAgentDeepSearchCancels(t *testing.T) {
 			want := map[bool]string{true: "cancelled", false: "in_progress"}[c.cancelled]
 			if s, _ := mock.Interaction(run.ID); s != want {
 				t.Errorf("the run is %s once the research ended, want %s", s, want)
+			}
+		})
+	}
+}
+
+// creates are the runs created at mock's agent, in order: their input and the run they continue.
+func creates(mock *mg.Server) (inputs, previous []string) {
+	for _, r := range mock.RequestsOf(mg.KindAgent) {
+		if r.Action == "create" {
+			var body struct {
+				Previous string `json:"previous_interaction_id"`
+			}
+			_ = json.Unmarshal(r.Body, &body)
+			inputs, previous = append(inputs, r.Prompt), append(previous, body.Previous)
+		}
+	}
+	return inputs, previous
+}
+
+// TestAgentPlans: the agent plans first; the user's answer decides: approved (with a focus) runs on from the plan,
+// declined spends nothing more; without anyone to ask, auto runs on and confirm returns the plan with a plan_id,
+// which a later call runs.
+func TestAgentPlans(t *testing.T) {
+	t.Parallel()
+	plan := mg.DefaultAgent.Plan
+	for _, c := range []struct {
+		name     string
+		mode     string
+		confirm  func(context.Context, string) (research.PlanAnswer, error)
+		runs     int    // runs created: the plan's, and the research's
+		approval string // what the research's run was asked
+		failure  backend.Code
+	}{
+		{"approved with a focus", research.PlanAuto, func(_ context.Context, got string) (research.PlanAnswer, error) {
+			if got != plan {
+				return research.PlanAnswer{}, errors.New("shown another plan: " + got)
+			}
+			return research.PlanAnswer{Approved: true, Focus: "Only sources from 2026."}, nil
+		}, 2, "The plan looks good: go ahead with the research. Adjust it to this first: Only sources from 2026.", ""},
+		{"declined", research.PlanConfirm, func(context.Context, string) (research.PlanAnswer, error) {
+			return research.PlanAnswer{}, nil
+		}, 1, "", backend.CodeCancelled},
+		{"nobody answers, auto", research.PlanAuto, func(context.Context, string) (research.PlanAnswer, error) {
+			return research.PlanAnswer{}, context.DeadlineExceeded
+		}, 2, "The plan looks good: go ahead with the research.", ""},
+		{"nobody to ask, auto", "", nil, 2, "The plan looks good: go ahead with the research.", ""},
+		{"nobody to ask, confirm", research.PlanConfirm, nil, 1, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := mg.New()
+			e := agentEngine(t, mock, research.Settings{DeepSearchEngine: research.EngineGoogle, AgentPlan: c.mode})
+			rep, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "Tokyo", Confirm: c.confirm})
+			inputs, previous := creates(mock)
+			if len(inputs) != c.runs {
+				t.Fatalf("%d runs created (%q), want %d", len(inputs), inputs, c.runs)
+			}
+			var f *research.Failure
+			switch {
+			case c.failure != "":
+				if !errors.As(err, &f) || f.Code != c.failure || !strings.Contains(f.Message, "nothing more was spent") {
+					t.Errorf("got %v, want %s saying nothing more was spent", err, c.failure)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case c.runs == 2:
+				if inputs[1] != c.approval || previous[1] == "" || rep.Metadata.Plan != plan ||
+					!strings.Contains(rep.Summary, "The second source confirms it.[2]") {
+					t.Errorf("research run asked %q after %q; report %q, plan %q", inputs[1], previous[1], rep.Summary, rep.Metadata.Plan)
+				}
+			default: // the plan, to confirm
+				id := rep.Metadata.PlanID
+				if !rep.Partial || id == "" || !strings.Contains(rep.Report, plan) || !strings.Contains(rep.Report, `plan_id "`+id+`"`) {
+					t.Fatalf("answer %+v, want the plan with its plan_id", rep)
+				}
+				rep, err = e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "Tokyo", PlanID: id})
+				inputs, previous = creates(mock)
+				if err != nil || len(inputs) != 2 || previous[1] != id || !strings.Contains(rep.Summary, "[2]") {
+					t.Errorf("running the plan: %v; runs %q after %q; report %q", err, inputs, previous, rep.Summary)
+				}
 			}
 		})
 	}

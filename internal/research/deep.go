@@ -33,6 +33,10 @@ type DeepSearchRequest struct {
 	Resume   *backend.AgentRun
 	Followed func(backend.AgentRun)
 	Previous string
+	// EngineGoogle: Confirm, when set, shows the user the agent's research plan and returns their answer (an error
+	// for a client that did not answer); PlanID runs a plan proposed before, which awaited confirmation.
+	Confirm func(ctx context.Context, plan string) (PlanAnswer, error)
+	PlanID  string
 	// Drafted, when set, is told the report of the rounds done each time verification goes on after a round: a
 	// draft, marked partial, which a caller that stops waiting can show. A request that joins an identical one
 	// already running is told nothing.
@@ -52,11 +56,14 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 	case engine == EngineGoogle && req.Resume != nil: // a run paid for already: followed, neither joined nor cached
 		return e.agentSearch(ctx, req, depth)
 	case engine == EngineGoogle:
-		return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous}, req.Fresh,
+		return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous, req.PlanID}, req.Fresh,
 			req.Progress, func(ctx context.Context, p Progress) (Report, error) {
 				req.Progress = p
 				return e.agentSearch(ctx, req, depth)
 			})
+	case req.PlanID != "":
+		return Report{}, &Failure{Code: backend.CodeInvalidArgument, Message: "plan_id names a plan of Google's Deep " +
+			"Research agent, and this deep_search runs our rounds.", Details: "Set engine to google to run the plan."}
 	case depth == DepthMax:
 		return Report{}, &Failure{Code: backend.CodeInvalidArgument, Message: "depth max is the depth of Google's " +
 			"Deep Research agent, and this deep_search runs our rounds.",

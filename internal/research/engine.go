@@ -43,6 +43,7 @@ type Settings struct {
 	Agent            backend.Agent
 	AgentTimeout     time.Duration // the longest the agent's run is followed (GEMINI_DEEP_RESEARCH_TIMEOUT); 0: no limit
 	DeepSearchEngine string        // the engine of a deep_search that names none (GEMINI_DEEP_RESEARCH_ENGINE); "": EngineRounds
+	AgentPlan        string        // whether the agent plans first (GEMINI_DEEP_RESEARCH_PLAN): PlanAuto (""), PlanConfirm or PlanOff
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -148,6 +149,8 @@ type Metadata struct {
 	Engine            string         `json:"engine,omitempty"`         // deep_search's engine, when it is not our rounds (EngineGoogle)
 	Interaction       string         `json:"interaction_id,omitempty"` // EngineGoogle: the agent's run, which a follow-up continues
 	Usage             *backend.Usage `json:"usage,omitempty"`          // what the research used, when its backend says
+	Plan              string         `json:"plan,omitempty"`           // EngineGoogle: the research plan the agent followed, or proposes
+	PlanID            string         `json:"plan_id,omitempty"`        // a plan that waits for confirmation: deep_search's plan_id runs it
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.

@@ -18,6 +18,7 @@ type DeepSearchArgs struct {
 	Topic       string `json:"topic"`
 	Depth       string `json:"depth,omitempty"`  // "": research.DepthDetailed
 	Engine      string `json:"engine,omitempty"` // "": GEMINI_DEEP_RESEARCH_ENGINE
+	PlanID      string `json:"plan_id,omitempty"`
 	Model       string `json:"model,omitempty"`
 	OutputFile  string `json:"output_file,omitempty"`
 	Fresh       bool   `json:"fresh,omitempty"`
@@ -44,6 +45,9 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithString("engine", mcp.Enum(research.EngineRounds, research.EngineGoogle),
 			mcp.Description("rounds: our research and verification rounds. google: Google's Deep Research agent. "+
 				"Default: the server's GEMINI_DEEP_RESEARCH_ENGINE (rounds unless set).")),
+		mcp.WithString("plan_id", mcp.MaxLength(200),
+			mcp.Description("engine google: the plan_id of a research plan that awaits confirmation (metadata.plan_id): "+
+				"runs that plan, the topic saying what to change about it.")),
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
@@ -69,7 +73,7 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 			return nil, err
 		}
 		req := research.DeepSearchRequest{Topic: topic, Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model,
-			Engine: a.Engine, Fresh: a.Fresh}
+			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx)}
 		if job := jobFrom(ctx); job != nil {
 			req.Drafted = func(draft research.Report) { job.SetDraft(draft.Report) }
 			keep := t.remoteKeeper(job)
