@@ -215,7 +215,8 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 
 // 29. A client that supports MCP elicitation (the TypeScript SDK with a handler) is shown the agent's plan before
 // anything more is spent: declined, over HTTP and over stdio, the call ends CANCELLED and no research run is
-// created; approved with a new focus, the research runs on from the plan with that focus.
+// created; approved with a new focus, the research runs on from the plan with that focus, and a follow_up of its
+// report goes on in the run that researched it.
 func TestGoogleAgentPlanConfirmed(t *testing.T) {
 	for _, c := range []struct {
 		transport, answer string
@@ -256,7 +257,20 @@ func TestGoogleAgentPlanConfirmed(t *testing.T) {
 			}
 			checkAgentReport(t, out.Result)
 			if len(plans) != 1 || len(research) != 1 || !strings.Contains(research[0].Prompt, c.focus) {
-				t.Errorf("runs created: plans %+v, research %+v; want the research asked with the focus", plans, research)
+				t.Fatalf("runs created: plans %+v, research %+v; want the research asked with the focus", plans, research)
+			}
+
+			// follow_up on the agent's report goes on in the run that researched it.
+			id, _ := out.Result.Meta["researchId"].(string)
+			const question = "Is the area figure from 2026?"
+			follow := s.sdk(sdkRequest{Transport: "http", URL: req.URL, Tool: "follow_up",
+				Arguments: map[string]any{"research_id": id, "question": question}}, nil)
+			if follow.Result == nil || follow.Result.IsError {
+				t.Fatalf("follow_up: %+v (%s)", follow.Result, follow.Error)
+			}
+			if _, research = agentRuns(s); len(research) != 2 || research[1].Prompt != question ||
+				!strings.Contains(string(research[1].Body), `"previous_interaction_id":"`+research[0].Interaction+`"`) {
+				t.Errorf("runs created for the follow-up: %+v; want the question in the report's run", research[1:])
 			}
 		})
 	}

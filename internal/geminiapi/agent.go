@@ -120,7 +120,10 @@ func (a *Agent) Cancel(ctx context.Context, id string) error {
 // create creates a run of req in the background.
 func (a *Agent) create(ctx context.Context, req backend.AgentRequest) (backend.AgentRun, error) {
 	agent := a.cfg.Agent
-	if req.Max {
+	switch {
+	case req.Agent != "":
+		agent = req.Agent
+	case req.Max:
 		agent = a.cfg.MaxAgent
 	}
 	config := m.NewCreateAgentInteractionAgentConfig(m.DeepResearchAgentConfig{

@@ -72,12 +72,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	defer stop()
 	runCtx, cancel := backend.WithTimeout(ctx, e.settings.AgentTimeout)
 	defer cancel()
-	fail := func(err error) (Report, error) {
-		if ctx.Err() == nil && runCtx.Err() != nil {
-			err = backend.Timeout(backend.CodeAPITimeout, e.settings.AgentTimeout, "GEMINI_DEEP_RESEARCH_TIMEOUT", runCtx.Err())
-		}
-		return Report{}, e.failure(ctx, req.Topic, err)
-	}
+	fail := func(err error) (Report, error) { return Report{}, e.agentFailure(ctx, runCtx, req.Topic, err) }
 
 	ask := backend.AgentRequest{Input: agentInput(req.Topic, depth), Max: depth == DepthMax, Resume: req.Resume,
 		Previous: req.Previous}
@@ -92,7 +87,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	default: // a plan first: asked for now, or followed on
 		req.Progress.report("Google's Deep Research agent is planning the research")
 		ask.Plan = true
-		res, run, err := e.agentRun(ctx, runCtx, req, ask, "")
+		res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, ask, "")
 		if err != nil {
 			return fail(err)
 		}
@@ -112,7 +107,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	if req.Resume == nil {
 		req.Progress.report("starting Google's Deep Research agent")
 	}
-	res, run, err := e.agentRun(ctx, runCtx, req, ask, plan)
+	res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, ask, plan)
 	if err != nil {
 		return fail(err)
 	}
@@ -124,12 +119,21 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	return rep, nil
 }
 
-// agentRun runs ask on the agent, or follows its Resume on, telling req.Progress what the agent does and
-// req.Followed the run, with the plan it follows. ctx is the request's context; the run's, runCtx, adds the time
-// limit. A run ended early by either, except by the server's stop, is cancelled.
-func (e *Engine) agentRun(ctx, runCtx context.Context, req DeepSearchRequest, ask backend.AgentRequest,
+// agentFailure is the error of a request of the agent (about topic) that failed with err: the time limit's when
+// runCtx, the run's context, ran out of it.
+func (e *Engine) agentFailure(ctx, runCtx context.Context, topic string, err error) error {
+	if ctx.Err() == nil && runCtx.Err() != nil {
+		err = backend.Timeout(backend.CodeAPITimeout, e.settings.AgentTimeout, "GEMINI_DEEP_RESEARCH_TIMEOUT", runCtx.Err())
+	}
+	return e.failure(ctx, topic, err)
+}
+
+// agentRun runs ask on the agent, or follows its Resume on, telling p what the agent does and followed (when set)
+// the run, with the plan it follows. ctx is the request's context; the run's, runCtx, adds the time limit. A run
+// ended early by either, except by the server's stop, is cancelled.
+func (e *Engine) agentRun(ctx, runCtx context.Context, p Progress, followed func(backend.AgentRun), ask backend.AgentRequest,
 	plan string) (backend.Result, backend.AgentRun, error) {
-	progress := throttled(req.Progress, agentStageEvery, e.now)
+	progress := throttled(p, agentStageEvery, e.now)
 	writing := ask.Plan // a plan is no report being written
 	var run backend.AgentRun
 	ask.Events = func(ev backend.Event) {
@@ -138,14 +142,14 @@ func (e *Engine) agentRun(ctx, runCtx context.Context, req DeepSearchRequest, as
 			progress(stageOf(ev))
 		case !writing:
 			writing = true
-			req.Progress.report("writing the report")
+			p.report("writing the report")
 		}
 	}
 	ask.Followed = func(r backend.AgentRun) {
 		r.Plan = plan
 		run = r
-		if req.Followed != nil {
-			req.Followed(r)
+		if followed != nil {
+			followed(r)
 		}
 	}
 	res, err := e.settings.Agent.Research(runCtx, ask)
@@ -153,6 +157,30 @@ func (e *Engine) agentRun(ctx, runCtx context.Context, req DeepSearchRequest, as
 		e.cancelRun(ctx, run.ID)
 	}
 	return res, run, err
+}
+
+// agentFollowUp answers req's question in the run of Google's Deep Research agent that researched its prior
+// report (Prior.Interaction), which goes on from all that run read: the same agent, the question its next turn.
+// Its report cites the prior sources with their numbers, and those it adds from the next one on. req.Resume follows
+// on a run a stopped server began. Its time limit is GEMINI_DEEP_RESEARCH_TIMEOUT.
+func (e *Engine) agentFollowUp(ctx context.Context, req FollowUpRequest) (Report, error) {
+	start := e.now()
+	stop := e.logProgress(req.Question, start)
+	defer stop()
+	runCtx, cancel := backend.WithTimeout(ctx, e.settings.AgentTimeout)
+	defer cancel()
+	req.Progress.report("following up in the run of Google's Deep Research agent")
+	res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, backend.AgentRequest{Input: req.Question,
+		Previous: req.Prior.Interaction, Agent: req.Prior.Agent, Resume: req.Resume}, "")
+	if err != nil {
+		return Report{}, e.agentFailure(ctx, runCtx, req.Question, err)
+	}
+	b := newBuilder(req.Question, "", start)
+	b.freeText, b.prior = true, &req.Prior
+	b.use(roundResult{res: res, model: res.Model})
+	rep := b.report(e.now())
+	rep.Metadata.Engine, rep.Metadata.Interaction = EngineGoogle, run.ID
+	return rep, nil
 }
 
 // askAboutPlan asks the user about the agent's plan through req.Confirm, and returns the answer, or false when

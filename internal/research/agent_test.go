@@ -219,3 +219,44 @@ func TestAgentPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentFollowUp: a follow-up of a report of Google's agent goes on in the run that researched it, with the
+// same agent; the prior sources keep their numbers and the new ones follow them.
+func TestAgentFollowUp(t *testing.T) {
+	t.Parallel()
+	const question = "Does the first source still hold?"
+	mock := mg.New()
+	mock.Handle(mg.KindAgent, mg.ByPrompt(mg.Always(mg.Reply{}), mg.Route{Contains: question, Respond: mg.Always(mg.Reply{
+		Agent: &mg.AgentScript{Report: "It holds. A newer study agrees. The second source stands too.",
+			Citations: []mg.Citation{
+				{URL: "https://example.net/newer", Title: "A newer study", Text: "A newer study agrees."},
+				{URL: mg.DefaultSources[1].URI, Title: mg.DefaultSources[1].Title, Text: "The second source stands too."},
+			}}})}))
+	e := agentEngine(t, mock, research.Settings{AgentPlan: research.PlanOff})
+	first, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "The topic", Engine: research.EngineGoogle,
+		Depth: research.DepthMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := first.Metadata
+	rep, err := e.FollowUp(t.Context(), research.FollowUpRequest{Question: question, Prior: research.Prior{
+		ID: "20261127T100000.000000-0a1b2c3d", Topic: "The topic", Report: first.Report, Sources: m.Sources,
+		Interaction: m.Interaction, Agent: m.Model}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "It holds. A newer study agrees.[3] The second source stands too.[2]"
+	if rep.Summary != want || rep.Metadata.Sources[2].URL != "https://example.net/newer" ||
+		rep.Metadata.FollowUpOf != "20261127T100000.000000-0a1b2c3d" || rep.Metadata.Engine != research.EngineGoogle {
+		t.Errorf("follow-up:\n got %q\nwant %q; metadata %+v", rep.Summary, want, rep.Metadata)
+	}
+	inputs, previous := creates(mock)
+	if len(inputs) != 2 || inputs[1] != question || previous[1] != m.Interaction {
+		t.Errorf("runs created %q after %q; want the question in the first run's interaction", inputs, previous)
+	}
+	for _, r := range mock.RequestsOf(mg.KindAgent) {
+		if r.Action == "create" && r.Model != backend.DefaultResearchMaxAgent {
+			t.Errorf("a run of %q; want the Max agent, which researched the report, for both", r.Model)
+		}
+	}
+}

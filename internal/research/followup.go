@@ -25,6 +25,10 @@ type FollowUpRequest struct {
 	Model    string   // overrides Settings.Model for this call
 	Fresh    bool     // answer again even when the cache holds an answer
 	Progress Progress // optional
+	// A prior report of Google's agent: Resume is its follow-up's run already created (by a server that stopped),
+	// to follow on; Followed is told the run as it goes (see DeepSearchRequest).
+	Resume   *backend.AgentRun
+	Followed func(backend.AgentRun)
 }
 
 // Prior is the research a follow-up builds on: a report of the research library.
@@ -34,6 +38,9 @@ type Prior struct {
 	Report  string           // its Markdown
 	Sources []backend.Source // the sources its report cites, numbered from 1 in this order; none when it numbers none
 	Pages   []backend.Source // the other pages its research read, which its report gives no number
+	// Interaction is the run of Google's Deep Research agent that researched it (its metadata.interaction_id), which
+	// a follow-up continues, with the agent that ran it (its model); "" for a report of any other research.
+	Interaction, Agent string
 }
 
 // priorName is the name the follow-up prompt refers to the prior research by, and the CLI's file of it.
@@ -43,8 +50,19 @@ const priorName = "prior-report.md"
 // gets the prior report and its numbered sources, builds on them and researches only what they leave open. The
 // report cites the prior sources with their numbers, and the sources it adds from the next number on; its
 // metadata names the prior report (FollowUpOf). It shares search's queue, joining, cache, time limit
-// (GEMINI_SEARCH_TIMEOUT) and quota fallback.
+// (GEMINI_SEARCH_TIMEOUT) and quota fallback. A report of Google's Deep Research agent is followed up by the agent,
+// in the run that researched it (agentFollowUp).
 func (e *Engine) FollowUp(ctx context.Context, req FollowUpRequest) (Report, error) {
+	if req.Prior.Interaction != "" && e.settings.Agent != nil {
+		if req.Resume != nil {
+			return e.agentFollowUp(ctx, req)
+		}
+		return e.joined(ctx, []string{"follow_up", req.Prior.ID, normalize(req.Question), EngineGoogle}, req.Fresh,
+			req.Progress, func(ctx context.Context, p Progress) (Report, error) {
+				req.Progress = p
+				return e.agentFollowUp(ctx, req)
+			})
+	}
 	model := e.model(req.Model)
 	return e.joined(ctx, []string{"follow_up", req.Prior.ID, normalize(req.Question), model}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
 )
@@ -76,15 +75,9 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx)}
 		if job := jobFrom(ctx); job != nil {
 			req.Drafted = func(draft research.Report) { job.SetDraft(draft.Report) }
-			keep := t.remoteKeeper(job)
-			req.Followed = func(run backend.AgentRun) { keep(run.ID, run) }
 		}
-		if remote := remoteFrom(ctx); remote != nil {
-			req.Resume = new(backend.AgentRun)
-			if err := json.Unmarshal(remote, req.Resume); err != nil {
-				return nil, &Error{Code: backend.CodeInternal, Message: "the run of Google's Deep Research agent kept " +
-					"with this research cannot be read: " + err.Error(), Details: "Start the deep_search again."}
-			}
+		if err := t.followsAgent(ctx, &req.Followed, &req.Resume); err != nil {
+			return nil, err
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
 			req.Progress = p

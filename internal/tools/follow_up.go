@@ -73,9 +73,13 @@ func (t *Tools) FollowUp(ctx context.Context, a FollowUpArgs) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		req := research.FollowUpRequest{Question: question, Prior: prior, Model: a.Model, Fresh: a.Fresh}
+		if err := t.followsAgent(ctx, &req.Followed, &req.Resume); err != nil {
+			return nil, err
+		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
-			return t.engine.FollowUp(ctx, research.FollowUpRequest{Question: question, Prior: prior, Model: a.Model,
-				Fresh: a.Fresh, Progress: p})
+			req.Progress = p
+			return t.engine.FollowUp(ctx, req)
 		})
 		if err != nil {
 			return nil, err
@@ -107,6 +111,9 @@ func (t *Tools) priorOf(id string) (research.Prior, error) {
 			err.Error()}
 	}
 	prior := research.Prior{ID: reportID, Topic: rep.Topic, Report: rep.Markdown, Sources: numberedSources(rep)}
+	if md, ok := metadataOf(rep); ok && md.Interaction != "" {
+		prior.Interaction, prior.Agent = md.Interaction, md.Model
+	}
 	for _, s := range rep.Sources {
 		if !slices.ContainsFunc(prior.Sources, func(n backend.Source) bool { return n.URL == s.URL }) {
 			prior.Pages = append(prior.Pages, backend.Source{URL: s.URL, Title: s.Title})
@@ -121,8 +128,8 @@ func (t *Tools) priorOf(id string) (research.Prior, error) {
 // an answer that was not JSON), although the text may still carry the agent's markers. A report kept without its
 // metadata (by an earlier release) has none: a number guessed for it could send the follow-up to the wrong page.
 func numberedSources(rep kept.Report) []backend.Source {
-	var md research.Metadata
-	if len(rep.Metadata) == 0 || json.Unmarshal(rep.Metadata, &md) != nil {
+	md, ok := metadataOf(rep)
+	if !ok {
 		return nil
 	}
 	var out []backend.Source
@@ -130,6 +137,16 @@ func numberedSources(rep kept.Report) []backend.Source {
 		out = append(out, backend.Source{URL: s.URL, Title: s.Title})
 	}
 	return out
+}
+
+// metadataOf is the metadata kept with rep; false for a report kept without (before schema v3) or with none that
+// reads.
+func metadataOf(rep kept.Report) (research.Metadata, bool) {
+	var md research.Metadata
+	if len(rep.Metadata) == 0 || json.Unmarshal(rep.Metadata, &md) != nil {
+		return research.Metadata{}, false
+	}
+	return md, true
 }
 
 // fixNoPrior is what to do when follow_up has no report to build on.

@@ -243,3 +243,22 @@ func researchReportOf(rep kept.Report) research.Report {
 	}
 	return research.Report{Success: true, Report: rep.Markdown, Partial: rep.Partial, Metadata: md}
 }
+
+// followsAgent sets up a call that may run Google's Deep Research agent as a job: followed keeps the agent's run
+// with the job as it goes, and resume is the run to follow on, for a job taken on from a server that stopped.
+func (t *Tools) followsAgent(ctx context.Context, followed *func(backend.AgentRun), resume **backend.AgentRun) error {
+	if job := jobFrom(ctx); job != nil {
+		keep := t.remoteKeeper(job)
+		*followed = func(run backend.AgentRun) { keep(run.ID, run) }
+	}
+	remote := remoteFrom(ctx)
+	if remote == nil {
+		return nil
+	}
+	*resume = new(backend.AgentRun)
+	if err := json.Unmarshal(remote, *resume); err != nil {
+		return &Error{Code: backend.CodeInternal, Message: "the run of Google's Deep Research agent kept with this " +
+			"research cannot be read: " + err.Error(), Details: "Call the tool again."}
+	}
+	return nil
+}
