@@ -28,6 +28,9 @@ type Library interface {
 	// gave lists nothing.
 	Page(after string, limit int) (page []kept.Summary, next string, err error)
 	Changed() <-chan struct{} // closed at the next change, by this process or another sharing the library
+	// Adopt makes the interrupted job id, which follows a remote run, this process's and running again, and
+	// returns it; false when another server took it first, or it is not such a job.
+	Adopt(id string) (kept.Job, bool, error)
 }
 
 // noLibrary keeps nothing.
@@ -42,6 +45,7 @@ func (noLibrary) Get(string) (kept.Report, error)                       { return
 func (noLibrary) Search(string, time.Time, int) ([]kept.Summary, error) { return nil, nil }
 func (noLibrary) Changed() <-chan struct{}                              { return nil }
 func (noLibrary) Page(string, int) ([]kept.Summary, string, error)      { return nil, "", nil }
+func (noLibrary) Adopt(string) (kept.Job, bool, error)                  { return kept.Job{}, false, nil }
 
 // ResearchID is the id of the research job whose run ctx is the context of; "" for a call that runs as no job.
 func ResearchID(ctx context.Context) string {
@@ -177,14 +181,19 @@ const ownerCheckEvery = 2 * time.Second
 
 // waitKept waits up to budget for research job id, which this process does not hold, as the library keeps it (a
 // job another server sharing the library runs ends there, or is found interrupted when that server died), and
-// answers as keptAnswer does at the end of the wait.
+// answers as keptAnswer does at the end of the wait. A job interrupted while it followed a remote run is taken on
+// (TakeOn) and waited for here.
 func (t *Tools) waitKept(ctx context.Context, id string, budget time.Duration) (Result, error) {
+	until := time.Now().Add(budget)
 	timeout := time.NewTimer(budget)
 	defer timeout.Stop()
 	check := time.NewTicker(ownerCheckEvery)
 	defer check.Stop()
 	for {
 		changed := t.opts.Library.Changed() // before the read: a change after it closes this one
+		if job := t.TakeOn(id); job != nil { // its server stopped, and its run goes on: this server follows it
+			return t.waitFor(ctx, job, time.Until(until), false)
+		}
 		res, err := t.keptAnswer(id)
 		if _, running := res.(*Running); !running {
 			return res, err

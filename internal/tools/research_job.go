@@ -161,15 +161,38 @@ func (t *Tools) Start(ctx context.Context, tool string, args json.RawMessage) (s
 	return start(ctx, args)
 }
 
-// Resume takes on job j, kept by a server that stopped while it followed a remote run (Google's Deep Research agent's),
-// and follows that run on as a research job of this server's, under j's id: research_result and research_cancel
-// reach it as they would have the first. ctx gives the job its values, not its end.
-func (t *Tools) Resume(ctx context.Context, j kept.Job) error {
-	resume := t.resumes[j.Tool]
-	if resume == nil || j.Remote == nil {
-		return fmt.Errorf("research job %s of %q follows no run this server can follow on", j.ID, j.Tool)
+// TakeOn takes on research job id when the library keeps it interrupted while it followed a remote run (Google's
+// Deep Research agent's): its server stopped or died, and the run goes on without it. The job becomes this
+// server's, under the same id, and follows that run on: research_result and research_cancel reach it as they
+// would have the first. It returns the job, or nil when there is none to take on (or another server took it
+// first). A job it cannot follow on is kept failed, with why.
+func (t *Tools) TakeOn(id string) *jobs.Job[Result] {
+	if j, err := t.opts.Library.Job(id); err != nil || j.State != kept.JobInterrupted || j.Remote == nil {
+		return nil // Job marks interrupted the running jobs of a server that died
 	}
-	return resume(ctx, j)
+	j, took, err := t.opts.Library.Adopt(id)
+	if err != nil || !took {
+		t.logKept(id, err)
+		return nil
+	}
+	resume := t.resumes[j.Tool]
+	if resume == nil {
+		err = fmt.Errorf("no research tool %q follows a run on", j.Tool)
+	} else {
+		err = resume(t.opts.Lifetime, j)
+	}
+	if err != nil {
+		t.opts.Logger.Warn("cannot follow on a research job", "research_id", id, "err", err)
+		_, kerr := t.opts.Library.UpdateJob(id, func(k *kept.Job) {
+			k.State, k.ErrorCode = kept.JobFailed, string(backend.CodeInternal)
+			k.ErrorMessage = "this server could not follow on the research: " + err.Error()
+		})
+		t.logKept(id, kerr)
+		return nil
+	}
+	t.opts.Logger.Info("following on a run of Google's Deep Research agent that a stopped server began",
+		"research_id", id, "tool", j.Tool, "started", j.Started)
+	return t.jobOf(id)
 }
 
 // budget is how long a call that asked for waitSeconds (nil: not asked) waits for its research.

@@ -302,3 +302,67 @@ func TestResearchThatPanics(t *testing.T) {
 		t.Errorf("running searches %+v after the research panicked, want none", running)
 	}
 }
+
+// agentEngine's deep_search runs as Google's agent would: it tells of its run, then waits for its end; one that
+// follows a run on (Resume) returns the report at once.
+type agentEngine struct {
+	Engine
+	resumed chan backend.AgentRun
+}
+
+func (e agentEngine) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
+	if req.Resume != nil {
+		e.resumed <- *req.Resume
+		return research.Report{Success: true, Report: "the agent's report", Metadata: research.Metadata{Engine: "google"}}, nil
+	}
+	req.Followed(backend.AgentRun{ID: "v1_7", Agent: "deep-research-preview-04-2026", LastEvent: "3"})
+	<-ctx.Done()
+	return research.Report{}, context.Cause(ctx)
+}
+
+// TestTakingOnAnAgentsRun: a deep_search of Google's agent whose server stops leaves its run kept with the job,
+// interrupted; research_result asked of another server sharing the library takes the job on and follows the run
+// on, under the same research_id, and research_cancel would reach it there.
+func TestTakingOnAnAgentsRun(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "library.db")
+	open := func() *library.Library {
+		lib, err := library.Open(path, library.Options{Poll: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lib.Close() })
+		return lib
+	}
+	lifetime, stop := context.WithCancelCause(context.Background())
+	first := New(agentEngine{}, Options{Version: "test", Library: open(), Lifetime: lifetime})
+	id, err := first.Start(context.Background(), "deep_search", json.RawMessage(`{"topic": "t", "engine": "google"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := open()
+	testkit.WaitFor(t, "the run kept with the job", func() bool {
+		j, err := lib.Job(id)
+		return err == nil && strings.Contains(string(j.Remote), `"v1_7"`)
+	})
+	stop(backend.ErrServerStopping)
+	first.WaitJobs(context.Background())
+	if j, _ := lib.Job(id); j.State != kept.JobInterrupted {
+		t.Fatalf("the job after its server stopped: %+v, want interrupted", j)
+	}
+
+	resumed := make(chan backend.AgentRun, 1)
+	second := New(agentEngine{resumed: resumed}, Options{Version: "test", Library: lib})
+	wait := 600
+	res, err := second.ResearchResult(context.Background(), ResearchResultArgs{ResearchID: id, WaitSeconds: &wait})
+	rep, ok := ReportOf(res)
+	if err != nil || !ok || rep.Report.Report != "the agent's report" {
+		t.Fatalf("research_result on the second server = %#v, %v; want the report of the run followed on", res, err)
+	}
+	if run := <-resumed; run.ID != "v1_7" || run.LastEvent != "3" {
+		t.Errorf("followed on %+v, want the kept run from its last event", run)
+	}
+	if j, _ := lib.Job(id); j.State != kept.JobDone || j.Owner != lib.Owner() {
+		t.Errorf("the job taken on: %+v, want it done, the second server's", j)
+	}
+}

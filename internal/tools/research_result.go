@@ -84,6 +84,9 @@ func (t *Tools) ResearchCancel(ctx context.Context, a ResearchCancelArgs) (*Canc
 	}
 	job := t.jobOf(a.ResearchID)
 	if job == nil {
+		job = t.TakeOn(a.ResearchID) // a run that goes on without its server is cancelled where it runs
+	}
+	if job == nil {
 		return t.keptCancel(a.ResearchID)
 	}
 	job.Cancel(&activity.StoppedError{Why: "research_cancel was called", Fix: "Call the tool again to research it anew."})
