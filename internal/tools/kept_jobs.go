@@ -190,7 +190,7 @@ func (t *Tools) waitKept(ctx context.Context, id string, budget time.Duration) (
 	check := time.NewTicker(ownerCheckEvery)
 	defer check.Stop()
 	for {
-		changed := t.opts.Library.Changed() // before the read: a change after it closes this one
+		changed := t.opts.Library.Changed()  // before the read: a change after it closes this one
 		if job := t.TakeOn(id); job != nil { // its server stopped, and its run goes on: this server follows it
 			return t.waitFor(ctx, job, time.Until(until), false)
 		}
