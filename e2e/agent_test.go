@@ -139,14 +139,6 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	run := agentRun
 	run.Every, run.DropAfter = 4*time.Second, 0 // 32 s
 	s.mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &run}))
-	call := func(srv *server, tool string, args map[string]any) *toolResult {
-		t.Helper()
-		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: tool, Arguments: args}, nil)
-		if out.Result == nil {
-			t.Fatalf("%s: no result: %s", tool, out.Error)
-		}
-		return out.Result
-	}
 	streams := func() (opened []mg.Request) {
 		for _, r := range s.mock.RequestsOf(mg.KindAgent) {
 			if r.Action == "stream" {
@@ -157,7 +149,7 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	}
 
 	killed := s.startHTTP()
-	started := jobOf(t, call(killed, "deep_search", map[string]any{"topic": agentTopic, "engine": "google", "wait_seconds": 0}))
+	started := jobOf(t, s.call(killed, "deep_search", map[string]any{"topic": agentTopic, "engine": "google", "wait_seconds": 0}))
 	if started.Status != "running" || started.ResearchID == "" {
 		t.Fatalf("deep_search engine google with wait_seconds 0 answered %+v, want status running", started)
 	}
@@ -192,7 +184,7 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 			plans, research, after)
 	}
 
-	cancelled := jobOf(t, call(restarted, "deep_search", map[string]any{"topic": "Another topic", "engine": "google",
+	cancelled := jobOf(t, s.call(restarted, "deep_search", map[string]any{"topic": "Another topic", "engine": "google",
 		"wait_seconds": 0}))
 	var id string
 	if !waitFor(hangLimit, func() bool {
@@ -203,7 +195,7 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	}) {
 		t.Fatal("the second research created no run")
 	}
-	if res := call(restarted, "research_cancel", map[string]any{"research_id": cancelled.ResearchID}); res.IsError {
+	if res := s.call(restarted, "research_cancel", map[string]any{"research_id": cancelled.ResearchID}); res.IsError {
 		t.Fatalf("research_cancel: %+v", res)
 	}
 	if !waitFor(hangLimit, func() bool { status, _ := s.mock.Interaction(id); return status == "cancelled" }) {

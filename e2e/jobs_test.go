@@ -147,6 +147,16 @@ func jobOf(t testing.TB, res *toolResult) job {
 	return j
 }
 
+// call calls tool with args on srv over HTTP with the SDK client, and returns its result.
+func (s *scenario) call(srv *server, tool string, args map[string]any) *toolResult {
+	s.t.Helper()
+	out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: tool, Arguments: args}, nil)
+	if out.Result == nil {
+		s.t.Fatalf("%s: no result: %s", tool, out.Error)
+	}
+	return out.Result
+}
+
 // 25. A server killed (SIGKILL) while a deep_search started with wait_seconds 0 runs, then started again on the same
 // config and data dirs: no process of the killed server's CLI (the CLI and the firecrawl-mcp it started) runs once
 // the new server is up; research_result answers RESEARCH_INTERRUPTED for the research that was running, with the fix
@@ -162,17 +172,9 @@ func TestServerKilledMidResearch(t *testing.T) {
 		mg.Route{Contains: researchPrompt, Respond: agent(searchCall(searchQuery))},
 	))
 	env := "FIRECRAWL_API_URL=" + s.firecrawlURL
-	call := func(srv *server, tool string, args map[string]any) *toolResult {
-		t.Helper()
-		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Tool: tool, Arguments: args}, nil)
-		if out.Result == nil {
-			t.Fatalf("%s: no result: %s", tool, out.Error)
-		}
-		return out.Result
-	}
 
 	killed := s.startHTTP(env)
-	done := call(killed, "search", map[string]any{"query": question})
+	done := s.call(killed, "search", map[string]any{"query": question})
 	checkGroundedReport(t, "search before the kill", done)
 	doneID, _ := done.Meta["researchId"].(string)
 	if doneID == "" {
@@ -180,7 +182,7 @@ func TestServerKilledMidResearch(t *testing.T) {
 	}
 
 	chats := len(s.mock.RequestsOf(mg.KindChat))
-	lost := jobOf(t, call(killed, "deep_search", map[string]any{"topic": lostTopic, "wait_seconds": 0}))
+	lost := jobOf(t, s.call(killed, "deep_search", map[string]any{"topic": lostTopic, "wait_seconds": 0}))
 	if lost.Status != "running" || lost.ResearchID == "" {
 		t.Fatalf("deep_search with wait_seconds 0 answered %+v, want status running with a research_id", lost)
 	}
@@ -216,13 +218,13 @@ func TestServerKilledMidResearch(t *testing.T) {
 	}
 
 	requests := len(s.mock.Requests())
-	res := call(restarted, "research_result", map[string]any{"research_id": lost.ResearchID})
+	res := s.call(restarted, "research_result", map[string]any{"research_id": lost.ResearchID})
 	if b := res.body(t); !res.IsError || b.Error.Code != "RESEARCH_INTERRUPTED" ||
 		!strings.Contains(b.Error.Details, "Call deep_search again") {
 		t.Errorf("research_result of the research the kill cut answered %+v, want RESEARCH_INTERRUPTED saying to "+
 			"call deep_search again", b.Error)
 	}
-	res = call(restarted, "research_result", map[string]any{"research_id": doneID})
+	res = s.call(restarted, "research_result", map[string]any{"research_id": doneID})
 	// The library keeps a report's text, its sources and its topic: those come back as the search returned them.
 	got, want := res.body(t), done.body(t)
 	if res.IsError || !got.Success || got.Report != want.Report ||

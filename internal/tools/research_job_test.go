@@ -187,20 +187,24 @@ func TestStartWithoutACall(t *testing.T) {
 	}
 }
 
+// sharedLibrary opens the research library at path as one more server sharing it would, closed at the test's end.
+func sharedLibrary(t *testing.T, path string) *library.Library {
+	t.Helper()
+	lib, err := library.Open(path, library.Options{Poll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	return lib
+}
+
 // TestResearchOfAnotherServer: research_result asked of a server that shares the research library with the one
 // running the research shows what it does (its stage, kept as it changes), waits for its end, and answers how it
 // ended.
 func TestResearchOfAnotherServer(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "library.db")
-	open := func() *library.Library {
-		lib, err := library.Open(path, library.Options{Poll: 10 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { lib.Close() })
-		return lib
-	}
+	open := func() *library.Library { return sharedLibrary(t, path) }
 	engineOf := func(scenario string, env ...string) Engine {
 		fake := geminitest.NewLocal(t, scenario)
 		runner := gemini.NewRunner(gemini.Config{Command: fake.Command(), Dir: t.TempDir(), Timeout: 30 * time.Second,
@@ -326,14 +330,7 @@ func (e agentEngine) DeepSearch(ctx context.Context, req research.DeepSearchRequ
 func TestTakingOnAnAgentsRun(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "library.db")
-	open := func() *library.Library {
-		lib, err := library.Open(path, library.Options{Poll: 10 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { lib.Close() })
-		return lib
-	}
+	open := func() *library.Library { return sharedLibrary(t, path) }
 	lifetime, stop := context.WithCancelCause(context.Background())
 	first := New(agentEngine{}, Options{Version: "test", Library: open(), Lifetime: lifetime})
 	id, err := first.Start(context.Background(), "deep_search", json.RawMessage(`{"topic": "t", "engine": "google"}`))
