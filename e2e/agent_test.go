@@ -3,8 +3,10 @@
 package e2e
 
 import (
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,12 +132,24 @@ func agentRuns(s *scenario) (plans, research []mg.Request) {
 	return plans, research
 }
 
-// 28. A server killed (SIGKILL) while the agent works, then started again on the same dirs: the new server takes
-// the research on and follows the same run on (no second run is created), and
-// research_result with the first research_id returns the report. A research_cancel of another engine google
-// research cancels its run at the API.
+// 28. A server killed (SIGKILL), or stopped (SIGTERM), while the agent works, then started again on the same dirs:
+// the stopped server leaves the run going, and the new server takes the research on and follows the same run on (no
+// second run is created); research_result with the first research_id returns the report. A research_cancel of
+// another engine google research cancels its run at the API.
 func TestGoogleAgentAcrossARestart(t *testing.T) {
-	s := newScenario(t, "28 google agent across a restart")
+	for _, c := range []struct {
+		how    string
+		signal os.Signal
+	}{{"killed", os.Kill}, {"stopped", syscall.SIGTERM}} {
+		t.Run(c.how, func(t *testing.T) {
+			t.Parallel()
+			agentAcrossARestart(t, c.how, c.signal)
+		})
+	}
+}
+
+func agentAcrossARestart(t *testing.T, how string, signal os.Signal) {
+	s := newScenario(t, "28 google agent across a restart, "+how)
 	run := agentRun
 	run.Every, run.DropAfter = 4*time.Second, 0 // 32 s
 	s.mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &run}))
@@ -148,12 +162,12 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 		return opened
 	}
 
-	killed := s.startHTTP()
-	started := jobOf(t, s.call(killed, "deep_search", map[string]any{"topic": agentTopic, "engine": "google", "wait_seconds": 0}))
+	first := s.startHTTP()
+	started := jobOf(t, s.call(first, "deep_search", map[string]any{"topic": agentTopic, "engine": "google", "wait_seconds": 0}))
 	if started.Status != "running" || started.ResearchID == "" {
 		t.Fatalf("deep_search engine google with wait_seconds 0 answered %+v, want status running", started)
 	}
-	// Killed once it follows the research's run (the plan's ends at once): it keeps a run before it follows it.
+	// Ended once it follows the research's run (the plan's ends at once): it keeps a run before it follows it.
 	if !waitFor(hangLimit, func() bool {
 		_, research := agentRuns(s)
 		return len(research) == 1 && slices.ContainsFunc(streams(), func(r mg.Request) bool {
@@ -162,11 +176,15 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	}) {
 		t.Fatal("the server never followed the research's run")
 	}
-	if err := killed.cmd.Process.Kill(); err != nil {
+	if err := first.cmd.Process.Signal(signal); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := killed.cmd.Process.Wait(); err != nil {
+	if _, err := first.cmd.Process.Wait(); err != nil {
 		t.Fatal(err)
+	}
+	_, research := agentRuns(s)
+	if status, _ := s.mock.Interaction(research[0].Interaction); status != "in_progress" {
+		t.Fatalf("the research's run is %q at the API once the server %s, want in_progress", status, how)
 	}
 	before := len(streams())
 
@@ -179,7 +197,7 @@ func TestGoogleAgentAcrossARestart(t *testing.T) {
 	checkAgentReport(t, out.Result)
 	after := streams()[before:]
 	plans, research := agentRuns(s)
-	if len(plans) != 1 || len(research) != 1 || len(after) == 0 || after[0].Interaction != streams()[before-1].Interaction {
+	if len(plans) != 1 || len(research) != 1 || len(after) == 0 || after[0].Interaction != research[0].Interaction {
 		t.Errorf("runs created: plans %+v, research %+v; streams after the restart %+v; want the same run followed on",
 			plans, research, after)
 	}

@@ -103,9 +103,15 @@ func (r *Registry) Begin(ctx context.Context, session, tool, query string) (cont
 // StoppedError is why the app itself cancelled the calls in progress (CancelAll): "the server was stopped from the
 // tray menu", and what the client can do. It is the cause of their contexts (context.Cause), so that their clients
 // learn both.
-type StoppedError struct{ Why, Fix string }
+type StoppedError struct {
+	Why, Fix string
+	Cause    error // what stopped it, when it says more (backend.ErrServerStopping); nil: nothing more
+}
 
 func (e *StoppedError) Error() string { return e.Why }
+
+// Unwrap is the cause, if any.
+func (e *StoppedError) Unwrap() error { return e.Cause }
 
 // Is makes a StoppedError a context.Canceled, which is what it is to the code that ends a run.
 func (e *StoppedError) Is(target error) bool { return target == context.Canceled }

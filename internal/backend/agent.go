@@ -43,7 +43,7 @@ type AgentRequest struct {
 	Max      bool      // the Max agent: the deepest research, at the highest cost
 	Plan     bool      // a plan only (collaborative planning): the run ends with the research plan as its text
 	Previous string    // the run a follow-up continues; "" for a new topic
-	Agent    string    // the agent to run, by its name (a follow-up's, the one that ran Previous); "": by Max
+	Agent    string    // the agent to run, by its name; "": Previous's, else by Max
 	Resume   *AgentRun // a run already created, to follow on from where it was left; nil creates one
 	// Events gets each step of the run as it is told: searches, reads, what the agent thinks (EventTool with its
 	// words in Text), the report being written (EventText).

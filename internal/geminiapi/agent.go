@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/genai"
 	gi "google.golang.org/genai/interactions"
 	"google.golang.org/genai/interactions/models/components"
 	m "google.golang.org/genai/interactions/models/interactions"
@@ -123,6 +124,12 @@ func (a *Agent) create(ctx context.Context, req backend.AgentRequest) (backend.A
 	switch {
 	case req.Agent != "":
 		agent = req.Agent
+	case req.Previous != "": // a run goes on with the agent of the run it continues: a plan's, say
+		prev, err := a.get(ctx, req.Previous)
+		if err != nil {
+			return backend.AgentRun{}, err
+		}
+		agent = cmp.Or(string(deref(prev.Agent)), agent)
 	case req.Max:
 		agent = a.cfg.MaxAgent
 	}
@@ -141,7 +148,11 @@ func (a *Agent) create(ctx context.Context, req backend.AgentRequest) (backend.A
 	if req.Previous != "" {
 		body.PreviousInteractionID = gi.String(req.Previous)
 	}
-	res, err := retried(ctx, a, opCreate, func() (*operations.CreateInteractionResponse, error) {
+	op := opCreate
+	if req.Previous != "" {
+		op = opContinue
+	}
+	res, err := retried(ctx, a, op, func() (*operations.CreateInteractionResponse, error) {
 		return a.client.Interactions.Create(ctx, operations.CreateInteractionRequest{
 			Body: operations.NewCreateInteractionRequestBody(body)})
 	})
@@ -157,40 +168,79 @@ func (a *Agent) create(ctx context.Context, req backend.AgentRequest) (backend.A
 
 // follow reads run's events until it ends, opening its stream again from the last event after each break, and
 // returns the run as it ended, read whole. Where the run stands is read when a stream ends whole (the API ends a
-// stream after some minutes) or brings nothing new; a stream that breaks without bringing anything new is opened
-// again after a backoff, at most len(Backoff) times in a row.
+// stream after some minutes) or brings nothing new. The run goes on at Google whatever happens here, so a network
+// or server failure (a laptop asleep, a Wi-Fi switch, a 503) does not end following it: the stream is opened
+// again after a backoff that grows to maxFollowWait, for as long as ctx lasts (its time limit). Only a failure no
+// wait mends (the key refused, the run no longer kept) ends it.
 func (a *Agent) follow(ctx context.Context, run *backend.AgentRun, req backend.AgentRequest) (*m.Interaction, error) {
 	w := &watcher{req: req, run: run}
 	for fruitless := 0; ; {
 		before := run.LastEvent
-		streamErr := a.stream(ctx, w)
+		failed := a.stream(ctx, w)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if streamErr == nil || run.LastEvent == before {
-			now, err := a.get(ctx, run.ID)
-			if err != nil {
-				return nil, err
-			}
-			if ended(now.Status) {
-				return now, nil
-			}
-		}
 		if run.LastEvent != before {
 			fruitless = 0
-			continue
+			if failed != nil {
+				continue // broken after some events: on from the last one
+			}
 		}
-		if fruitless == len(a.cfg.Backoff) {
-			return nil, a.failure(backend.CodeAPI, "The stream of the Deep Research run kept breaking: "+
-				shorten(a.mask.Mask(fmt.Sprint(streamErr)))+".", hintNetwork, streamErr)
+		now, err := a.get(ctx, run.ID)
+		switch {
+		case err == nil && ended(now.Status):
+			return now, nil
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil && !transient(err):
+			return nil, err
+		case err != nil:
+			failed = err
 		}
-		a.cfg.Logger.Warn("the stream of a Deep Research run broke; opening it again", "interaction", run.ID,
-			"err", a.mask.Mask(fmt.Sprint(streamErr)))
-		if !sleep(ctx, a.cfg.Backoff[fruitless]) {
+		if failed == nil && run.LastEvent != before {
+			continue // the stream ended whole after some events, and the run goes on
+		}
+		wait := a.followWait(fruitless)
+		fruitless++
+		a.cfg.Logger.Warn("following a Deep Research run failed; trying again", "interaction", run.ID, "wait", wait,
+			"err", a.mask.Mask(fmt.Sprint(cmp.Or[error](failed, errNothingNew))))
+		if !sleep(ctx, wait) {
 			return nil, ctx.Err()
 		}
-		fruitless++
 	}
+}
+
+// maxFollowWait caps the wait between two attempts to follow a run: a run of many minutes is followed on soon
+// after the network is back.
+const maxFollowWait = 30 * time.Second
+
+// errNothingNew is why a run is followed again when its stream ended whole without bringing anything.
+var errNothingNew = errors.New("the stream of the run ended without news")
+
+// followWait is the wait before the next attempt to follow a run after n failed in a row: the Backoff, then
+// doubling up to maxFollowWait.
+func (a *Agent) followWait(n int) time.Duration {
+	last := len(a.cfg.Backoff) - 1
+	if n <= last {
+		return a.cfg.Backoff[n]
+	}
+	wait := a.cfg.Backoff[last]
+	for range n - last {
+		if wait *= 2; wait >= maxFollowWait {
+			return maxFollowWait
+		}
+	}
+	return wait
+}
+
+// transient reports whether err, a request's failure, may pass with time: the network, a server error, a
+// per-minute rate limit.
+func transient(err error) bool {
+	var ae genai.APIError
+	if errors.As(err, &ae) {
+		return ae.Code >= 500 || ae.Code == http.StatusTooManyRequests && !daily(ae)
+	}
+	return network(err)
 }
 
 // stream reads run's event stream from its last event until the stream ends, telling w of each event.

@@ -30,13 +30,18 @@ const (
 type agentOp int
 
 const (
-	opCreate agentOp = iota // creating a run: a 404 is an agent the key cannot use
-	opRun                   // reading or cancelling a run: a 404 is a run Google no longer keeps
+	opCreate   agentOp = iota // creating a run: a 404 is an agent the key cannot use
+	opContinue                // creating a run that continues another: a 404 is also that run no longer kept
+	opRun                     // reading or cancelling a run: a 404 is a run Google no longer keeps
 )
 
-// retried makes the request call of op, retrying a server error or a per-minute rate limit as the API backend does
-// (and, except when creating a run, which a broken connection may have created, a broken connection); the error it
-// returns is classified (*backend.Error), or the context's.
+// creating reports whether op creates a run, which a request that fails after reaching the API may have done.
+func (op agentOp) creating() bool { return op == opCreate || op == opContinue }
+
+// retried makes the request call of op, retrying a server error or a per-minute rate limit as the API backend does,
+// and a broken connection; the error it returns is classified (*backend.Error), or the context's. A request that
+// creates a run is retried only where it surely created none: a rate limit, a 503 (unavailable); any other server
+// error or a broken connection may come after the run was created, and a second one would cost again.
 func retried[R any](ctx context.Context, a *Agent, op agentOp, call func() (R, error)) (R, error) {
 	var serverRetries, rateLimited int
 	for {
@@ -54,7 +59,7 @@ func retried[R any](ctx context.Context, a *Agent, op agentOp, call func() (R, e
 		case e.Code == backend.CodeQuota && !e.Daily && rateLimited < rateLimitRetries:
 			rateLimited++
 			wait = min(cmp.Or(retryDelay(err), defaultMaxRetryDelay/4), defaultMaxRetryDelay)
-		case serverRetries < len(a.cfg.Backoff) && (isAPI && ae.Code >= 500 || !isAPI && op != opCreate && network(err)):
+		case serverRetries < len(a.cfg.Backoff) && op.retryable(err):
 			wait = a.cfg.Backoff[serverRetries]
 			serverRetries++
 		}
@@ -67,6 +72,19 @@ func retried[R any](ctx context.Context, a *Agent, op agentOp, call func() (R, e
 			return res, ctx.Err()
 		}
 	}
+}
+
+// retryable reports whether the request of op that failed with err (an apiErrorOf's, when the API answered) may
+// be made again: see retried.
+func (op agentOp) retryable(err error) bool {
+	var ae genai.APIError
+	switch {
+	case errors.As(err, &ae) && op.creating():
+		return ae.Code == http.StatusServiceUnavailable
+	case errors.As(err, &ae):
+		return ae.Code >= 500
+	}
+	return !op.creating() && network(err)
 }
 
 // classify says what the failed request of op means to a user.
@@ -86,6 +104,9 @@ func (a *Agent) classify(op agentOp, err error) *backend.Error {
 	case ae.Code == http.StatusNotFound && op == opCreate:
 		return a.failure(backend.CodeAPI, "The Gemini API does not offer this Deep Research agent to this key (404).",
 			hintAgentUnknown, err)
+	case ae.Code == http.StatusNotFound && op == opContinue:
+		return a.failure(backend.CodeAPI, "The run this one continues is no longer kept by Google, or its agent is "+
+			"not offered to this key (404).", hintRunGone+" "+hintAgentUnknown, err)
 	case ae.Code == http.StatusNotFound:
 		return a.failure(backend.CodeAPI, "The Deep Research run is no longer kept by Google (404).", hintRunGone, err)
 	case ae.Code == http.StatusTooManyRequests && daily(ae):

@@ -2,6 +2,7 @@ package geminiapi
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -62,6 +63,12 @@ func (w *watcher) delta(d m.StepDeltaData) {
 		w.reads(d.URLContextCallDelta.Arguments.Urls)
 	case d.TextDelta != nil:
 		w.tell(backend.Event{Kind: backend.EventText, Text: d.TextDelta.Text})
+	case d.UnknownRaw != nil:
+		// The public docs of the agent show a delta of type thought with its text, which this SDK does not know.
+		var thought struct{ Type, Text string }
+		if json.Unmarshal(d.UnknownRaw, &thought) == nil && thought.Type == "thought" && thought.Text != "" {
+			w.tell(backend.Event{Kind: backend.EventThought, Text: thought.Text})
+		}
 	}
 }
 

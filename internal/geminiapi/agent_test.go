@@ -200,6 +200,9 @@ func TestAgentFailures(t *testing.T) {
 		{"daily quota", mg.Always(mg.QuotaDaily()), backend.CodeQuota, "daily"},
 		{"server errors, retried", mg.Always(mg.Error(http.StatusServiceUnavailable, "UNAVAILABLE", "overloaded")),
 			backend.CodeAPI, "server error"},
+		// A 500 may come after the run was created: creating it again would pay twice.
+		{"internal error", mg.Always(mg.Error(http.StatusInternalServerError, "INTERNAL", "oops")), backend.CodeAPI,
+			"server error"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -225,18 +228,79 @@ func TestAgentFailures(t *testing.T) {
 	}
 }
 
-// TestAgentRetriesAServerErrorOnce: a create that fails with a server error is made again, and the run goes on.
+// TestAgentRetriesAServerErrorOnce: a create answered 503 (unavailable: no run was created) is made again, and the
+// run goes on.
 func TestAgentRetriesAServerErrorOnce(t *testing.T) {
 	t.Parallel()
 	var creates atomic.Int32
 	a, _ := newAgent(t, func(*mg.Request) mg.Reply {
 		if creates.Add(1) == 1 {
-			return mg.Error(http.StatusInternalServerError, "INTERNAL", "try again")
+			return mg.Error(http.StatusServiceUnavailable, "UNAVAILABLE", "try again")
 		}
 		return mg.Reply{}
 	})
 	res, err := a.Research(t.Context(), backend.AgentRequest{Input: "topic"})
 	if err != nil || res.Text != mg.DefaultAgent.Report {
 		t.Fatalf("%q, %v", res.Text, err)
+	}
+}
+
+// TestAgentFollowsThroughFailures: while the run's streams fail (a 503, as a proxy or an outage answers) and its
+// reads fail now and then, the run is followed on, read by reads, until it ends.
+func TestAgentFollowsThroughFailures(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &mg.AgentScript{Every: 20 * time.Millisecond,
+		Steps: []mg.AgentStep{{Thought: "a"}, {Thought: "b"}, {Thought: "c"}}, Report: "The report."}}))
+	var streams, reads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Query().Get("stream") == "true":
+			streams.Add(1)
+			http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
+			return
+		case r.Method == http.MethodGet && reads.Add(1)%2 == 1:
+			http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		mock.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	a, err := geminiapi.NewAgent(geminiapi.AgentConfig{APIKey: agentKey, BaseURL: srv.URL,
+		Backoff: []time.Duration{time.Millisecond, time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Research(t.Context(), backend.AgentRequest{Input: "topic"})
+	if err != nil || res.Text != "The report." {
+		t.Fatalf("%q, %v; want the report, streams failing all along", res.Text, err)
+	}
+	if streams.Load() < 2 {
+		t.Errorf("%d streams tried, want the stream opened again after each failure", streams.Load())
+	}
+}
+
+// TestAgentGivesUpOnARunGone: a run Google no longer keeps (404) ends the research with the reason.
+func TestAgentGivesUpOnARunGone(t *testing.T) {
+	t.Parallel()
+	a, _ := newAgent(t, mg.Always(mg.Reply{}))
+	_, err := a.Research(t.Context(), backend.AgentRequest{Resume: &backend.AgentRun{ID: "v1_unknown"}})
+	var be *backend.Error
+	if !errors.As(err, &be) || !strings.Contains(be.Message, "no longer kept") {
+		t.Errorf("following a run Google does not keep: %v", err)
+	}
+}
+
+// TestAgentContinuesARunGone: a run that continues one Google no longer keeps (a follow-up of an old report) says so,
+// rather than blaming the agent's name.
+func TestAgentContinuesARunGone(t *testing.T) {
+	t.Parallel()
+	a, _ := newAgent(t, mg.Always(mg.Reply{}))
+	_, err := a.Research(t.Context(), backend.AgentRequest{Input: "a follow-up", Previous: "v1_gone",
+		Agent: backend.DefaultResearchAgent})
+	var be *backend.Error
+	if !errors.As(err, &be) || !strings.Contains(be.Message, "continues is no longer kept") || !strings.Contains(be.Hint, "start the research again") {
+		t.Errorf("continuing a run Google does not keep: %#v", err)
 	}
 }

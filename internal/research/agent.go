@@ -82,7 +82,8 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 		plan = req.Resume.Plan
 		req.Progress.report("following Google's Deep Research agent again")
 	case req.PlanID != "":
-		ask.Input, ask.Previous, planID = approval(req.Topic), req.PlanID, req.PlanID
+		ask.Input, ask.Previous, planID = planApproval+" The research question, as it stands now: "+req.Topic,
+			req.PlanID, req.PlanID
 	case req.Resume == nil && e.settings.AgentPlan == PlanOff:
 	default: // a plan first: asked for now, or followed on
 		req.Progress.report("Google's Deep Research agent is planning the research")
@@ -92,15 +93,25 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 			return fail(err)
 		}
 		plan, planID = res.Text, run.ID
-		answer, asked := e.askAboutPlan(ctx, req, plan)
+		awaiting := func(why string) (Report, error) {
+			rep := e.planReport(req.Topic, depth, start, plan, planID, why)
+			rep.Metadata.Model = run.Agent
+			return rep, nil
+		}
+		answer, err := e.askAboutPlan(ctx, req, plan)
 		switch {
-		case asked && !answer.Approved:
+		case errors.Is(err, errNobodyToAsk) && req.Resume != nil: // its client was asked, maybe, before the restart
+			return awaiting("The server restarted while the plan was made.")
+		case errors.Is(err, errNobodyToAsk) && e.settings.AgentPlan == PlanConfirm:
+			return awaiting("GEMINI_DEEP_RESEARCH_PLAN is confirm.")
+		case errors.Is(err, errNobodyToAsk): // PlanAuto, for a client that cannot ask
+		case err != nil: // asked, and not answered: nothing is spent without an answer
+			return awaiting("Your client did not answer when asked about it (" + shorten(err.Error()) + ").")
+		case !answer.Approved:
 			e.log.Info("the research plan of Google's agent was declined", "interaction", planID)
 			return Report{}, &Failure{Code: backend.CodeCancelled, Message: "The research plan was declined: Google's " +
 				"Deep Research agent did not run it, and nothing more was spent.",
 				Details: "Call deep_search again to have the agent plan it anew, with the topic worded as you want it."}
-		case !asked && e.settings.AgentPlan == PlanConfirm:
-			return e.planReport(req.Topic, depth, start, plan, planID), nil
 		}
 		ask = backend.AgentRequest{Input: approval(answer.Focus), Max: ask.Max, Previous: planID}
 	}
@@ -183,20 +194,22 @@ func (e *Engine) agentFollowUp(ctx context.Context, req FollowUpRequest) (Report
 	return rep, nil
 }
 
-// askAboutPlan asks the user about the agent's plan through req.Confirm, and returns the answer, or false when
-// nobody was asked: no req.Confirm, or a client that did not answer (it is logged).
-func (e *Engine) askAboutPlan(ctx context.Context, req DeepSearchRequest, plan string) (PlanAnswer, bool) {
+// askAboutPlan asks the user about the agent's plan through req.Confirm and returns the answer: errNobodyToAsk
+// without req.Confirm, the client's error (logged) when it did not answer.
+func (e *Engine) askAboutPlan(ctx context.Context, req DeepSearchRequest, plan string) (PlanAnswer, error) {
 	if req.Confirm == nil {
-		return PlanAnswer{}, false
+		return PlanAnswer{}, errNobodyToAsk
 	}
 	req.Progress.report("waiting for the research plan to be confirmed")
 	answer, err := req.Confirm(ctx, plan)
 	if err != nil {
 		e.log.Warn("the client did not answer about the research plan", "err", err)
-		return PlanAnswer{}, false
 	}
-	return answer, true
+	return answer, err
 }
+
+// errNobodyToAsk is askAboutPlan's error for a request whose client cannot be asked.
+var errNobodyToAsk = errors.New("nobody to ask about the plan")
 
 // approval is the turn that runs the plan, with the user's focus when there is one.
 func approval(focus string) string {
@@ -206,13 +219,13 @@ func approval(focus string) string {
 	return planApproval
 }
 
-// planReport is the answer of a research whose plan waits for the user's confirmation (PlanConfirm, with no
-// client to ask): the plan, and how to run it.
-func (e *Engine) planReport(topic, depth string, start time.Time, plan, planID string) Report {
+// planReport is the answer of a research whose plan waits for the user's approval, and why (PlanConfirm with no
+// client to ask, a client that did not answer, a restart): the plan, and how to run it.
+func (e *Engine) planReport(topic, depth string, start time.Time, plan, planID, why string) Report {
 	text := "# Research plan\n\n" + plan
-	notice := fmt.Sprintf("\n\n[Google's Deep Research agent proposes this plan and waits for it to be confirmed "+
-		"(GEMINI_DEEP_RESEARCH_PLAN=confirm). To run it, call deep_search again with engine google and plan_id %q; "+
-		"the topic then says what to change about it, if anything. Nothing more is spent until then.]", planID)
+	notice := fmt.Sprintf("\n\n[Google's Deep Research agent proposes this plan, which waits for your approval: %s "+
+		"To run it, call deep_search again with engine google, plan_id %q and the topic (reworded, if you want the "+
+		"research to differ from the plan). Nothing more is spent until then.]", why, planID)
 	return Report{Success: true, Partial: true, Report: text + notice, Summary: text, Metadata: Metadata{
 		DurationMS: e.now().Sub(start).Milliseconds(), Topic: topic, Depth: depth, Backend: backend.GoogleAgent,
 		Timestamp: start.UTC().Format(time.RFC3339), Engine: EngineGoogle, Interaction: planID, Plan: plan,

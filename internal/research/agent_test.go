@@ -155,8 +155,8 @@ func creates(mock *mg.Server) (inputs, previous []string) {
 }
 
 // TestAgentPlans: the agent plans first; the user's answer decides: approved (with a focus) runs on from the plan,
-// declined spends nothing more; without anyone to ask, auto runs on and confirm returns the plan with a plan_id,
-// which a later call runs.
+// declined or not answered spends nothing more; without anyone to ask, auto runs on and confirm returns the plan
+// with a plan_id, which a later call runs.
 func TestAgentPlans(t *testing.T) {
 	t.Parallel()
 	plan := mg.DefaultAgent.Plan
@@ -177,9 +177,9 @@ func TestAgentPlans(t *testing.T) {
 		{"declined", research.PlanConfirm, func(context.Context, string) (research.PlanAnswer, error) {
 			return research.PlanAnswer{}, nil
 		}, 1, "", backend.CodeCancelled},
-		{"nobody answers, auto", research.PlanAuto, func(context.Context, string) (research.PlanAnswer, error) {
+		{"nobody answers", research.PlanAuto, func(context.Context, string) (research.PlanAnswer, error) {
 			return research.PlanAnswer{}, context.DeadlineExceeded
-		}, 2, "The plan looks good: go ahead with the research.", ""},
+		}, 1, "", ""},
 		{"nobody to ask, auto", "", nil, 2, "The plan looks good: go ahead with the research.", ""},
 		{"nobody to ask, confirm", research.PlanConfirm, nil, 1, "", ""},
 	} {

@@ -53,10 +53,10 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 	model := e.model(req.Model)
 	depth := cmp.Or(req.Depth, DepthDetailed)
 	switch engine := e.engineOf(req); {
-	case engine == EngineGoogle && req.Resume != nil: // a run paid for already: followed, neither joined nor cached
+	case req.Resume != nil: // a run of the agent paid for already, whatever the engine now: followed on, not joined
 		return e.agentSearch(ctx, req, depth)
 	case engine == EngineGoogle:
-		return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous, req.PlanID}, req.Fresh,
+		return e.cachedOnly(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous, req.PlanID}, req.Fresh,
 			req.Progress, func(ctx context.Context, p Progress) (Report, error) {
 				req.Progress = p
 				return e.agentSearch(ctx, req, depth)

@@ -57,7 +57,7 @@ func (e *Engine) FollowUp(ctx context.Context, req FollowUpRequest) (Report, err
 		if req.Resume != nil {
 			return e.agentFollowUp(ctx, req)
 		}
-		return e.joined(ctx, []string{"follow_up", req.Prior.ID, normalize(req.Question), EngineGoogle}, req.Fresh,
+		return e.cachedOnly(ctx, []string{"follow_up", req.Prior.ID, normalize(req.Question), EngineGoogle}, req.Fresh,
 			req.Progress, func(ctx context.Context, p Progress) (Report, error) {
 				req.Progress = p
 				return e.agentFollowUp(ctx, req)

@@ -120,6 +120,18 @@ func (f *flight) broadcast(stage string) {
 // only in case and spacing of their text are identical.
 func (e *Engine) joined(ctx context.Context, key []string, fresh bool, progress Progress,
 	run func(context.Context, Progress) (Report, error)) (Report, error) {
+	return e.answered(ctx, key, fresh, progress, run, true)
+}
+
+// cachedOnly answers as joined does, but never joins an identical request running: for a run of Google's agent,
+// which each request's job keeps to follow it on after a restart.
+func (e *Engine) cachedOnly(ctx context.Context, key []string, fresh bool, progress Progress,
+	run func(context.Context, Progress) (Report, error)) (Report, error) {
+	return e.answered(ctx, key, fresh, progress, run, false)
+}
+
+func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progress Progress,
+	run func(context.Context, Progress) (Report, error), join bool) (Report, error) {
 	k, _ := json.Marshal(append(key, e.settings.Backend))
 	if c := e.settings.Cache; c != nil && !fresh {
 		if rep, ok := c.get(string(k)); ok {
@@ -127,7 +139,7 @@ func (e *Engine) joined(ctx context.Context, key []string, fresh bool, progress 
 			return rep, nil
 		}
 	}
-	if e.settings.Joins == nil {
+	if e.settings.Joins == nil || !join {
 		rep, err := run(ctx, progress)
 		return e.kept(string(k), rep, err)
 	}

@@ -63,7 +63,14 @@ func (t *Tools) outputFile(ctx context.Context, tool, name string) (clientpath.O
 	if err == nil {
 		err = o.Confine()
 	}
-	if err != nil {
+	switch {
+	case err != nil && remoteFrom(ctx) != nil:
+		// Research followed on after a restart, whose call was checked when it came: the path read then may read
+		// otherwise now (the transport is not known any more). The report is in the library: it is not lost for
+		// its file.
+		t.opts.Logger.Warn("the research followed on after a restart writes no output_file", "output_file", name, "err", err)
+		return clientpath.Output{}, nil
+	case err != nil:
 		return clientpath.Output{}, &Error{Code: backend.CodeInvalidArgument, Message: fmt.Sprintf("invalid arguments for %s: %v", tool, err)}
 	}
 	return o, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jobs"
 	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
@@ -165,8 +166,11 @@ func (t *Tools) Start(ctx context.Context, tool string, args json.RawMessage) (s
 // Deep Research agent's): its server stopped or died, and the run goes on without it. The job becomes this
 // server's, under the same id, and follows that run on: research_result and research_cancel reach it as they
 // would have the first. It returns the job, or nil when there is none to take on (or another server took it
-// first). A job it cannot follow on is kept failed, with why.
+// first); a job this server holds already is returned as it is. A job it cannot follow on is kept failed, with why.
 func (t *Tools) TakeOn(id string) *jobs.Job[Result] {
+	if job := t.jobOf(id); job != nil { // taken on already, by a research_result asking at the same time
+		return job
+	}
 	if j, err := t.opts.Library.Job(id); err != nil || j.State != kept.JobInterrupted || j.Remote == nil {
 		return nil // Job marks interrupted the running jobs of a server that died
 	}
@@ -184,8 +188,11 @@ func (t *Tools) TakeOn(id string) *jobs.Job[Result] {
 	if err != nil {
 		t.opts.Logger.Warn("cannot follow on a research job", "research_id", id, "err", err)
 		_, kerr := t.opts.Library.UpdateJob(id, func(k *kept.Job) {
-			k.State, k.ErrorCode = kept.JobFailed, string(backend.CodeInternal)
 			k.ErrorMessage = "this server could not follow on the research: " + err.Error()
+			k.State, k.ErrorCode = kept.JobFailed, string(backend.CodeInternal)
+			if AsError(err).Code == backend.CodeUnavailable { // too many jobs now: left for a later take-on
+				k.State, k.ErrorCode = kept.JobInterrupted, ""
+			}
 		})
 		t.logKept(id, kerr)
 		return nil
@@ -261,6 +268,15 @@ func errResearchNotFound(id string) *Error {
 	return &Error{Code: backend.CodeResearchNotFound, Message: fmt.Sprintf("no research with id %q: it is unknown, "+
 		"or it ended more than %d minutes ago and its answer is no longer kept", id, int(jobs.Kept/time.Minute)),
 		Details: "Call the tool again; a report finished within GEMINI_CACHE_TTL comes back from the cache at once."}
+}
+
+// StopJobs ends the research jobs running, as the server's end does, with why and fix for whoever waits: they are
+// kept interrupted, and a run of Google's agent goes on without them, to be followed on (TakeOn). The server
+// calls it first when it ends, so that ending the calls in progress next does not cancel their research.
+func (t *Tools) StopJobs(why, fix string) {
+	for _, job := range t.jobs.Running() {
+		job.Cancel(&activity.StoppedError{Why: why, Fix: fix, Cause: backend.ErrServerStopping})
+	}
 }
 
 // WaitJobs waits until the research jobs started have ended (the server's lifetime ends them), or ctx ends, so
