@@ -325,20 +325,20 @@ func (a *App) ServeOn(ctx context.Context, ln net.Listener) error {
 func (a *App) serving(ctx context.Context) (serveCtx context.Context, stop func()) {
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	unregister := context.AfterFunc(ctx, func() {
-		a.stopping()
+		a.stopping("the server is shutting down", "Call again once the server runs again.")
 		a.endCalls("the server is shutting down", "Call again once the server runs again.")
 		cancel()
 	})
 	return serveCtx, func() { unregister(); cancel() }
 }
 
-// stopping begins the server's end: the App's lifetime ends, and the research jobs with it, kept interrupted; a run
-// of Google's agent goes on without them, to be followed on at the next start. It comes before the calls in
-// progress are ended (endCalls), which cancels their research, as a stop of the HTTP server from the menu does.
-func (a *App) stopping() {
+// stopping begins the server's end, why, telling whoever waits what to do (fix): the App's lifetime ends, and the
+// research jobs with it, kept interrupted; a run of Google's agent goes on without them, to be followed on at the
+// next start. It comes before the calls in progress are ended (endCalls), which cancels their research, as a stop
+// of the HTTP server from the menu does.
+func (a *App) stopping(why, fix string) {
 	a.end(backend.ErrServerStopping)
-	a.tools.StopJobs("the server is shutting down", "Call again once the server runs again (research_result with "+
-		"the research_id, for research of Google's agent, which goes on).")
+	a.tools.StopJobs(why, fix)
 }
 
 // endCallsGrace bounds how long endCalls waits for answers: a cancelled CLI run is killed within its runner's grace.
@@ -356,7 +356,7 @@ func (a *App) endCalls(why, fix string) {
 // running one has ended with its processes, and the warm ones too. Requests' own searches end when their servers
 // cancel them.
 func (a *App) Shutdown() {
-	a.stopping()
+	a.stopping("the server is shutting down", "Call again once the server runs again.")
 	a.runs.closeAndWait()
 	a.commitMu.Lock()
 	a.servers.ShutDown = true

@@ -85,7 +85,7 @@ func (h *HTTP) Restart(why, fix string) error {
 // Close answers the calls in progress CANCELLED, saying why and what to do (fix), and stops the server and the
 // fallback for good: a restart asked for meanwhile (a settings save that moves the server) starts nothing.
 func (h *HTTP) Close(why, fix string) {
-	h.a.stopping() // for good: the server's end
+	h.a.stopping(why, fix) // for good: the server's end
 	h.a.endCalls(why, fix)
 	h.server.Close()
 	h.pagesMu.Lock()

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ErrServerStopping is the cause of the end of a research run's context when the server stops: a run of the agent
@@ -59,7 +60,9 @@ type AgentRun struct {
 	Agent     string `json:"agent"`
 	LastEvent string `json:"last_event,omitempty"`
 	Planning  bool   `json:"planning,omitempty"` // a run that only plans (AgentRequest.Plan)
-	// Plan is the research plan a run follows, as the agent proposed it: kept with the run by whoever follows it
-	// (the agent sets no Plan), so that a report followed on after a restart still says what was planned.
-	Plan string `json:"plan,omitempty"`
+	// Kept with the run by whoever follows it (the agent sets neither), for a follow on after a restart: Plan is the
+	// research plan it follows, as the agent proposed it, so that the report still says what was planned; Began is
+	// when the research began, from which its time limit counts.
+	Plan  string    `json:"plan,omitempty"`
+	Began time.Time `json:"began,omitzero"`
 }

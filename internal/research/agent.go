@@ -70,7 +70,8 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	start := e.now()
 	stop := e.logProgress(req.Topic, start)
 	defer stop()
-	runCtx, cancel := backend.WithTimeout(ctx, e.settings.AgentTimeout)
+	keep := backend.AgentRun{Began: began(time.Now(), req.Resume)}
+	runCtx, cancel := e.agentContext(ctx, keep.Began)
 	defer cancel()
 	fail := func(err error) (Report, error) { return Report{}, e.agentFailure(ctx, runCtx, req.Topic, err) }
 
@@ -88,7 +89,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	default: // a plan first: asked for now, or followed on
 		req.Progress.report("Google's Deep Research agent is planning the research")
 		ask.Plan = true
-		res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, ask, "")
+		res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, ask, keep)
 		if err != nil {
 			return fail(err)
 		}
@@ -118,7 +119,8 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	if req.Resume == nil {
 		req.Progress.report("starting Google's Deep Research agent")
 	}
-	res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, ask, plan)
+	keep.Plan = plan
+	res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, ask, keep)
 	if err != nil {
 		return fail(err)
 	}
@@ -128,6 +130,23 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	rep := b.report(e.now())
 	rep.Metadata.Engine, rep.Metadata.Interaction, rep.Metadata.Plan = EngineGoogle, run.ID, plan
 	return rep, nil
+}
+
+// began is when research with Google's agent began: now, or when the run it follows on began.
+func began(now time.Time, resume *backend.AgentRun) time.Time {
+	if resume != nil && !resume.Began.IsZero() {
+		return resume.Began
+	}
+	return now
+}
+
+// agentContext is ctx with the time limit of research with Google's agent (GEMINI_DEEP_RESEARCH_TIMEOUT), counted
+// from when it began: a run followed on after a restart has no more time than the first server gave it.
+func (e *Engine) agentContext(ctx context.Context, began time.Time) (context.Context, context.CancelFunc) {
+	if e.settings.AgentTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, began.Add(e.settings.AgentTimeout))
 }
 
 // agentFailure is the error of a request of the agent (about topic) that failed with err: the time limit's when
@@ -140,10 +159,10 @@ func (e *Engine) agentFailure(ctx, runCtx context.Context, topic string, err err
 }
 
 // agentRun runs ask on the agent, or follows its Resume on, telling p what the agent does and followed (when set)
-// the run, with the plan it follows. ctx is the request's context; the run's, runCtx, adds the time limit. A run
+// the run, with keep's Plan and Began. ctx is the request's context; the run's, runCtx, adds the time limit. A run
 // ended early by either, except by the server's stop, is cancelled.
 func (e *Engine) agentRun(ctx, runCtx context.Context, p Progress, followed func(backend.AgentRun), ask backend.AgentRequest,
-	plan string) (backend.Result, backend.AgentRun, error) {
+	keep backend.AgentRun) (backend.Result, backend.AgentRun, error) {
 	progress := throttled(p, agentStageEvery, e.now)
 	writing := ask.Plan // a plan is no report being written
 	var run backend.AgentRun
@@ -157,7 +176,7 @@ func (e *Engine) agentRun(ctx, runCtx context.Context, p Progress, followed func
 		}
 	}
 	ask.Followed = func(r backend.AgentRun) {
-		r.Plan = plan
+		r.Plan, r.Began = keep.Plan, keep.Began
 		run = r
 		if followed != nil {
 			followed(r)
@@ -178,11 +197,12 @@ func (e *Engine) agentFollowUp(ctx context.Context, req FollowUpRequest) (Report
 	start := e.now()
 	stop := e.logProgress(req.Question, start)
 	defer stop()
-	runCtx, cancel := backend.WithTimeout(ctx, e.settings.AgentTimeout)
+	keep := backend.AgentRun{Began: began(time.Now(), req.Resume)}
+	runCtx, cancel := e.agentContext(ctx, keep.Began)
 	defer cancel()
 	req.Progress.report("following up in the run of Google's Deep Research agent")
 	res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, backend.AgentRequest{Input: req.Question,
-		Previous: req.Prior.Interaction, Agent: req.Prior.Agent, Resume: req.Resume}, "")
+		Previous: req.Prior.Interaction, Agent: req.Prior.Agent, Resume: req.Resume}, keep)
 	if err != nil {
 		return Report{}, e.agentFailure(ctx, runCtx, req.Question, err)
 	}

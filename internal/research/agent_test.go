@@ -260,3 +260,34 @@ func TestAgentFollowUp(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentTimeLimitCountsFromTheStart: a run followed on after a restart has only what is left of the time limit
+// from when its research began; out of it, the run is cancelled and the research times out.
+func TestAgentTimeLimitCountsFromTheStart(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	mock.Handle(mg.KindAgent, mg.Always(mg.Reply{Agent: &mg.AgentScript{Every: time.Hour, Report: "never"}}))
+	e := agentEngine(t, mock, research.Settings{AgentPlan: research.PlanOff, AgentTimeout: time.Hour})
+	runs := make(chan backend.AgentRun, 1)
+	ctx, stop := context.WithCancelCause(t.Context())
+	go func() {
+		_, _ = e.DeepSearch(ctx, research.DeepSearchRequest{Topic: "x", Engine: research.EngineGoogle,
+			Followed: func(r backend.AgentRun) {
+				select {
+				case runs <- r:
+				default:
+				}
+			}})
+	}()
+	run := <-runs
+	stop(backend.ErrServerStopping) // the first server stops; its run goes on
+	run.Began = time.Now().Add(-2 * time.Hour)
+	_, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "x", Engine: research.EngineGoogle, Resume: &run})
+	var f *research.Failure
+	if !errors.As(err, &f) || f.Code != backend.CodeAPITimeout || !strings.Contains(f.Details, "GEMINI_DEEP_RESEARCH_TIMEOUT") {
+		t.Errorf("following on a run past its time limit: %v, want API_TIMEOUT naming the setting", err)
+	}
+	if s, _ := mock.Interaction(run.ID); s != "cancelled" {
+		t.Errorf("the run is %s, want it cancelled once out of time", s)
+	}
+}
