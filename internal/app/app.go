@@ -337,8 +337,8 @@ func (a *App) serving(ctx context.Context) (serveCtx context.Context, stop func(
 // next start. It comes before the calls in progress are ended (endCalls), which cancels their research, as a stop
 // of the HTTP server from the menu does.
 func (a *App) stopping(why, fix string) {
+	a.tools.StopJobs(why, fix) // first: the lifetime's end would cancel them without saying why
 	a.end(backend.ErrServerStopping)
-	a.tools.StopJobs(why, fix)
 }
 
 // endCallsGrace bounds how long endCalls waits for answers: a cancelled CLI run is killed within its runner's grace.

@@ -31,6 +31,7 @@ type Job[R any] struct {
 	Topic   string // what it is about: the query, topic or prompt
 	Started time.Time
 
+	ctx    context.Context // its run's
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed once res and err are set
 
@@ -109,6 +110,9 @@ func (j *Job[R]) Outcome() (R, error) {
 // Cancel ends the job, with cause as its context's cause; a job that has ended stays as it ended.
 func (j *Job[R]) Cancel(cause error) { j.cancel(cause) }
 
+// Cause is why the job's run was cancelled (Cancel's cause, the registry's lifetime's), or nil while it was not.
+func (j *Job[R]) Cause() error { return context.Cause(j.ctx) }
+
 // Registry holds the jobs of one server: the running ones, and the finished ones for Kept.
 type Registry[R any] struct {
 	lifetime context.Context // ends at the server's shutdown, and every job with it
@@ -164,8 +168,8 @@ func (r *Registry[R]) StartAs(ctx context.Context, id string, started time.Time,
 	}
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(r.lifetime, func() { cancel(context.Cause(r.lifetime)) })
-	j := &Job[R]{ID: id, Tool: tool, Topic: topic, Started: started, cancel: cancel, done: make(chan struct{}),
-		stage: "starting"}
+	j := &Job[R]{ID: id, Tool: tool, Topic: topic, Started: started, ctx: jobCtx, cancel: cancel,
+		done: make(chan struct{}), stage: "starting"}
 	r.running[j.ID] = j
 	r.mu.Unlock()
 	r.wg.Add(1)

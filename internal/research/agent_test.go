@@ -85,6 +85,10 @@ func TestAgentDeepSearchRefusals(t *testing.T) {
 	if !errors.As(err, &f) || f.Code != backend.CodeInvalidArgument || !strings.Contains(f.Details, "engine to google") {
 		t.Errorf("depth max on our rounds: %v, want INVALID_ARGUMENT with the fix", err)
 	}
+	_, err = e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "x", Engine: research.EngineGoogle, Model: "pro"})
+	if !errors.As(err, &f) || f.Code != backend.CodeInvalidArgument || !strings.Contains(f.Details, "engine to rounds") {
+		t.Errorf("a model for engine google: %v, want INVALID_ARGUMENT with the fix", err)
+	}
 	none, err := research.New(backend.RunnerFunc(func(context.Context, backend.Request) (backend.Result, error) {
 		return backend.Result{}, errors.New("not this engine")
 	}), research.Settings{}, nil)

@@ -55,6 +55,10 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 	switch engine := e.engineOf(req); {
 	case req.Resume != nil: // a run of the agent paid for already, whatever the engine now: followed on, not joined
 		return e.agentSearch(ctx, req, depth)
+	case engine == EngineGoogle && req.Model != "":
+		return Report{}, &Failure{Code: backend.CodeInvalidArgument, Message: "model chooses the model of our rounds, " +
+			"and this deep_search runs Google's Deep Research agent.", Details: "Leave model out (the agent is " +
+			"GEMINI_DEEP_RESEARCH_AGENT, or GEMINI_DEEP_RESEARCH_MAX_AGENT with depth max), or set engine to rounds."}
 	case engine == EngineGoogle:
 		return e.cachedOnly(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous, req.PlanID}, req.Fresh,
 			req.Progress, func(ctx context.Context, p Progress) (Report, error) {

@@ -144,7 +144,7 @@ func (t *Tools) keepEnd(job *jobs.Job[Result], err error) {
 	if stop, ok := t.stageKeepers.LoadAndDelete(job.ID); ok {
 		stop.(func())()
 	}
-	shutdown, id := t.opts.Lifetime.Err() != nil || errors.Is(err, backend.ErrServerStopping), job.ID
+	shutdown, id := t.opts.Lifetime.Err() != nil || errors.Is(job.Cause(), backend.ErrServerStopping), job.ID
 	_, err = t.opts.Library.UpdateJob(id, func(j *kept.Job) {
 		j.State = endState(err)
 		switch {
