@@ -75,7 +75,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	defer cancel()
 	fail := func(err error) (Report, error) { return Report{}, e.agentFailure(ctx, runCtx, req.Topic, err) }
 
-	ask := backend.AgentRequest{Input: agentInput(req.Topic, depth), Max: depth == DepthMax, Resume: req.Resume,
+	ask := backend.AgentRequest{Input: agentInput(req.Topic+req.controls().instructions(), depth), Max: depth == DepthMax, Resume: req.Resume,
 		Previous: req.Previous}
 	var plan, planID string
 	switch {
@@ -125,7 +125,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 		return fail(err)
 	}
 	b := newBuilder(req.Topic, depth, start)
-	b.freeText = true
+	b.freeText, b.controls = true, req.controls()
 	b.use(roundResult{res: res, model: res.Model})
 	rep := b.report(e.now())
 	rep.Metadata.Engine, rep.Metadata.Interaction, rep.Metadata.Plan = EngineGoogle, run.ID, plan

@@ -22,10 +22,12 @@ const defaultMaxRounds = 3
 // DeepSearchRequest is one call of the deep_search tool.
 type DeepSearchRequest struct {
 	Topic    string
-	Depth    string // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
-	Model    string // overrides Settings.Model for this call (our rounds)
-	Engine   string // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
-	Fresh    bool   // research again even when the cache holds a report
+	Depth    string   // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
+	Model    string   // overrides Settings.Model for this call (our rounds)
+	Engine   string   // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
+	Include  []string // domains the sources must come from (Domain's form); none: any
+	Exclude  []string // domains the sources must not come from
+	Fresh    bool     // research again even when the cache holds a report
 	Progress Progress
 	// EngineGoogle: Resume is a run of the agent already created (by a server that stopped), to follow on from where
 	// it was left rather than create one; Followed is told the run as it goes, so that it can be resumed; Previous is
@@ -60,7 +62,8 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 			"and this deep_search runs Google's Deep Research agent.", Details: "Leave model out (the agent is " +
 			"GEMINI_DEEP_RESEARCH_AGENT, or GEMINI_DEEP_RESEARCH_MAX_AGENT with depth max), or set engine to rounds."}
 	case engine == EngineGoogle:
-		return e.cachedOnly(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous, req.PlanID}, req.Fresh,
+		return e.cachedOnly(ctx, []string{"deep_search", normalize(req.Topic), depth, EngineGoogle, req.Previous, req.PlanID,
+			req.controls().key()}, req.Fresh,
 			req.Progress, func(ctx context.Context, p Progress) (Report, error) {
 				req.Progress = p
 				return e.agentSearch(ctx, req, depth)
@@ -73,11 +76,16 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 			"Deep Research agent, and this deep_search runs our rounds.",
 			Details: "Set engine to google for the Max agent, or depth to detailed."}
 	}
-	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model}, req.Fresh, req.Progress,
+	return e.joined(ctx, []string{"deep_search", normalize(req.Topic), depth, model, req.controls().key()}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
 			return e.deepSearch(ctx, req, model, depth)
 		})
+}
+
+// controls are what the request's report may cite.
+func (req DeepSearchRequest) controls() Controls {
+	return Controls{Include: req.Include, Exclude: req.Exclude}
 }
 
 func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, depth string) (Report, error) {
@@ -91,8 +99,10 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 	defer stop()
 
 	b := newBuilder(req.Topic, depth, start)
+	b.controls = req.controls()
+	topic := req.Topic + b.controls.instructions() // as the prompts give it
 	req.Progress.report(fmt.Sprintf("round 1/%d: researching", maxRounds))
-	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Topic, depth, model, start, backend.MaxSources), Model: model},
+	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(topic, depth, model, start, backend.MaxSources), Model: model},
 		researchShape, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Topic, err)
@@ -112,7 +122,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 		e.drafted(req, b, round-1, maxRounds)
 		req.Progress.report(fmt.Sprintf("round %d/%d: verifying", round, maxRounds))
 		prompt := prompts.Render(e.templates.verify, prompts.Values{
-			Topic: req.Topic, Depth: depth, Date: promptDate(start), MaxIterations: e.settings.MaxIterations,
+			Topic: topic, Depth: depth, Date: promptDate(start), MaxIterations: e.settings.MaxIterations,
 			MaxSources: backend.MaxSources,
 			Draft:      b.text(), Round: round, MaxRounds: maxRounds,
 		})

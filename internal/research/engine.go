@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -83,6 +82,8 @@ type SearchRequest struct {
 	Query    string
 	Model    string   // overrides Settings.Model for this call
 	Limit    int      // the most sources the report may cite; 0: backend.MaxSources
+	Include  []string // domains the sources must come from (Domain's form); none: any
+	Exclude  []string // domains the sources must not come from
 	Fresh    bool     // research again even when the cache holds a report
 	Progress Progress // optional
 }
@@ -151,6 +152,7 @@ type Metadata struct {
 	Usage             *backend.Usage `json:"usage,omitempty"`          // what the research used, when its backend says
 	Plan              string         `json:"plan,omitempty"`           // EngineGoogle: the research plan the agent followed, or proposes
 	PlanID            string         `json:"plan_id,omitempty"`        // a plan that waits for confirmation: deep_search's plan_id runs it
+	Filtered          *Filtered      `json:"filtered,omitempty"`       // the sources the call's controls removed, by why
 
 	// From the API backend's grounding data, for the report that stands: its numbered sources, each cited segment,
 	// and how many of the report's sentences carry a citation and how many do not.
@@ -177,22 +179,23 @@ func (f *Failure) Error() string { return string(f.Code) + ": " + f.Message }
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	model := e.model(req.Model)
 	req.Limit = cmp.Or(req.Limit, backend.MaxSources)
-	return e.joined(ctx, []string{"search", normalize(req.Query), model, strconv.Itoa(req.Limit)}, req.Fresh, req.Progress,
+	controls := Controls{Limit: req.Limit, Include: req.Include, Exclude: req.Exclude}
+	return e.joined(ctx, []string{"search", normalize(req.Query), model, controls.key()}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
-			return e.search(ctx, req, model)
+			return e.search(ctx, req, model, controls)
 		})
 }
 
-func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (Report, error) {
+func (e *Engine) search(ctx context.Context, req SearchRequest, model string, controls Controls) (Report, error) {
 	ctx = withDeadline(ctx, e.settings.SearchTimeout, "GEMINI_SEARCH_TIMEOUT")
 	start := e.now()
 	stop := e.logProgress(req.Query, start)
 	defer stop()
 
 	req.Progress.report("researching")
-	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query, "concise", model, start, req.Limit), Model: model},
-		researchShape, req.Progress, nil)
+	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query+controls.instructions(), "concise", model,
+		start, req.Limit), Model: model}, researchShape, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Query, err)
 	}
@@ -200,6 +203,7 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string) (R
 		return Report{}, agentGaveUp(rr.agent)
 	}
 	b := newBuilder(req.Query, "", start)
+	b.controls = controls
 	b.use(rr)
 	return b.report(e.now()), nil
 }

@@ -231,7 +231,7 @@ func markers(text string) []markerAt {
 
 // renumber rewrites the markers of text: [n] becomes [number[n]] when number maps n, stays when n is one of the
 // kept first numbers (1 to kept), and is dropped otherwise, with the blanks before it when punctuation, a blank or
-// the end follows. moved tells where a place of text is in the result: a place in a rewritten marker (or in the
+// the end follows (not another marker: "A [1][2]" without [1] is "A [2]"). moved tells where a place of text is in the result: a place in a rewritten marker (or in the
 // blanks dropped with it) is the end of what replaced it.
 func renumber(text string, kept int, number map[int]int) (renumbered string, moved func(int) int) {
 	type edit struct{ from, to, at, end int } // text[from:to] became out[at:end]
@@ -248,7 +248,7 @@ func renumber(text string, kept int, number map[int]int) (renumbered string, mov
 		case m.n >= 1 && m.n <= kept:
 			out = append(out, text[m.start:m.end]...)
 			continue
-		case m.end == len(text) || !isWordByte(text[m.end]):
+		case m.end == len(text) || !isWordByte(text[m.end]) && text[m.end] != '[': // not before a marker kept
 			trimmed := bytes.TrimRight(out, " \t")
 			e.from, e.at = e.from-(len(out)-len(trimmed)), len(trimmed)
 			out = trimmed

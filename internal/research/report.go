@@ -17,8 +17,9 @@ type builder struct {
 	current      roundResult // the round whose report is returned
 	notice       string      // prefixed to the report when the request was cut short
 	partial      bool
-	freeText     bool   // the answer is text, not a JSON report: no parse warning
-	prior        *Prior // a follow-up's prior research, whose sources its own continue; nil for other requests
+	freeText     bool     // the answer is text, not a JSON report: no parse warning
+	prior        *Prior   // a follow-up's prior research, whose sources its own continue; nil for other requests
+	controls     Controls // what the report may cite
 	rounds       int
 	sources      [][]string
 	queries      [][]string
@@ -100,6 +101,11 @@ func (b *builder) report(now time.Time) Report {
 			text, g = b.prior.grounded(text, g)
 			own = len(b.prior.Sources)
 		}
+		var filtered Filtered
+		if b.controls.any() {
+			g = b.controls.grounding(g, &filtered)
+			m.Filtered = filtered.orNil()
+		}
 		var supported, unsupported int
 		text, m.Citations, supported, unsupported = cite(text, g, own)
 		m.ClaimsSupported, m.ClaimsUnsupported = &supported, &unsupported
@@ -110,6 +116,11 @@ func (b *builder) report(now time.Time) Report {
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	case cur.parsed:
 		m.Sources = agentSources(cur.agent.Metadata.Sources)
+		if b.controls.any() && len(cur.agent.Metadata.Sources) > 0 { // else its markers are its text's own list's
+			var filtered Filtered
+			text, m.Sources = b.controls.cited(text, m.Sources, &filtered)
+			m.Filtered = filtered.orNil()
+		}
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	}
 	var prefix, footer string

@@ -10,7 +10,7 @@ import (
 
 // TestCLIReportEndsWithItsSources: the sources the agent numbered (with titles and snippets) close the report as
 // [Title](URL) links with the queries, as on the API backend, and come back in metadata.sources; a list with a URL
-// that is not http(s) is left out rather than shown misnumbered.
+// that is not http(s) is left out rather than shown misnumbered, and the markers that pointed into it with it.
 func TestCLIReportEndsWithItsSources(t *testing.T) {
 	answer := func(url string) string {
 		return "```json\n" + `{"success": true, "report": "Go 1.26 shipped in February [1].", "metadata": {
@@ -36,7 +36,7 @@ func TestCLIReportEndsWithItsSources(t *testing.T) {
 	t.Setenv(geminitest.EnvAnswer, answer("javascript:alert(1)"))
 	e, _, _ = newEngine(t, geminitest.ScenarioOK, Settings{})
 	if rep, err = e.Search(context.Background(), SearchRequest{Query: "go 1.26"}); err != nil ||
-		rep.Report != "Go 1.26 shipped in February [1]." || rep.Metadata.Sources != nil {
+		rep.Report != "Go 1.26 shipped in February." || rep.Metadata.Sources != nil {
 		t.Errorf("got %q, %+v, %v", rep.Report, rep.Metadata.Sources, err)
 	}
 }

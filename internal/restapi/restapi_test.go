@@ -81,7 +81,7 @@ func TestAPIAnswersAsTheTools(t *testing.T) {
 		t.Errorf("search: %d %v", status, body)
 	}
 	status, body = postAPI(t, srv, "/api/google-search", `{"query": "two facts", "raw": true, "limit": 1}`)
-	if sources, _ := body["sources"].([]any); status != http.StatusOK || body["summary"] != "Two facts [1][2]." || len(sources) != 1 {
+	if sources, _ := body["sources"].([]any); status != http.StatusOK || body["summary"] != "Two facts [1]." || len(sources) != 1 {
 		t.Errorf("raw search: %d %v", status, body)
 	}
 	status, body = postAPI(t, srv, "/api/gemini-chat", `{"prompt": "hello", "model": "flash"}`)

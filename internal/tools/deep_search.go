@@ -14,10 +14,11 @@ import (
 
 // DeepSearchArgs are the arguments of deep_search.
 type DeepSearchArgs struct {
-	Topic       string `json:"topic"`
-	Depth       string `json:"depth,omitempty"`  // "": research.DepthDetailed
-	Engine      string `json:"engine,omitempty"` // "": GEMINI_DEEP_RESEARCH_ENGINE
-	PlanID      string `json:"plan_id,omitempty"`
+	Topic  string `json:"topic"`
+	Depth  string `json:"depth,omitempty"`  // "": research.DepthDetailed
+	Engine string `json:"engine,omitempty"` // "": GEMINI_DEEP_RESEARCH_ENGINE
+	PlanID string `json:"plan_id,omitempty"`
+	Domains
 	Model       string `json:"model,omitempty"`
 	OutputFile  string `json:"output_file,omitempty"`
 	Fresh       bool   `json:"fresh,omitempty"`
@@ -47,6 +48,8 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithString("plan_id", mcp.MaxLength(200),
 			mcp.Description("engine google: the plan_id of a research plan that awaits confirmation (metadata.plan_id): "+
 				"runs that plan, the topic saying what to change about it.")),
+		includeDomainsArgument(),
+		excludeDomainsArgument(),
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
@@ -67,12 +70,17 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 		if topic == "" {
 			return nil, blankArgument("deep_search", "topic")
 		}
+		include, exclude, err := a.domains("deep_search")
+		if err != nil {
+			return nil, err
+		}
 		out, err := t.outputFile(ctx, "deep_search", a.OutputFile)
 		if err != nil {
 			return nil, err
 		}
 		req := research.DeepSearchRequest{Topic: topic, Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model,
-			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx)}
+			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx),
+			Include: include, Exclude: exclude}
 		if job := jobFrom(ctx); job != nil {
 			req.Drafted = func(draft research.Report) { job.SetDraft(draft.Report) }
 		}

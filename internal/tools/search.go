@@ -17,10 +17,11 @@ import (
 
 // SearchArgs are the arguments of search.
 type SearchArgs struct {
-	Query       string `json:"query"`
-	Model       string `json:"model,omitempty"`
-	Limit       *int   `json:"limit,omitempty"` // nil: maxLimit
-	Raw         bool   `json:"raw,omitempty"`
+	Query string `json:"query"`
+	Model string `json:"model,omitempty"`
+	Limit *int   `json:"limit,omitempty"` // nil: maxLimit
+	Raw   bool   `json:"raw,omitempty"`
+	Domains
 	OutputFile  string `json:"output_file,omitempty"`
 	Fresh       bool   `json:"fresh,omitempty"`
 	WaitSeconds *int   `json:"wait_seconds,omitempty"` // nil: GEMINI_CALL_WAIT
@@ -42,6 +43,8 @@ func searchTool() mcp.Tool {
 		mcp.WithBoolean("raw", mcp.DefaultBool(false),
 			mcp.Description("Return {summary, sources: [{url, title, snippet}]} instead of a report: for a caller that "+
 				"wants the sources themselves.")),
+		includeDomainsArgument(),
+		excludeDomainsArgument(),
 		outputFileArgument(),
 		freshArgument(),
 		waitArgument(),
@@ -71,13 +74,17 @@ func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 		if query == "" {
 			return nil, blankArgument("search", "query")
 		}
+		include, exclude, err := a.domains("search")
+		if err != nil {
+			return nil, err
+		}
 		out, err := t.outputFile(ctx, "search", a.OutputFile)
 		if err != nil {
 			return nil, err
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
 			return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(),
-				Fresh: a.Fresh, Progress: p})
+				Include: include, Exclude: exclude, Fresh: a.Fresh, Progress: p})
 		})
 		switch {
 		case err != nil:

@@ -193,7 +193,8 @@ func TestRawSearch(t *testing.T) {
 	res := call(context.Background(), t, c, "search", map[string]any{"query": "q", "raw": true, "limit": 1}, nil)
 	b := decodeBody(t, res)
 	sources, _ := b["sources"].([]any)
-	if res.IsError || b["summary"] != "Two facts [1][2]." || b["report"] != nil || len(sources) != 1 ||
+	// The summary cites no source past the limit: its marker of the second one is gone with it.
+	if res.IsError || b["summary"] != "Two facts [1]." || b["report"] != nil || len(sources) != 1 ||
 		sources[0].(map[string]any)["title"] != "A" || sources[0].(map[string]any)["snippet"] != "one" {
 		t.Errorf("got %s", resultText(t, res))
 	}
@@ -202,6 +203,15 @@ func TestRawSearch(t *testing.T) {
 		if !res.IsError || !strings.Contains(resultText(t, res), "limit") {
 			t.Errorf("limit %d: got %s, want it refused", limit, resultText(t, res))
 		}
+	}
+	res = call(context.Background(), t, c, "search", map[string]any{"query": "q", "exclude_domains": []string{"not a domain"}}, nil)
+	if !res.IsError || !strings.Contains(resultText(t, res), `exclude_domains: \"not a domain\" is not a domain`) {
+		t.Errorf("a bad domain: got %s, want it refused, named", resultText(t, res))
+	}
+	res = call(context.Background(), t, c, "search", map[string]any{"query": "q", "raw": true, "include_domains": []string{"https://www.B.example/x"}}, nil)
+	if b := decodeBody(t, res); res.IsError || b["summary"] != "Two facts [1]." || len(b["sources"].([]any)) != 1 ||
+		b["sources"].([]any)[0].(map[string]any)["title"] != "B" {
+		t.Errorf("include_domains b.example: got %s, want the second source alone, numbered 1", resultText(t, res))
 	}
 }
 

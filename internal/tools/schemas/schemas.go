@@ -84,6 +84,11 @@ const Report = `{
         "cache_age_ms": {"type": "integer", "description": "how old the cached report is"},
         "claims_supported": {"type": "integer", "description": "sentences of the report that carry a citation from the grounding data"},
         "claims_unsupported": {"type": "integer", "description": "sentences of the report that no source supports"},
+        "filtered": {
+          "type": "object",
+          "description": "the sources the call's limit, include_domains and exclude_domains removed, by why",
+          "properties": {"excluded": {"type": "integer"}, "not_included": {"type": "integer"}, "over_limit": {"type": "integer"}}
+        },
         "usage": {
           "type": "object",
           "description": "what the research used, as the Gemini API counts it, when its backend says",

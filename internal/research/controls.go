@@ -1,0 +1,156 @@
+package research
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+)
+
+// Controls narrow what a report may cite: its most sources, and the domains its sources may or may not come from.
+// The prompt asks for them, and the report is held to them: a source they rule out is removed, the claims resting
+// on it alone are no longer supported, and the markers are numbered anew with none left pointing nowhere.
+type Controls struct {
+	Limit   int      // the most sources the report lists; 0: no limit beyond the backend's
+	Include []string // domains (with their subdomains) its sources must come from; none: any
+	Exclude []string // domains (with their subdomains) its sources must not come from
+}
+
+// Filtered is what the controls removed from a report, for its metadata.
+type Filtered struct {
+	Excluded    int `json:"excluded,omitempty"`     // sources from an excluded domain
+	NotIncluded int `json:"not_included,omitempty"` // sources from none of the included domains
+	OverLimit   int `json:"over_limit,omitempty"`   // sources past the limit
+}
+
+// domainPattern is what a domain of Include or Exclude looks like: example.org, docs.python.org.
+var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
+
+// Domain is d as Controls keep it (lower case, without a scheme, "www." or a path), or an error saying what is
+// wrong with it.
+func Domain(d string) (string, error) {
+	d = strings.ToLower(strings.TrimSpace(d))
+	if u, err := url.Parse(d); err == nil && u.Host != "" {
+		d = u.Hostname()
+	}
+	d = strings.TrimSuffix(strings.TrimPrefix(d, "www."), ".")
+	if !domainPattern.MatchString(d) {
+		return "", fmt.Errorf("%q is not a domain like example.org", d)
+	}
+	return d, nil
+}
+
+// orNil is f, or nil when nothing was removed.
+func (f Filtered) orNil() *Filtered {
+	if f == (Filtered{}) {
+		return nil
+	}
+	return &f
+}
+
+func (c Controls) any() bool { return c.Limit > 0 || len(c.Include) > 0 || len(c.Exclude) > 0 }
+
+// key is the controls as part of a request's identity (for the cache and joining).
+func (c Controls) key() string {
+	return fmt.Sprintf("%d|%s|%s", c.Limit, strings.Join(c.Include, ","), strings.Join(c.Exclude, ","))
+}
+
+// instructions are the controls as the prompt gives them to the agent, after the topic; "" without any domain rule.
+func (c Controls) instructions() string {
+	var b strings.Builder
+	if len(c.Include) > 0 {
+		fmt.Fprintf(&b, "\n\nUse and cite only sources from these sites: %s. Search them with site: (for example "+
+			"site:%s).", strings.Join(c.Include, ", "), c.Include[0])
+	}
+	if len(c.Exclude) > 0 {
+		fmt.Fprintf(&b, "\n\nDo not use or cite sources from these sites: %s. Leave them out of searches with -site: "+
+			"(for example -site:%s).", strings.Join(c.Exclude, ", "), c.Exclude[0])
+	}
+	return b.String()
+}
+
+// why is the reason the controls rule s out, as the Filtered field it counts in; nil when they allow it.
+func (c Controls) why(s backend.Source, f *Filtered) *int {
+	d := sourceDomain(s)
+	switch {
+	case slices.ContainsFunc(c.Exclude, func(x string) bool { return within(d, x) }):
+		return &f.Excluded
+	case len(c.Include) > 0 && !slices.ContainsFunc(c.Include, func(x string) bool { return within(d, x) }):
+		return &f.NotIncluded
+	}
+	return nil
+}
+
+// keep numbers anew the sources the controls allow, in their order, up to the limit: the old number of each (from 1)
+// → its new one; the others are counted in f.
+func (c Controls) keep(sources []backend.Source, f *Filtered) (number map[int]int, kept []backend.Source) {
+	number = map[int]int{}
+	for i, s := range sources {
+		switch reason := c.why(s, f); {
+		case reason != nil:
+			*reason++
+		case c.Limit > 0 && len(kept) == c.Limit:
+			f.OverLimit++
+		default:
+			kept = append(kept, s)
+			number[i+1] = len(kept)
+		}
+	}
+	return number, kept
+}
+
+// grounding is g held to the controls: the sources they allow, numbered anew, and the citations of those (a
+// citation left with no source is dropped, so its claim is unsupported when the markers are placed).
+func (c Controls) grounding(g *backend.Grounding, f *Filtered) *backend.Grounding {
+	number, kept := c.keep(g.Sources, f)
+	out := &backend.Grounding{Sources: kept, Queries: g.Queries}
+	for _, ct := range g.Citations {
+		var sources []int
+		for _, n := range ct.Sources {
+			if to, ok := number[n]; ok {
+				sources = append(sources, to)
+			}
+		}
+		if len(sources) > 0 {
+			slices.Sort(sources)
+			out.Citations = append(out.Citations, backend.Citation{Text: ct.Text, Sources: sources})
+		}
+	}
+	return out
+}
+
+// cited is text, which cites sources by their number, held to the controls: the sources they allow, numbered
+// anew, and text's markers to match; a marker of a source removed is dropped.
+func (c Controls) cited(text string, sources []backend.Source, f *Filtered) (string, []backend.Source) {
+	number, kept := c.keep(sources, f)
+	renumbered, _ := renumber(text, 0, number)
+	return renumbered, kept
+}
+
+// within reports whether domain d is x or one of its subdomains.
+func within(d, x string) bool { return d == x || strings.HasSuffix(d, "."+x) }
+
+// groundingRedirect is the host of the Google Search grounding's source URLs, which redirect to the page: the
+// page's domain is then the source's title.
+const groundingRedirect = "vertexaisearch.cloud.google.com"
+
+// sourceDomain is the domain a source comes from, as Domain keeps it; "" when it cannot be told.
+func sourceDomain(s backend.Source) string {
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	if host == groundingRedirect {
+		host = s.Title
+	}
+	d, err := Domain(cmp.Or(host, "-"))
+	if err != nil {
+		return ""
+	}
+	return d
+}

@@ -1,0 +1,32 @@
+package research_test
+
+import (
+	"testing"
+	"time"
+
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// TestExcludedDomainOnTheAPI: a grounded answer's source from an excluded domain is removed, the others numbered
+// anew; the claim that rested on it alone is no longer supported, and has no marker.
+func TestExcludedDomainOnTheAPI(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	report := "Go 1.26 shipped in February. It has generics. It is fast."
+	mock.Handle(mg.KindSearch, mg.Always(mg.GroundedAnswer(jsonAnswer(report),
+		[]mg.Source{{URI: "https://example.org/go", Title: "example.org"}, {URI: "https://go.dev/doc", Title: "go.dev"}},
+		mg.Cite("Go 1.26 shipped in February.", 0), mg.Cite("It has generics.", 0, 1), mg.Cite("It is fast.", 1))))
+	e := apiEngine(t, mock, time.Minute, research.Settings{})
+	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "go 1.26", Exclude: []string{"example.org"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Metadata
+	want := "Go 1.26 shipped in February. It has generics.[1] It is fast.[1]"
+	if rep.Summary != want || len(m.Sources) != 1 || m.Sources[0].URL != "https://go.dev/doc" ||
+		*m.ClaimsSupported != 2 || *m.ClaimsUnsupported != 1 || m.Filtered == nil || m.Filtered.Excluded != 1 {
+		t.Errorf("report %q (want %q); sources %+v; claims %d/%d; filtered %+v", rep.Summary, want, m.Sources,
+			*m.ClaimsSupported, *m.ClaimsUnsupported, m.Filtered)
+	}
+}
