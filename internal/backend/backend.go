@@ -53,6 +53,9 @@ type Request struct {
 	// Deadline, when set, is when the run must end: the deadline of the call it is part of, which its other runs
 	// share. Timeout is then the call's whole limit, the one a timeout reports.
 	Deadline time.Time
+	// After and Before, when set, bound when the sources were published: the prompt asks for them, and the API's
+	// Google Search takes them as its time range.
+	After, Before time.Time
 }
 
 // Bound is ctx limited by the run's time limit: its Deadline when set, else limit (0: none) from now.

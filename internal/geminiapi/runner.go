@@ -177,7 +177,7 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 		SystemInstruction:     r.system,
 	}
 	if !req.Plain {
-		cfg.Tools = []*genai.Tool{{GoogleSearch: &genai.GoogleSearch{}}, {URLContext: &genai.URLContext{}}}
+		cfg.Tools = []*genai.Tool{{GoogleSearch: googleSearch(req)}, {URLContext: &genai.URLContext{}}}
 	}
 	turn := contents(req.Prompt, req.NamedDocuments())
 	for chunk, err := range r.client.Models.GenerateContentStream(ctx, model, turn, cfg) {
@@ -189,6 +189,18 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 		}
 	}
 	return nil
+}
+
+// googleSearch is the Google Search tool of req: with its time range, when it has one (the API wants both ends).
+func googleSearch(req backend.Request) *genai.GoogleSearch {
+	if req.After.IsZero() && req.Before.IsZero() {
+		return &genai.GoogleSearch{}
+	}
+	before := req.Before
+	if before.IsZero() {
+		before = time.Now()
+	}
+	return &genai.GoogleSearch{TimeRangeFilter: &genai.Interval{StartTime: req.After.UTC(), EndTime: before.UTC()}}
 }
 
 // contents is the request's one user turn: the prompt, then each document it names in a part of

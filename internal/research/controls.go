@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
@@ -18,6 +19,9 @@ type Controls struct {
 	Limit   int      // the most sources the report lists; 0: no limit beyond the backend's
 	Include []string // domains (with their subdomains) its sources must come from; none: any
 	Exclude []string // domains (with their subdomains) its sources must not come from
+	// After and Before bound when its sources were published (zero: no bound): the prompt asks for them, and the
+	// API's Google Search searches only that time range. A source carries no date to hold it to.
+	After, Before time.Time
 }
 
 // Filtered is what the controls removed from a report, for its metadata.
@@ -52,14 +56,31 @@ func (f Filtered) orNil() *Filtered {
 	return &f
 }
 
+// any reports whether the controls hold the report's sources to anything.
 func (c Controls) any() bool { return c.Limit > 0 || len(c.Include) > 0 || len(c.Exclude) > 0 }
 
 // key is the controls as part of a request's identity (for the cache and joining).
 func (c Controls) key() string {
-	return fmt.Sprintf("%d|%s|%s", c.Limit, strings.Join(c.Include, ","), strings.Join(c.Exclude, ","))
+	return fmt.Sprintf("%d|%s|%s|%s|%s", c.Limit, strings.Join(c.Include, ","), strings.Join(c.Exclude, ","),
+		day(c.After), day(c.Before))
 }
 
-// instructions are the controls as the prompt gives them to the agent, after the topic; "" without any domain rule.
+// day is t as a date, "" for zero.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.DateOnly)
+}
+
+// request is req with the controls' time range.
+func (c Controls) request(req backend.Request) backend.Request {
+	req.After, req.Before = c.After, c.Before
+	return req
+}
+
+// instructions are the controls as the prompt gives them to the agent, after the topic; "" without any domain or
+// time rule.
 func (c Controls) instructions() string {
 	var b strings.Builder
 	if len(c.Include) > 0 {
@@ -69,6 +90,14 @@ func (c Controls) instructions() string {
 	if len(c.Exclude) > 0 {
 		fmt.Fprintf(&b, "\n\nDo not use or cite sources from these sites: %s. Leave them out of searches with -site: "+
 			"(for example -site:%s).", strings.Join(c.Exclude, ", "), c.Exclude[0])
+	}
+	switch after, before := day(c.After), day(c.Before); {
+	case after != "" && before != "":
+		fmt.Fprintf(&b, "\n\nUse only sources published from %s to before %s.", after, before)
+	case after != "":
+		fmt.Fprintf(&b, "\n\nUse only sources published on %s or later.", after)
+	case before != "":
+		fmt.Fprintf(&b, "\n\nUse only sources published before %s.", before)
 	}
 	return b.String()
 }

@@ -1,12 +1,30 @@
 package research_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
+
+// TestTimeRangeOnTheAPI: a search of sources after a date asks Google Search for that time range, up to now.
+func TestTimeRangeOnTheAPI(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	e := apiEngine(t, mock, time.Minute, research.Settings{})
+	after := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	if _, err := e.Search(t.Context(), research.SearchRequest{Query: "go news", After: after}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := mock.RequestsOf(mg.KindSearch)
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), `"timeRangeFilter":{"endTime":"`) ||
+		!strings.Contains(string(reqs[0].Body), `"startTime":"2026-11-20T00:00:00Z"`) ||
+		!strings.Contains(reqs[0].Prompt, "published on 2026-11-20 or later") {
+		t.Errorf("the request does not carry the time range: %s", reqs[0].Body)
+	}
+}
 
 // TestExcludedDomainOnTheAPI: a grounded answer's source from an excluded domain is removed, the others numbered
 // anew; the claim that rested on it alone is no longer supported, and has no marker.

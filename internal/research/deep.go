@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
@@ -22,12 +23,14 @@ const defaultMaxRounds = 3
 // DeepSearchRequest is one call of the deep_search tool.
 type DeepSearchRequest struct {
 	Topic    string
-	Depth    string   // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
-	Model    string   // overrides Settings.Model for this call (our rounds)
-	Engine   string   // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
-	Include  []string // domains the sources must come from (Domain's form); none: any
-	Exclude  []string // domains the sources must not come from
-	Fresh    bool     // research again even when the cache holds a report
+	Depth    string    // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
+	Model    string    // overrides Settings.Model for this call (our rounds)
+	Engine   string    // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
+	Include  []string  // domains the sources must come from (Domain's form); none: any
+	Exclude  []string  // domains the sources must not come from
+	After    time.Time // the sources published on or after it; zero: any
+	Before   time.Time // the sources published before it; zero: any
+	Fresh    bool      // research again even when the cache holds a report
 	Progress Progress
 	// EngineGoogle: Resume is a run of the agent already created (by a server that stopped), to follow on from where
 	// it was left rather than create one; Followed is told the run as it goes, so that it can be resumed; Previous is
@@ -85,7 +88,7 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 
 // controls are what the request's report may cite.
 func (req DeepSearchRequest) controls() Controls {
-	return Controls{Include: req.Include, Exclude: req.Exclude}
+	return Controls{Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before}
 }
 
 func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, depth string) (Report, error) {
@@ -102,7 +105,8 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 	b.controls = req.controls()
 	topic := req.Topic + b.controls.instructions() // as the prompts give it
 	req.Progress.report(fmt.Sprintf("round 1/%d: researching", maxRounds))
-	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(topic, depth, model, start, backend.MaxSources), Model: model},
+	rr, err := e.round(ctx, b.controls.request(backend.Request{Prompt: e.researchPrompt(topic, depth, model, start,
+		backend.MaxSources), Model: model}),
 		researchShape, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Topic, err)
@@ -126,7 +130,7 @@ func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, d
 			MaxSources: backend.MaxSources,
 			Draft:      b.text(), Round: round, MaxRounds: maxRounds,
 		})
-		vr, err := e.round(ctx, backend.Request{Prompt: prompt, Model: model}, verifyShape, req.Progress, nil)
+		vr, err := e.round(ctx, b.controls.request(backend.Request{Prompt: prompt, Model: model}), verifyShape, req.Progress, nil)
 		var f *Failure
 		switch {
 		case err != nil && ctx.Err() != nil:

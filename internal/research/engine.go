@@ -80,12 +80,14 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 // SearchRequest is one call of the search tool.
 type SearchRequest struct {
 	Query    string
-	Model    string   // overrides Settings.Model for this call
-	Limit    int      // the most sources the report may cite; 0: backend.MaxSources
-	Include  []string // domains the sources must come from (Domain's form); none: any
-	Exclude  []string // domains the sources must not come from
-	Fresh    bool     // research again even when the cache holds a report
-	Progress Progress // optional
+	Model    string    // overrides Settings.Model for this call
+	Limit    int       // the most sources the report may cite; 0: backend.MaxSources
+	Include  []string  // domains the sources must come from (Domain's form); none: any
+	Exclude  []string  // domains the sources must not come from
+	After    time.Time // the sources published on or after it; zero: any
+	Before   time.Time // the sources published before it; zero: any
+	Fresh    bool      // research again even when the cache holds a report
+	Progress Progress  // optional
 }
 
 // Progress receives short, human-readable stage updates while a request runs: "researching",
@@ -179,7 +181,7 @@ func (f *Failure) Error() string { return string(f.Code) + ": " + f.Message }
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	model := e.model(req.Model)
 	req.Limit = cmp.Or(req.Limit, backend.MaxSources)
-	controls := Controls{Limit: req.Limit, Include: req.Include, Exclude: req.Exclude}
+	controls := Controls{Limit: req.Limit, Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before}
 	return e.joined(ctx, []string{"search", normalize(req.Query), model, controls.key()}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p
@@ -194,8 +196,8 @@ func (e *Engine) search(ctx context.Context, req SearchRequest, model string, co
 	defer stop()
 
 	req.Progress.report("researching")
-	rr, err := e.round(ctx, backend.Request{Prompt: e.researchPrompt(req.Query+controls.instructions(), "concise", model,
-		start, req.Limit), Model: model}, researchShape, req.Progress, nil)
+	rr, err := e.round(ctx, controls.request(backend.Request{Prompt: e.researchPrompt(req.Query+controls.instructions(),
+		"concise", model, start, req.Limit), Model: model}), researchShape, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, req.Query, err)
 	}

@@ -18,7 +18,7 @@ type DeepSearchArgs struct {
 	Depth  string `json:"depth,omitempty"`  // "": research.DepthDetailed
 	Engine string `json:"engine,omitempty"` // "": GEMINI_DEEP_RESEARCH_ENGINE
 	PlanID string `json:"plan_id,omitempty"`
-	Domains
+	Controls
 	Model       string `json:"model,omitempty"`
 	OutputFile  string `json:"output_file,omitempty"`
 	Fresh       bool   `json:"fresh,omitempty"`
@@ -50,6 +50,9 @@ func deepSearchTool() mcp.Tool {
 				"runs that plan, the topic saying what to change about it.")),
 		includeDomainsArgument(),
 		excludeDomainsArgument(),
+		recencyArgument(),
+		afterArgument(),
+		beforeArgument(),
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
@@ -70,17 +73,15 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 		if topic == "" {
 			return nil, blankArgument("deep_search", "topic")
 		}
-		include, exclude, err := a.domains("deep_search")
-		if err != nil {
-			return nil, err
-		}
 		out, err := t.outputFile(ctx, "deep_search", a.OutputFile)
 		if err != nil {
 			return nil, err
 		}
 		req := research.DeepSearchRequest{Topic: topic, Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model,
-			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx),
-			Include: include, Exclude: exclude}
+			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx)}
+		if err := a.apply("deep_search", &req.Include, &req.Exclude, &req.After, &req.Before); err != nil {
+			return nil, err
+		}
 		if job := jobFrom(ctx); job != nil {
 			req.Drafted = func(draft research.Report) { job.SetDraft(draft.Report) }
 		}

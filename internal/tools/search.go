@@ -21,7 +21,7 @@ type SearchArgs struct {
 	Model string `json:"model,omitempty"`
 	Limit *int   `json:"limit,omitempty"` // nil: maxLimit
 	Raw   bool   `json:"raw,omitempty"`
-	Domains
+	Controls
 	OutputFile  string `json:"output_file,omitempty"`
 	Fresh       bool   `json:"fresh,omitempty"`
 	WaitSeconds *int   `json:"wait_seconds,omitempty"` // nil: GEMINI_CALL_WAIT
@@ -45,6 +45,9 @@ func searchTool() mcp.Tool {
 				"wants the sources themselves.")),
 		includeDomainsArgument(),
 		excludeDomainsArgument(),
+		recencyArgument(),
+		afterArgument(),
+		beforeArgument(),
 		outputFileArgument(),
 		freshArgument(),
 		waitArgument(),
@@ -74,8 +77,8 @@ func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 		if query == "" {
 			return nil, blankArgument("search", "query")
 		}
-		include, exclude, err := a.domains("search")
-		if err != nil {
+		req := research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(), Fresh: a.Fresh}
+		if err := a.apply("search", &req.Include, &req.Exclude, &req.After, &req.Before); err != nil {
 			return nil, err
 		}
 		out, err := t.outputFile(ctx, "search", a.OutputFile)
@@ -83,8 +86,8 @@ func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 			return nil, err
 		}
 		rep, err := t.research(ctx, a.Model, func(ctx context.Context, p research.Progress) (research.Report, error) {
-			return t.engine.Search(ctx, research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(),
-				Include: include, Exclude: exclude, Fresh: a.Fresh, Progress: p})
+			req.Progress = p
+			return t.engine.Search(ctx, req)
 		})
 		switch {
 		case err != nil:

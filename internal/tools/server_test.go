@@ -208,6 +208,15 @@ func TestRawSearch(t *testing.T) {
 	if !res.IsError || !strings.Contains(resultText(t, res), `exclude_domains: \"not a domain\" is not a domain`) {
 		t.Errorf("a bad domain: got %s, want it refused, named", resultText(t, res))
 	}
+	for args, want := range map[string]map[string]any{
+		"give recency, or after and before, not both": {"query": "q", "recency": "week", "after": "2026-01-01"},
+		"before must be after after":                  {"query": "q", "after": "2026-02-01", "before": "2026-01-01"},
+		`after: \"2026-02-30\" is not a date`:         {"query": "q", "after": "2026-02-30"},
+	} {
+		if res := call(context.Background(), t, c, "search", want, nil); !res.IsError || !strings.Contains(resultText(t, res), args) {
+			t.Errorf("%v: got %s, want %q", want, resultText(t, res), args)
+		}
+	}
 	res = call(context.Background(), t, c, "search", map[string]any{"query": "q", "raw": true, "include_domains": []string{"https://www.B.example/x"}}, nil)
 	if b := decodeBody(t, res); res.IsError || b["summary"] != "Two facts [1]." || len(b["sources"].([]any)) != 1 ||
 		b["sources"].([]any)[0].(map[string]any)["title"] != "B" {

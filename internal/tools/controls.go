@@ -1,0 +1,120 @@
+package tools
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
+)
+
+// maxDomains bounds include_domains and exclude_domains.
+const maxDomains = 20
+
+// Controls are the arguments of search and deep_search that steer their sources: which domains, and how recent.
+type Controls struct {
+	Include []string `json:"include_domains,omitempty"`
+	Exclude []string `json:"exclude_domains,omitempty"`
+	Recency string   `json:"recency,omitempty"` // day, week, month or year
+	After   string   `json:"after,omitempty"`   // YYYY-MM-DD
+	Before  string   `json:"before,omitempty"`  // YYYY-MM-DD
+}
+
+// recencies are how far back recency reaches.
+var recencies = map[string]func(time.Time) time.Time{
+	"day":   func(t time.Time) time.Time { return t.AddDate(0, 0, -1) },
+	"week":  func(t time.Time) time.Time { return t.AddDate(0, 0, -7) },
+	"month": func(t time.Time) time.Time { return t.AddDate(0, -1, 0) },
+	"year":  func(t time.Time) time.Time { return t.AddDate(-1, 0, 0) },
+}
+
+func includeDomainsArgument() mcp.ToolOption {
+	return mcp.WithArray("include_domains", mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(253)),
+		mcp.MaxItems(maxDomains), mcp.Description("Only sources from these domains (and their subdomains), e.g. "+
+			"[\"python.org\"]: the research searches them, and the report cites no other."))
+}
+
+func excludeDomainsArgument() mcp.ToolOption {
+	return mcp.WithArray("exclude_domains", mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(253)),
+		mcp.MaxItems(maxDomains), mcp.Description("No sources from these domains (and their subdomains), e.g. "+
+			"[\"pinterest.com\"]: the report cites none, and metadata.filtered counts what was removed."))
+}
+
+func recencyArgument() mcp.ToolOption {
+	return mcp.WithString("recency", mcp.Enum("day", "week", "month", "year"),
+		mcp.Description("Only sources published within the last day, week, month or year (Google Search's time range "+
+			"on the Gemini API; asked of the agent on the CLI). Or give after and before."))
+}
+
+func afterArgument() mcp.ToolOption {
+	return mcp.WithString("after", mcp.Pattern(datePattern),
+		mcp.Description("Only sources published on this date (YYYY-MM-DD) or later."))
+}
+
+func beforeArgument() mcp.ToolOption {
+	return mcp.WithString("before", mcp.Pattern(datePattern), mcp.Description("Only sources published before this date (YYYY-MM-DD)."))
+}
+
+// datePattern is what after and before look like.
+const datePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
+
+// period is the time range the controls ask for, from now: zero ends for none; an INVALID_ARGUMENT for a date that
+// is none, a range that ends before it begins, or recency given with after or before.
+func (c Controls) period(tool string, now time.Time) (after, before time.Time, err error) {
+	bad := func(msg string) error {
+		return &Error{Code: backend.CodeInvalidArgument, Message: "invalid arguments for " + tool + ": " + msg}
+	}
+	if c.Recency != "" {
+		if c.After != "" || c.Before != "" {
+			return after, before, bad("give recency, or after and before, not both")
+		}
+		return recencies[c.Recency](now), time.Time{}, nil
+	}
+	for _, d := range []struct {
+		name, value string
+		to          *time.Time
+	}{{"after", c.After, &after}, {"before", c.Before, &before}} {
+		if d.value == "" {
+			continue
+		}
+		if *d.to, err = time.Parse(time.DateOnly, d.value); err != nil {
+			return after, before, bad(fmt.Sprintf("%s: %q is not a date like 2026-01-31", d.name, d.value))
+		}
+	}
+	if !after.IsZero() && !before.IsZero() && !before.After(after) {
+		return after, before, bad("before must be after after")
+	}
+	return after, before, nil
+}
+
+// apply sets the controls on the fields of a research request of tool (its domains, the time range), or answers
+// why it cannot.
+func (c Controls) apply(tool string, include, exclude *[]string, after, before *time.Time) error {
+	var err error
+	if *include, *exclude, err = c.domains(tool); err != nil {
+		return err
+	}
+	*after, *before, err = c.period(tool, time.Now())
+	return err
+}
+
+// domains are d in the form the engine keeps them, or an INVALID_ARGUMENT saying which is no domain.
+func (d Controls) domains(tool string) (include, exclude []string, err error) {
+	for _, list := range []struct {
+		name string
+		in   []string
+		out  *[]string
+	}{{"include_domains", d.Include, &include}, {"exclude_domains", d.Exclude, &exclude}} {
+		for _, v := range list.in {
+			domain, err := research.Domain(v)
+			if err != nil {
+				return nil, nil, &Error{Code: backend.CodeInvalidArgument,
+					Message: "invalid arguments for " + tool + ": " + list.name + ": " + err.Error()}
+			}
+			*list.out = append(*list.out, domain)
+		}
+	}
+	return include, exclude, nil
+}
