@@ -70,8 +70,7 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	start := e.now()
 	stop := e.logProgress(req.Topic, start)
 	defer stop()
-	keep := backend.AgentRun{Began: began(time.Now(), req.Resume)}
-	runCtx, cancel := e.agentContext(ctx, keep.Began)
+	runCtx, keep, cancel := e.agentContext(ctx, req.Resume)
 	defer cancel()
 	fail := func(err error) (Report, error) { return Report{}, e.agentFailure(ctx, runCtx, req.Topic, err) }
 
@@ -132,21 +131,20 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 	return rep, nil
 }
 
-// began is when research with Google's agent began: now, or when the run it follows on began.
-func began(now time.Time, resume *backend.AgentRun) time.Time {
-	if resume != nil && !resume.Began.IsZero() {
-		return resume.Began
-	}
-	return now
-}
-
 // agentContext is ctx with the time limit of research with Google's agent (GEMINI_DEEP_RESEARCH_TIMEOUT), counted
-// from when it began: a run followed on after a restart has no more time than the first server gave it.
-func (e *Engine) agentContext(ctx context.Context, began time.Time) (context.Context, context.CancelFunc) {
-	if e.settings.AgentTimeout <= 0 {
-		return context.WithCancel(ctx)
+// from when it began (now, or when the run it follows on, resume, began: a run followed on after a restart has no
+// more time than the first server gave it), and what is kept with its run: when it began.
+func (e *Engine) agentContext(ctx context.Context, resume *backend.AgentRun) (context.Context, backend.AgentRun, context.CancelFunc) {
+	keep := backend.AgentRun{Began: time.Now()}
+	if resume != nil && !resume.Began.IsZero() {
+		keep.Began = resume.Began
 	}
-	return context.WithDeadline(ctx, began.Add(e.settings.AgentTimeout))
+	if e.settings.AgentTimeout <= 0 {
+		runCtx, cancel := context.WithCancel(ctx)
+		return runCtx, keep, cancel
+	}
+	runCtx, cancel := context.WithDeadline(ctx, keep.Began.Add(e.settings.AgentTimeout))
+	return runCtx, keep, cancel
 }
 
 // agentFailure is the error of a request of the agent (about topic) that failed with err: the time limit's when
@@ -197,8 +195,7 @@ func (e *Engine) agentFollowUp(ctx context.Context, req FollowUpRequest) (Report
 	start := e.now()
 	stop := e.logProgress(req.Question, start)
 	defer stop()
-	keep := backend.AgentRun{Began: began(time.Now(), req.Resume)}
-	runCtx, cancel := e.agentContext(ctx, keep.Began)
+	runCtx, keep, cancel := e.agentContext(ctx, req.Resume)
 	defer cancel()
 	req.Progress.report("following up in the run of Google's Deep Research agent")
 	res, run, err := e.agentRun(ctx, runCtx, req.Progress, req.Followed, backend.AgentRequest{Input: req.Question,
