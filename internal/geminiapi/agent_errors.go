@@ -110,11 +110,11 @@ func (a *Agent) classify(op agentOp, err error) *backend.Error {
 	case ae.Code == http.StatusNotFound:
 		return a.failure(backend.CodeAPI, "The Deep Research run is no longer kept by Google (404).", hintRunGone, err)
 	case ae.Code == http.StatusTooManyRequests && daily(ae):
-		e := a.failure(backend.CodeQuota, backend.MessageDailyQuota, hintDaily, err)
+		e := a.failure(backend.CodeQuota, quotaMessage(backend.MessageDailyQuota, ae), hintDaily, err)
 		e.Daily = true
 		return e
 	case ae.Code == http.StatusTooManyRequests:
-		return a.failure(backend.CodeQuota, backend.MessagePerMinuteQuota, hintRateLimit, err)
+		return a.failure(backend.CodeQuota, quotaMessage(backend.MessagePerMinuteQuota, ae), hintRateLimit, err)
 	case ae.Code >= 500:
 		return a.failure(backend.CodeAPI, fmt.Sprintf("The Gemini API failed with a server error (%s) after retries.",
 			statusLine(ae)), backend.HintServer, err)

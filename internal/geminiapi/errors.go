@@ -55,11 +55,11 @@ func (r *Runner) classify(err error, s *stream) *backend.Error {
 	case ae.Code == http.StatusForbidden:
 		return fail(backend.CodeAuth, "The Gemini API denied access with this key ("+statusLine(ae)+").", hintDenied)
 	case ae.Code == http.StatusTooManyRequests && daily(ae):
-		e := fail(backend.CodeQuota, backend.MessageDailyQuota, hintDaily)
+		e := fail(backend.CodeQuota, quotaMessage(backend.MessageDailyQuota, ae), hintDaily)
 		e.Daily = true
 		return e
 	case ae.Code == http.StatusTooManyRequests:
-		return fail(backend.CodeQuota, backend.MessagePerMinuteQuota, hintRateLimit)
+		return fail(backend.CodeQuota, quotaMessage(backend.MessagePerMinuteQuota, ae), hintRateLimit)
 	case ae.Code == http.StatusNotFound:
 		return fail(backend.CodeAPI, "The Gemini API does not know this model (404).", backend.HintModel)
 	case ae.Code >= 500:
@@ -125,6 +125,35 @@ func daily(ae genai.APIError) bool {
 		}
 	}
 	return strings.Contains(strings.ToLower(ae.Message), "per day")
+}
+
+// quotaMessage is msg, a quota error's, naming the quota that ran out when the API says which (its QuotaFailure):
+// Google's quotas move, and the pool's name (free tier, per model, per day) says what to change.
+func quotaMessage(msg string, ae genai.APIError) string {
+	for _, d := range ae.Details {
+		violations, _ := d["violations"].([]any)
+		for _, v := range violations {
+			m, _ := v.(map[string]any)
+			id, _ := m["quotaId"].(string)
+			if id == "" {
+				continue
+			}
+			var about []string
+			if limit, _ := m["quotaValue"].(string); limit != "" {
+				about = append(about, "limit "+limit)
+			}
+			if dims, ok := m["quotaDimensions"].(map[string]any); ok {
+				if model, _ := dims["model"].(string); model != "" {
+					about = append(about, model)
+				}
+			}
+			if len(about) > 0 {
+				id += " (" + strings.Join(about, ", ") + ")"
+			}
+			return msg + " The quota that ran out: " + id + "."
+		}
+	}
+	return msg
 }
 
 // retryDelay is the wait a 429's RetryInfo asks for ("17s"), or 0.
