@@ -22,6 +22,9 @@ type Controls struct {
 	// After and Before bound when its sources were published (zero: no bound): the prompt asks for them, and the
 	// API's Google Search searches only that time range. A source carries no date to hold it to.
 	After, Before time.Time
+	// Language (a BCP 47 tag: de, pt-BR) is the language of the report and of the sources it prefers; Country (ISO
+	// 3166-1: DE) is where its sources and facts should come from. Both are asked in the prompt; "": any.
+	Language, Country string
 }
 
 // Filtered is what the controls removed from a report, for its metadata.
@@ -61,8 +64,8 @@ func (c Controls) any() bool { return c.Limit > 0 || len(c.Include) > 0 || len(c
 
 // key is the controls as part of a request's identity (for the cache and joining).
 func (c Controls) key() string {
-	return fmt.Sprintf("%d|%s|%s|%s|%s", c.Limit, strings.Join(c.Include, ","), strings.Join(c.Exclude, ","),
-		day(c.After), day(c.Before))
+	return fmt.Sprintf("%d|%s|%s|%s|%s|%s|%s", c.Limit, strings.Join(c.Include, ","), strings.Join(c.Exclude, ","),
+		day(c.After), day(c.Before), c.Language, c.Country)
 }
 
 // day is t as a date, "" for zero.
@@ -79,8 +82,8 @@ func (c Controls) request(req backend.Request) backend.Request {
 	return req
 }
 
-// instructions are the controls as the prompt gives them to the agent, after the topic; "" without any domain or
-// time rule.
+// instructions are the controls as the prompt gives them to the agent, after the topic; "" without any domain, time,
+// language or country rule.
 func (c Controls) instructions() string {
 	var b strings.Builder
 	if len(c.Include) > 0 {
@@ -98,6 +101,14 @@ func (c Controls) instructions() string {
 		fmt.Fprintf(&b, "\n\nUse only sources published on %s or later.", after)
 	case before != "":
 		fmt.Fprintf(&b, "\n\nUse only sources published before %s.", before)
+	}
+	if c.Language != "" {
+		fmt.Fprintf(&b, "\n\nWrite the report in the language with the BCP 47 tag %s, and prefer sources written in it.",
+			c.Language)
+	}
+	if c.Country != "" {
+		fmt.Fprintf(&b, "\n\nPrefer sources from the country with the ISO 3166 code %s, and facts as they apply there.",
+			c.Country)
 	}
 	return b.String()
 }

@@ -30,6 +30,8 @@ type DeepSearchRequest struct {
 	Exclude  []string  // domains the sources must not come from
 	After    time.Time // the sources published on or after it; zero: any
 	Before   time.Time // the sources published before it; zero: any
+	Language string    // the report's language, a BCP 47 tag; "": any
+	Country  string    // where the sources should come from, ISO 3166-1; "": any
 	Fresh    bool      // research again even when the cache holds a report
 	Progress Progress
 	// EngineGoogle: Resume is a run of the agent already created (by a server that stopped), to follow on from where
@@ -88,7 +90,8 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 
 // controls are what the request's report may cite.
 func (req DeepSearchRequest) controls() Controls {
-	return Controls{Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before}
+	return Controls{Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before,
+		Language: req.Language, Country: req.Country}
 }
 
 func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, depth string) (Report, error) {

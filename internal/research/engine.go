@@ -86,6 +86,8 @@ type SearchRequest struct {
 	Exclude  []string  // domains the sources must not come from
 	After    time.Time // the sources published on or after it; zero: any
 	Before   time.Time // the sources published before it; zero: any
+	Language string    // the report's language, a BCP 47 tag; "": any
+	Country  string    // where the sources should come from, ISO 3166-1; "": any
 	Fresh    bool      // research again even when the cache holds a report
 	Progress Progress  // optional
 }
@@ -181,7 +183,8 @@ func (f *Failure) Error() string { return string(f.Code) + ": " + f.Message }
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	model := e.model(req.Model)
 	req.Limit = cmp.Or(req.Limit, backend.MaxSources)
-	controls := Controls{Limit: req.Limit, Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before}
+	controls := Controls{Limit: req.Limit, Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before,
+		Language: req.Language, Country: req.Country}
 	return e.joined(ctx, []string{"search", normalize(req.Query), model, controls.key()}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/text/language"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -15,11 +16,13 @@ const maxDomains = 20
 
 // Controls are the arguments of search and deep_search that steer their sources: which domains, and how recent.
 type Controls struct {
-	Include []string `json:"include_domains,omitempty"`
-	Exclude []string `json:"exclude_domains,omitempty"`
-	Recency string   `json:"recency,omitempty"` // day, week, month or year
-	After   string   `json:"after,omitempty"`   // YYYY-MM-DD
-	Before  string   `json:"before,omitempty"`  // YYYY-MM-DD
+	Include  []string `json:"include_domains,omitempty"`
+	Exclude  []string `json:"exclude_domains,omitempty"`
+	Recency  string   `json:"recency,omitempty"`  // day, week, month or year
+	After    string   `json:"after,omitempty"`    // YYYY-MM-DD
+	Before   string   `json:"before,omitempty"`   // YYYY-MM-DD
+	Language string   `json:"language,omitempty"` // BCP 47
+	Country  string   `json:"country,omitempty"`  // ISO 3166-1 alpha-2
 }
 
 // recencies are how far back recency reaches.
@@ -57,6 +60,16 @@ func beforeArgument() mcp.ToolOption {
 	return mcp.WithString("before", mcp.Pattern(datePattern), mcp.Description("Only sources published before this date (YYYY-MM-DD)."))
 }
 
+func languageArgument() mcp.ToolOption {
+	return mcp.WithString("language", mcp.MaxLength(35), mcp.Description("The report's language, and the language of "+
+		"the sources it prefers, as a BCP 47 tag: de, fr, pt-BR."))
+}
+
+func countryArgument() mcp.ToolOption {
+	return mcp.WithString("country", mcp.Pattern(`^[A-Za-z]{2}$`), mcp.Description("Where the sources (and the facts "+
+		"as they apply) should come from, as an ISO 3166-1 code: DE, US, JP."))
+}
+
 // datePattern is what after and before look like.
 const datePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
 
@@ -89,15 +102,46 @@ func (c Controls) period(tool string, now time.Time) (after, before time.Time, e
 	return after, before, nil
 }
 
-// apply sets the controls on the fields of a research request of tool (its domains, the time range), or answers
-// why it cannot.
-func (c Controls) apply(tool string, include, exclude *[]string, after, before *time.Time) error {
+// fields are the fields of a research request the controls set.
+type fields struct {
+	include, exclude  *[]string
+	after, before     *time.Time
+	language, country *string
+}
+
+// apply sets the controls on the fields of a research request of tool, or answers why it cannot.
+func (c Controls) apply(tool string, f fields) error {
 	var err error
-	if *include, *exclude, err = c.domains(tool); err != nil {
+	if *f.include, *f.exclude, err = c.domains(tool); err != nil {
 		return err
 	}
-	*after, *before, err = c.period(tool, time.Now())
+	if *f.after, *f.before, err = c.period(tool, time.Now()); err != nil {
+		return err
+	}
+	*f.language, *f.country, err = c.place(tool)
 	return err
+}
+
+// place is the language and country asked for in their canonical form (de, pt-BR; DE), or an INVALID_ARGUMENT for
+// one that is none.
+func (c Controls) place(tool string) (lang, country string, err error) {
+	if c.Language != "" {
+		tag, perr := language.Parse(c.Language)
+		if perr != nil {
+			return "", "", &Error{Code: backend.CodeInvalidArgument, Message: fmt.Sprintf("invalid arguments for %s: "+
+				"language: %q is not a BCP 47 language tag like de or pt-BR", tool, c.Language)}
+		}
+		lang = tag.String()
+	}
+	if c.Country != "" {
+		region, perr := language.ParseRegion(c.Country)
+		if perr != nil || !region.IsCountry() {
+			return "", "", &Error{Code: backend.CodeInvalidArgument, Message: fmt.Sprintf("invalid arguments for %s: "+
+				"country: %q is not an ISO 3166 country code like DE", tool, c.Country)}
+		}
+		country = region.String()
+	}
+	return lang, country, nil
 }
 
 // domains are d in the form the engine keeps them, or an INVALID_ARGUMENT saying which is no domain.

@@ -53,6 +53,8 @@ func deepSearchTool() mcp.Tool {
 		recencyArgument(),
 		afterArgument(),
 		beforeArgument(),
+		languageArgument(),
+		countryArgument(),
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
@@ -79,7 +81,8 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 		}
 		req := research.DeepSearchRequest{Topic: topic, Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model,
 			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx)}
-		if err := a.apply("deep_search", &req.Include, &req.Exclude, &req.After, &req.Before); err != nil {
+		if err := a.apply("deep_search", fields{&req.Include, &req.Exclude, &req.After, &req.Before, &req.Language,
+			&req.Country}); err != nil {
 			return nil, err
 		}
 		if job := jobFrom(ctx); job != nil {

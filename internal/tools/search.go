@@ -48,6 +48,8 @@ func searchTool() mcp.Tool {
 		recencyArgument(),
 		afterArgument(),
 		beforeArgument(),
+		languageArgument(),
+		countryArgument(),
 		outputFileArgument(),
 		freshArgument(),
 		waitArgument(),
@@ -78,7 +80,8 @@ func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 			return nil, blankArgument("search", "query")
 		}
 		req := research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(), Fresh: a.Fresh}
-		if err := a.apply("search", &req.Include, &req.Exclude, &req.After, &req.Before); err != nil {
+		if err := a.apply("search", fields{&req.Include, &req.Exclude, &req.After, &req.Before, &req.Language,
+			&req.Country}); err != nil {
 			return nil, err
 		}
 		out, err := t.outputFile(ctx, "search", a.OutputFile)

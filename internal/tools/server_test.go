@@ -212,6 +212,8 @@ func TestRawSearch(t *testing.T) {
 		"give recency, or after and before, not both": {"query": "q", "recency": "week", "after": "2026-01-01"},
 		"before must be after after":                  {"query": "q", "after": "2026-02-01", "before": "2026-01-01"},
 		`after: \"2026-02-30\" is not a date`:         {"query": "q", "after": "2026-02-30"},
+		`language: \"not a tag!\" is not a BCP 47`:    {"query": "q", "language": "not a tag!"},
+		`country: \"ZZ\" is not an ISO 3166 country`:  {"query": "q", "country": "ZZ"},
 	} {
 		if res := call(context.Background(), t, c, "search", want, nil); !res.IsError || !strings.Contains(resultText(t, res), args) {
 			t.Errorf("%v: got %s, want %q", want, resultText(t, res), args)
