@@ -94,16 +94,36 @@ type Result struct {
 	// FirecrawlDown says why Firecrawl, configured for the CLI, did not start or failed (in the CLI's words when it
 	// gave them): the agent researched without its tools. "" when it ran, or is not configured.
 	FirecrawlDown string
-	Usage         *Usage // what the run used, when the backend says (Google's Deep Research agent); nil: not told
+	Usage         *Usage // what the run used, as its backend tells it; nil: not told
 }
 
-// Usage is what a run used, as the Gemini API counts it.
+// Usage is what a run used, as the Gemini API counts it (and the Gemini CLI tells it).
 type Usage struct {
 	InputTokens   int `json:"input_tokens"`
 	OutputTokens  int `json:"output_tokens"`
 	ThoughtTokens int `json:"thought_tokens,omitempty"`
 	TotalTokens   int `json:"total_tokens"`
 	Searches      int `json:"searches,omitempty"` // Google searches run (grounding tool uses)
+	Requests      int `json:"requests,omitempty"` // requests made to the Gemini API, retries included, when known
+}
+
+// Plus is u and o summed; nil when both are nil.
+func (u *Usage) Plus(o *Usage) *Usage {
+	if u == nil && o == nil {
+		return nil
+	}
+	var sum Usage
+	for _, x := range []*Usage{u, o} {
+		if x != nil {
+			sum.InputTokens += x.InputTokens
+			sum.OutputTokens += x.OutputTokens
+			sum.ThoughtTokens += x.ThoughtTokens
+			sum.TotalTokens += x.TotalTokens
+			sum.Searches += x.Searches
+			sum.Requests += x.Requests
+		}
+	}
+	return &sum
 }
 
 // Why an answer is Unfinished, besides the API's other finish reasons.

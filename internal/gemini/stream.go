@@ -50,7 +50,10 @@ type streamEvent struct {
 		Message string `json:"message"`
 	} `json:"error"` // result, tool_result
 	Stats struct {
-		Models map[string]struct {
+		TotalTokens  int `json:"total_tokens"`
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+		Models       map[string]struct {
 			TotalTokens int `json:"total_tokens"`
 		} `json:"models"`
 	} `json:"stats"` // result
@@ -98,6 +101,7 @@ type collector struct {
 
 	model       string
 	mainModel   string            // from the result's stats: the model that used the most tokens
+	usage       *backend.Usage    // from the result's stats
 	toolNames   map[string]string // tool_id → tool_name, to name failed tools
 	toolErrors  []backend.ToolError
 	queries     []string
@@ -256,6 +260,9 @@ func (c *collector) handleEvent(ev streamEvent) {
 		if ev.Error != nil {
 			c.resultError = ev.Error.Message
 		}
+		if st := ev.Stats; st.TotalTokens > 0 {
+			c.usage = &backend.Usage{InputTokens: st.InputTokens, OutputTokens: st.OutputTokens, TotalTokens: st.TotalTokens}
+		}
 		most := -1
 		for name, m := range ev.Stats.Models {
 			if m.TotalTokens > most || m.TotalTokens == most && name < c.mainModel {
@@ -340,5 +347,14 @@ func (c *collector) result() backend.Result {
 		URLs:       c.urls,
 		Truncated:  c.truncated,
 		Streamed:   c.streamed(),
+		Usage:      c.usage.Plus(searches(len(c.queries))),
 	}
+}
+
+// searches is the usage of n searches; nil for none.
+func searches(n int) *backend.Usage {
+	if n == 0 {
+		return nil
+	}
+	return &backend.Usage{Searches: n}
 }

@@ -146,6 +146,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 
 	res := s.result(model).Masked(r.mask.Mask)
 	res.Duration = time.Since(start)
+	res.Usage = res.Usage.Plus(&backend.Usage{Requests: 1 + serverRetries + rateLimitRetried})
 	r.cfg.Logger.Debug("gemini api call end", "duration", res.Duration, "answer_bytes", len(res.Text),
 		"queries", len(res.Queries), "sources", len(res.URLs), "waited", waited)
 	switch {

@@ -23,6 +23,7 @@ type stream struct {
 	urls      []string                 // every URL read with URL context, in order
 	model     string
 	finish    genai.FinishReason
+	usage     *genai.GenerateContentResponseUsageMetadata // the last one seen: it counts the whole answer
 }
 
 func newStream(maxOutput int, onEvent func(backend.Event)) *stream {
@@ -38,6 +39,9 @@ func (s *stream) add(chunk *genai.GenerateContentResponse) {
 		return
 	}
 	s.model = cmp.Or(chunk.ModelVersion, s.model)
+	if chunk.UsageMetadata != nil {
+		s.usage = chunk.UsageMetadata
+	}
 	if len(chunk.Candidates) == 0 || chunk.Candidates[0] == nil {
 		return
 	}
@@ -123,6 +127,10 @@ func (s *stream) result(model string) backend.Result {
 		if !slices.Contains(res.URLs, u) {
 			res.URLs = append(res.URLs, u)
 		}
+	}
+	if u := s.usage; u != nil {
+		res.Usage = &backend.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount),
+			ThoughtTokens: int(u.ThoughtsTokenCount), TotalTokens: int(u.TotalTokenCount), Searches: len(s.queries)}
 	}
 	return res
 }

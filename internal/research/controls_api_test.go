@@ -2,6 +2,7 @@ package research_test
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,5 +47,26 @@ func TestExcludedDomainOnTheAPI(t *testing.T) {
 		*m.ClaimsSupported != 2 || *m.ClaimsUnsupported != 1 || m.Filtered == nil || m.Filtered.Excluded != 1 {
 		t.Errorf("report %q (want %q); sources %+v; claims %d/%d; filtered %+v", rep.Summary, want, m.Sources,
 			*m.ClaimsSupported, *m.ClaimsUnsupported, m.Filtered)
+	}
+}
+
+// TestUsageOnTheAPI: a report's metadata.usage is the API's usageMetadata, with the requests made (a retry too).
+func TestUsageOnTheAPI(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	var calls atomic.Int32
+	mock.Handle(mg.KindSearch, func(*mg.Request) mg.Reply {
+		if calls.Add(1) == 1 {
+			return mg.Unavailable()
+		}
+		return mg.Grounded(jsonAnswer("Go 1.26 shipped."), mg.DefaultSources...)
+	})
+	e := apiEngine(t, mock, time.Minute, research.Settings{})
+	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := rep.Metadata.Usage; u == nil || u.Requests != 2 || u.TotalTokens == 0 || u.TotalTokens != u.InputTokens+u.OutputTokens {
+		t.Errorf("usage %+v, want the answer's tokens and two requests", u)
 	}
 }

@@ -38,6 +38,7 @@ func (b *builder) add(rr roundResult) {
 	b.meta.ClaimsVerified += rr.agent.Verification.ClaimsChecked
 	b.meta.ClaimsCorrected += rr.agent.Verification.ClaimsCorrected
 	b.meta.JSONCorrections += rr.corrections
+	b.meta.Usage = b.meta.Usage.Plus(rr.res.Usage)
 	b.meta.OutputTruncated = b.meta.OutputTruncated || rr.res.Truncated
 	b.meta.FallbackFrom = cmp.Or(b.meta.FallbackFrom, rr.fallbackFrom)
 	b.meta.BackendReason = cmp.Or(b.meta.BackendReason, rr.res.Switched)
@@ -88,7 +89,6 @@ func (b *builder) report(now time.Time) Report {
 	m.Timestamp = b.start.UTC().Format(time.RFC3339)
 	m.SourcesVisited = union(b.sources...)
 	m.SearchQueriesUsed = union(b.queries...)
-	m.Usage = cur.res.Usage
 	if b.depth != "" {
 		m.Rounds = b.rounds
 	}

@@ -94,7 +94,8 @@ const Report = `{
           "description": "what the research used, as the Gemini API counts it, when its backend says",
           "properties": {
             "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"}, "thought_tokens": {"type": "integer"},
-            "total_tokens": {"type": "integer"}, "searches": {"type": "integer", "description": "Google searches run"}
+            "total_tokens": {"type": "integer"}, "searches": {"type": "integer", "description": "Google searches run"},
+            "requests": {"type": "integer", "description": "requests made to the Gemini API, retries included, when known"}
           }
         }
       }
