@@ -143,7 +143,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.tools = tools.New(engineOf{a}, tools.Options{Version: o.Version, Logger: a.log, Activity: a.activity,
 		ResponseLimit: func() int { return a.Config().MaxResponseChars },
 		CallWait:      func() time.Duration { return a.Config().CallWait },
-		OutputDir:     func() string { return a.Config().OutputDir }, Status: func() tools.Status { return statusOf(a.glance()) },
+		OutputDir:     func() string { return a.Config().OutputDir }, Status: a.status,
 		Workspace: func() clientpath.Workspace {
 			cfg := a.Config()
 			return clientpath.Workspace{Roots: cfg.WorkspaceRoots, Private: cfg.PrivateDirs}
@@ -153,7 +153,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	a.mcp = mcpserver.New(a.tools, mcpserver.Options{Version: o.Version, Lifetime: a.lifetime, Sweeper: a.sweeps})
 	a.mcpHTTP = mcpserver.HTTPHandler(a.mcp, mcpserver.HTTPOptions{
 		AuthToken: func() string { return a.Config().AuthToken.Reveal() },
-		Health:    func() any { return statusOf(a.glance()) },
+		Health:    func() any { return a.status() },
 		Logger:    a.log,
 		SessionEnded: func(id string) {
 			a.activity.CancelSession(id, "the client ended its MCP session", "Call again in a new session.")
@@ -374,7 +374,14 @@ func (a *App) Shutdown() {
 // jobsGrace bounds how long Shutdown waits for the research jobs' runs to end.
 const jobsGrace = 10 * time.Second
 
-// statusOf is what ping answers and /healthz serves: the App's state st, in the fields of the tool's result.
+// status is what ping answers and /healthz serves: the App's state, and what the research used today and this month.
+func (a *App) status() tools.Status {
+	st := statusOf(a.glance())
+	st.Usage = a.usage(time.Now())
+	return st
+}
+
+// statusOf is the App's state st, in the fields of ping's result.
 func statusOf(st appstate.State) tools.Status {
 	return tools.Status{Status: "ok", Version: st.Version, GeminiCLI: cmp.Or(st.CLI, "missing"), CLISignedIn: st.SignedIn,
 		Backend: st.Backend.Active, BackendMode: st.Backend.Mode, BackendReason: st.Backend.Reason,

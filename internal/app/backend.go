@@ -54,6 +54,7 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 		AgentTimeout:        cfg.DeepResearchTimeout,
 		DeepSearchEngine:    cfg.DeepResearchEngine,
 		AgentPlan:           cfg.DeepResearchPlan,
+		Used:                a.keepUsage,
 	}, a.log)
 	if err != nil {
 		return nil, err

@@ -99,4 +99,20 @@ CREATE INDEX reports_newest ON reports(kept, n);
 	// v5: the remote run a job follows (Google's Deep Research agent's), as JSON: a server that starts follows the
 	// runs of jobs interrupted by a stop again; '' for none.
 	`ALTER TABLE jobs ADD COLUMN remote TEXT NOT NULL DEFAULT '';`,
+	// v6: the usage meter: what each research call used, as its backend told it (record.Usage).
+	`
+CREATE TABLE usage (
+	at             INTEGER NOT NULL, -- Unix microseconds: when the call's research ended
+	tool           TEXT NOT NULL,
+	backend        TEXT NOT NULL,
+	model          TEXT NOT NULL,
+	input_tokens   INTEGER NOT NULL,
+	output_tokens  INTEGER NOT NULL,
+	thought_tokens INTEGER NOT NULL,
+	total_tokens   INTEGER NOT NULL,
+	searches       INTEGER NOT NULL,
+	requests       INTEGER NOT NULL
+) STRICT;
+CREATE INDEX usage_at ON usage(at);
+`,
 }

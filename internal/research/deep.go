@@ -61,7 +61,9 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 	depth := cmp.Or(req.Depth, DepthDetailed)
 	switch engine := e.engineOf(req); {
 	case req.Resume != nil: // a run of the agent paid for already, whatever the engine now: followed on, not joined
-		return e.agentSearch(ctx, req, depth)
+		return e.counted("deep_search", func(ctx context.Context, _ Progress) (Report, error) {
+			return e.agentSearch(ctx, req, depth)
+		})(ctx, req.Progress)
 	case engine == EngineGoogle && req.Model != "":
 		return Report{}, &Failure{Code: backend.CodeInvalidArgument, Message: "model chooses the model of our rounds, " +
 			"and this deep_search runs Google's Deep Research agent.", Details: "Leave model out (the agent is " +

@@ -43,6 +43,8 @@ type Settings struct {
 	AgentTimeout     time.Duration // the longest the agent's run is followed (GEMINI_DEEP_RESEARCH_TIMEOUT); 0: no limit
 	DeepSearchEngine string        // the engine of a deep_search that names none (GEMINI_DEEP_RESEARCH_ENGINE); "": EngineRounds
 	AgentPlan        string        // whether the agent plans first (GEMINI_DEEP_RESEARCH_PLAN): PlanAuto (""), PlanConfirm or PlanOff
+	// Used, when set, is told what each call of tool used (rep's Metadata.Usage), once a run: the usage meter.
+	Used func(tool string, rep Report)
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.

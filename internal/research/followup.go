@@ -55,7 +55,9 @@ const priorName = "prior-report.md"
 func (e *Engine) FollowUp(ctx context.Context, req FollowUpRequest) (Report, error) {
 	if req.Prior.Interaction != "" && e.settings.Agent != nil {
 		if req.Resume != nil {
-			return e.agentFollowUp(ctx, req)
+			return e.counted("follow_up", func(ctx context.Context, _ Progress) (Report, error) {
+				return e.agentFollowUp(ctx, req)
+			})(ctx, req.Progress)
 		}
 		return e.cachedOnly(ctx, []string{"follow_up", req.Prior.ID, normalize(req.Question), EngineGoogle}, req.Fresh,
 			req.Progress, func(ctx context.Context, p Progress) (Report, error) {

@@ -132,6 +132,7 @@ func (e *Engine) cachedOnly(ctx context.Context, key []string, fresh bool, progr
 
 func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progress Progress,
 	run func(context.Context, Progress) (Report, error), join bool) (Report, error) {
+	run = e.counted(key[0], run)
 	k, _ := json.Marshal(append(key, e.settings.Backend))
 	if c := e.settings.Cache; c != nil && !fresh {
 		if rep, ok := c.get(string(k)); ok {
@@ -148,6 +149,18 @@ func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progres
 		e.log.Info("joined an identical request already running", "request", key[0])
 	}
 	return e.kept(string(k), rep, err)
+}
+
+// counted is run, telling Settings.Used what each report it makes used: once a run, however many identical
+// requests joined it, and never for an answer from the cache.
+func (e *Engine) counted(tool string, run func(context.Context, Progress) (Report, error)) func(context.Context, Progress) (Report, error) {
+	return func(ctx context.Context, p Progress) (Report, error) {
+		rep, err := run(ctx, p)
+		if err == nil && rep.Metadata.Usage != nil && e.settings.Used != nil {
+			e.settings.Used(tool, rep)
+		}
+		return rep, err
+	}
 }
 
 // kept puts a finished report in the cache, if there is one, and passes it on.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	kept "github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/schemas"
@@ -14,7 +16,8 @@ func pingTool() mcp.Tool {
 		mcp.WithTitleAnnotation("Server status"),
 		mcp.WithDescription("Answers at once, without research: the server's version, the backend serving research (the "+
 			"Gemini CLI or the Gemini API, and why), whether the CLI is installed and signed in, warm CLI processes, and "+
-			"searches running and queued. Use it to check the server before a long search."),
+			"searches running and queued, and what the research used today and this month (tokens, searches, requests, "+
+			"by backend and model). Use it to check the server before a long search."),
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.Status)),
 		readOnlyAnnotations(false),
 	)
@@ -32,6 +35,14 @@ type Status struct {
 	WarmWorkers     int    `json:"warm_workers"`
 	RunningSearches int    `json:"running_searches"`
 	QueuedSearches  int    `json:"queued_searches"`
+	// Usage is what the research used today and this month (the usage meter); nil without a research library.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what the research used today and this month (local time), by backend and model, as the backends told it.
+type Usage struct {
+	Today []kept.UsageTotal `json:"today"`
+	Month []kept.UsageTotal `json:"month"`
 }
 
 // Ping answers the server's status at once.

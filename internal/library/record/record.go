@@ -193,3 +193,26 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b) // never fails (crypto/rand)
 	return strings.ToLower(hex.EncodeToString(b))
 }
+
+// Usage is what one research call used, as its backend told it: a row of the usage meter.
+type Usage struct {
+	At                         time.Time // when the call's research ended
+	Tool, Backend, Model       string
+	InputTokens, OutputTokens  int
+	ThoughtTokens, TotalTokens int
+	Searches, Requests         int
+}
+
+// UsageTotal is what the calls of one backend and model used over a time: how many, and their usage summed.
+type UsageTotal struct {
+	Backend string `json:"backend"`
+	Model   string `json:"model"`
+	Calls   int    `json:"calls"`
+
+	InputTokens   int `json:"input_tokens"`
+	OutputTokens  int `json:"output_tokens"`
+	ThoughtTokens int `json:"thought_tokens,omitempty"`
+	TotalTokens   int `json:"total_tokens"`
+	Searches      int `json:"searches,omitempty"`
+	Requests      int `json:"requests,omitempty"`
+}

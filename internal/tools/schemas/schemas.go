@@ -141,10 +141,25 @@ const Status = `{
     "backend_reason": {"type": "string", "description": "why auto serves research from the API; empty otherwise"},
     "warm_workers": {"type": "integer", "description": "Gemini CLI processes started ahead of a search"},
     "running_searches": {"type": "integer", "description": "research runs in progress"},
-    "queued_searches": {"type": "integer", "description": "research runs waiting for a free slot"}
+    "queued_searches": {"type": "integer", "description": "research runs waiting for a free slot"},
+    "usage": {
+      "type": "object",
+      "description": "what the research used today and this month (local time), by backend and model, as the backends told it",
+      "properties": {
+        "today": {"type": "array", "items": ` + usageTotalSchema + `},
+        "month": {"type": "array", "items": ` + usageTotalSchema + `}
+      }
+    }
   },
   "required": ["status", "version"]
 }`
+
+// usageTotalSchema describes record.UsageTotal: what the calls of one backend and model used.
+const usageTotalSchema = `{"type": "object", "properties": {"backend": {"type": "string"}, "model": {"type": "string"},
+  "calls": {"type": "integer"}, "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"},
+  "thought_tokens": {"type": "integer"}, "total_tokens": {"type": "integer"},
+  "searches": {"type": "integer", "description": "Google searches run"},
+  "requests": {"type": "integer", "description": "requests made to the Gemini API, when known"}}}`
 
 // Cancel describes the structured content of research_cancel: tools.Cancelled, or an error.
 const Cancel = `{
