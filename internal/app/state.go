@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 )
 
@@ -9,6 +11,7 @@ func (a *App) State() appstate.State {
 	st := a.glance()
 	st.Activity = a.activity.Snapshot()
 	st.Recent, st.Kept = a.library.List(appstate.RecentMax), a.library.Len()
+	st.Usage = a.usage(time.Now())
 	return st
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
 // keepUsage keeps what a call of tool used, rep's usage, in the research library's usage meter (research.Settings.Used).
@@ -21,7 +20,7 @@ func (a *App) keepUsage(tool string, rep research.Report) {
 
 // usage is what the research used today and this month, as of now (local time); nil without a library, or when it
 // cannot be read (logged).
-func (a *App) usage(now time.Time) *tools.Usage {
+func (a *App) usage(now time.Time) *record.UsageMeter {
 	if a.library == nil {
 		return nil
 	}
@@ -36,7 +35,7 @@ func (a *App) usage(now time.Time) *tools.Usage {
 		a.log.Warn("cannot read the usage meter", "err", err)
 		return nil
 	}
-	return &tools.Usage{Today: nonNil(today), Month: nonNil(month)}
+	return &record.UsageMeter{Today: nonNil(today), Month: nonNil(month)}
 }
 
 // nonNil is totals, or an empty list: "none yet" reads as [] in JSON.

@@ -15,17 +15,18 @@ import (
 // State is the App's state at one moment.
 type State struct {
 	Version  string
-	Config   config.Config     // the configuration in force
-	Server   httpserver.Status // the MCP server over HTTP, its Backend filled in; Stopped when it serves stdio
-	Backend  backend.State     // which backend serves research and why, and how many CLIs are warm
-	CLI      string            // how the Gemini CLI is started; "" when none was found
-	SignedIn bool              // the Gemini CLI has a sign-in of its own
-	Setup    []checklist.Check // what the setup checks find wrong with the configuration in force
-	Activity activity.Snapshot // the searches running and the last errors
-	Running  int               // research runs holding a place in the queue
-	Queued   int               // research runs waiting for one
-	Recent   []record.Summary  // the newest reports of the history, newest first, at most RecentMax
-	Kept     int               // the reports the history keeps
+	Config   config.Config      // the configuration in force
+	Server   httpserver.Status  // the MCP server over HTTP, its Backend filled in; Stopped when it serves stdio
+	Backend  backend.State      // which backend serves research and why, and how many CLIs are warm
+	CLI      string             // how the Gemini CLI is started; "" when none was found
+	SignedIn bool               // the Gemini CLI has a sign-in of its own
+	Setup    []checklist.Check  // what the setup checks find wrong with the configuration in force
+	Activity activity.Snapshot  // the searches running and the last errors
+	Running  int                // research runs holding a place in the queue
+	Queued   int                // research runs waiting for one
+	Recent   []record.Summary   // the newest reports of the history, newest first, at most RecentMax
+	Kept     int                // the reports the history keeps
+	Usage    *record.UsageMeter // what the research used today and this month; nil without a library
 }
 
 // RecentMax is how many reports Recent holds at most: as many as the status page lists.

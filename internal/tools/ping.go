@@ -36,13 +36,7 @@ type Status struct {
 	RunningSearches int    `json:"running_searches"`
 	QueuedSearches  int    `json:"queued_searches"`
 	// Usage is what the research used today and this month (the usage meter); nil without a research library.
-	Usage *Usage `json:"usage,omitempty"`
-}
-
-// Usage is what the research used today and this month (local time), by backend and model, as the backends told it.
-type Usage struct {
-	Today []kept.UsageTotal `json:"today"`
-	Month []kept.UsageTotal `json:"month"`
+	Usage *kept.UsageMeter `json:"usage,omitempty"`
 }
 
 // Ping answers the server's status at once.

@@ -82,7 +82,7 @@ type Menu struct {
 	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
 	armed map[*systray.MenuItem]int    // the flash generation that asks to confirm the item's action
 
-	status, setup, runs, errs, clear         *systray.MenuItem
+	status, usage, setup, runs, errs, clear  *systray.MenuItem
 	setupSlots, runSlots, errSlots, recSlots []*systray.MenuItem
 	noRuns, noErrs, noRecent                 *systray.MenuItem
 	start, stop, restart                     *systray.MenuItem
@@ -116,6 +116,9 @@ func (m *Menu) build(ctx context.Context) {
 
 	m.status = systray.AddMenuItem("…", "Where the MCP server is listening")
 	m.status.Disable()
+	m.usage = systray.AddMenuItem("", "What the research used, as the backends told it (ping and /healthz give the details)")
+	m.usage.Disable()
+	m.usage.Hide()
 	m.setup = systray.AddMenuItem("Setup", "What keeps the server from researching; click one for the setup check")
 	m.setup.Hide()
 	for range 2 * maxSetupProblems {
@@ -211,6 +214,7 @@ func (m *Menu) build(ctx context.Context) {
 func (m *Menu) render() view {
 	st := m.app.State()
 	v := render(st.Server, st.Setup, st.Activity, st.Recent[:min(len(st.Recent), MaxRecent)], m.o.Now())
+	v.Usage = usageLine(st.Usage)
 	for _, c := range m.app.Clients() {
 		v.Clients = append(v.Clients, clientView(c.Name, c.Status()))
 	}
@@ -344,6 +348,8 @@ func (m *Menu) applyLocked(v view) {
 	}
 	setTitle(m.runs, first, old.RunsTitle, v.RunsTitle)
 	setTitle(m.errs, first, old.ErrorsTitle, v.ErrorsTitle)
+	setTitle(m.usage, first, old.Usage, v.Usage)
+	setVisible(m.usage, first, old.Usage != "", v.Usage != "")
 	setTitle(m.status, first, old.Status, v.Status)
 	m.shown = v
 }

@@ -54,6 +54,7 @@ const maxSetupProblems = 4
 type view struct {
 	Icon                 string // an assets state
 	Status               string
+	Usage                string // what the research used today and this month; "" hides the item
 	Tooltip              string
 	SetupTitle           string   // "Setup: 2 problems"; "" hides the item
 	Setup                []string // each problem, then its fix, for at most maxSetupProblems
@@ -231,6 +232,34 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// usageLine is the usage meter in one line: "Today: 23 searches · 41k tokens · 112 Google searches this month"; ""
+// before the month's first research.
+func usageLine(meter *record.UsageMeter) string {
+	if meter == nil || len(meter.Month) == 0 {
+		return ""
+	}
+	var calls, tokens, searches int
+	for _, t := range meter.Today {
+		calls, tokens = calls+t.Calls, tokens+t.TotalTokens
+	}
+	for _, t := range meter.Month {
+		searches += t.Searches
+	}
+	return fmt.Sprintf("Today: %d search%s · %s tokens · %d Google searches this month", calls,
+		map[bool]string{true: "es"}[calls != 1], count(tokens), searches)
+}
+
+// count is n in a few characters: 980, 41k, 1.2M.
+func count(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
 // recentLine is one report of the history: short topic, when it started, how long it took, and whether it was cut

@@ -20,7 +20,8 @@ type statusView struct {
 	Errors   int                // the failures
 	Warnings int                // the warnings: calls that succeeded with something to know, not failures
 	Recent   []recentView
-	Kept     int // reports in the history, of which Recent shows the newest
+	Kept     int                // reports in the history, of which Recent shows the newest
+	Usage    *record.UsageMeter // what the research used today and this month; nil without a library
 }
 
 // recentView is one report of the history as /status lists it.
@@ -39,7 +40,7 @@ func (pg *statusPage) view() statusView {
 	st := pg.h.app.State()
 	snap := st.Activity
 	p := statusView{Server: st.Server.Line(), Failures: slices.Concat(snap.Failures, snap.Warnings),
-		Errors: len(snap.Failures), Warnings: len(snap.Warnings), Kept: st.Kept}
+		Errors: len(snap.Failures), Warnings: len(snap.Warnings), Kept: st.Kept, Usage: st.Usage}
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(pg.h.now())})
 	}

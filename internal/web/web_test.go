@@ -53,6 +53,7 @@ type fakeBackend struct {
 	cfg      config.Config
 	snap     activity.Snapshot
 	library  *library.Library
+	usage    *record.UsageMeter // the usage meter State gives
 	saved    []byte
 	refuse   error // why SaveDotenv refuses a file whose values are all valid
 	applyErr error // why applying the saved file fails
@@ -103,7 +104,7 @@ func (f *fakeBackend) Status() httpserver.Status {
 }
 func (f *fakeBackend) State() appstate.State {
 	return appstate.State{Version: f.Version(), Config: f.Config(), Server: f.Status(), Activity: f.Activity(),
-		Recent: f.library.List(appstate.RecentMax), Kept: f.library.Len()}
+		Recent: f.library.List(appstate.RecentMax), Kept: f.library.Len(), Usage: f.usage}
 }
 func (f *fakeBackend) Report(id string) (record.Report, error) { return f.library.Get(id) }
 func (f *fakeBackend) Browse(query string, offset, limit int) ([]record.Summary, int, error) {
@@ -554,9 +555,12 @@ func TestStatusPage(t *testing.T) {
 		Failures: []activity.Failure{{Time: now, Tool: "search", Query: "go_1.26", Code: "QUOTA_ERROR", Message: "quota used up",
 			Details: "Wait for the quota to reset.\nstderr: 429"}},
 	}
+	b.usage = &record.UsageMeter{Today: []record.UsageTotal{{Backend: "api", Model: "gemini-3-flash", Calls: 2, TotalTokens: 4321}},
+		Month: []record.UsageTotal{{Backend: "api", Model: "gemini-3-flash", Calls: 9, TotalTokens: 98765, Searches: 17}}}
 	_, body := get(t, srv.URL+"/status", true)
 	for _, want := range []string{"Running searches (1)", "rust &lt;2024&gt; edition", "01:23", "searching", "Last errors (1)", "QUOTA_ERROR",
-		"quota used up", "go_1.26", "Wait for the quota to reset.\nstderr: 429", "<footer>gemini-search-mcp 1.2.3-test</footer>"} {
+		"quota used up", "go_1.26", "Wait for the quota to reset.\nstderr: 429", "<footer>gemini-search-mcp 1.2.3-test</footer>",
+		`<table id="usage">`, "<td>today</td><td>api</td>", ">4321<", "<td>this month</td>", ">98765<", ">17<"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}

@@ -203,6 +203,12 @@ type Usage struct {
 	Searches, Requests         int
 }
 
+// UsageMeter is what the research used today and this month (local time), by backend and model.
+type UsageMeter struct {
+	Today []UsageTotal `json:"today"`
+	Month []UsageTotal `json:"month"`
+}
+
 // UsageTotal is what the calls of one backend and model used over a time: how many, and their usage summed.
 type UsageTotal struct {
 	Backend string `json:"backend"`
