@@ -55,6 +55,7 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 		DeepSearchEngine:    cfg.DeepResearchEngine,
 		AgentPlan:           cfg.DeepResearchPlan,
 		Used:                a.keepUsage,
+		Admit:               a.admit,
 	}, a.log)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package app
 
 import (
+	"cmp"
+	"fmt"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
@@ -16,6 +19,39 @@ func (a *App) keepUsage(tool string, rep research.Report) {
 	if err != nil {
 		a.log.Warn("the usage of a call was not kept", "err", err)
 	}
+}
+
+// admit refuses a research call once the usage meter passes GEMINI_DAILY_REQUEST_LIMIT or
+// GEMINI_MONTHLY_GROUNDED_LIMIT (research.Settings.Admit): QUOTA_ERROR naming the variable, before the provider
+// refuses or bills. A meter it cannot read admits the call (logged by usage).
+func (a *App) admit(string) error {
+	cfg := a.Config()
+	if cfg.DailyRequestLimit == 0 && cfg.MonthlyGroundedLimit == 0 {
+		return nil
+	}
+	meter := a.usage(time.Now())
+	if meter == nil {
+		return nil
+	}
+	var requests, searches int
+	for _, t := range meter.Today {
+		requests += cmp.Or(t.Requests, t.Calls) // a call whose requests are not told is one
+	}
+	for _, t := range meter.Month {
+		searches += t.Searches
+	}
+	switch {
+	case cfg.DailyRequestLimit > 0 && requests >= cfg.DailyRequestLimit:
+		return &research.Failure{Code: backend.CodeQuota, Message: fmt.Sprintf("The daily request limit of %d "+
+			"(GEMINI_DAILY_REQUEST_LIMIT) is reached: the research made %d requests today.", cfg.DailyRequestLimit, requests),
+			Details: "Wait until tomorrow, or raise or unset GEMINI_DAILY_REQUEST_LIMIT in the settings."}
+	case cfg.MonthlyGroundedLimit > 0 && searches >= cfg.MonthlyGroundedLimit:
+		return &research.Failure{Code: backend.CodeQuota, Message: fmt.Sprintf("The monthly limit of %d Google "+
+			"searches (GEMINI_MONTHLY_GROUNDED_LIMIT) is reached: the research ran %d this month.",
+			cfg.MonthlyGroundedLimit, searches),
+			Details: "Wait until next month, or raise or unset GEMINI_MONTHLY_GROUNDED_LIMIT in the settings."}
+	}
+	return nil
 }
 
 // usage is what the research used today and this month, as of now (local time); nil without a library, or when it

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -38,4 +39,27 @@ func TestUsageMeter(t *testing.T) {
 	if got := a.status().Usage; got == nil || got.Today[0].InputTokens != 48 {
 		t.Errorf("/healthz's usage: %+v", got)
 	}
+}
+
+// TestUsageLimits: once today's requests reach GEMINI_DAILY_REQUEST_LIMIT, a research call is refused with
+// QUOTA_ERROR naming the variable, before any run; an answer from the cache still comes, as it costs nothing.
+func TestUsageLimits(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	_, c, _ := startWithHistory(t, fake, map[string]string{"GEMINI_DAILY_REQUEST_LIMIT": "2"})
+	callTool(t, c, "search", map[string]any{"query": "first"})
+	callTool(t, c, "search", map[string]any{"query": "second"})
+	runs := len(fake.Calls())
+
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "search"
+	req.Params.Arguments = map[string]any{"query": "third"}
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "QUOTA_ERROR") ||
+		!strings.Contains(res.Content[0].(mcp.TextContent).Text, "GEMINI_DAILY_REQUEST_LIMIT") {
+		t.Fatalf("a search past the daily limit: %+v, %v; want QUOTA_ERROR naming the variable", res, err)
+	}
+	if len(fake.Calls()) != runs {
+		t.Error("the refused search ran the CLI")
+	}
+	callTool(t, c, "search", map[string]any{"query": "first"}) // from the cache
 }

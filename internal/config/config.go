@@ -54,26 +54,28 @@ type Config struct {
 	DeepResearchPlan     string        // GEMINI_DEEP_RESEARCH_PLAN: auto, confirm or off
 	// Prompts replace built-in prompt templates, by template name (prompts.Names): the files of the config dir's
 	// prompts folder, and GEMINI_SYSTEM_PROMPT for the research template.
-	Prompts             map[string]string
-	Debug               bool          // DEBUG
-	Notify              bool          // GEMINI_NOTIFY
-	NotifyAfter         time.Duration // GEMINI_NOTIFY_AFTER
-	Host                string        // MCP_SERVER_HOST
-	Port                int           // MCP_SERVER_PORT
-	ProgressLogInterval time.Duration // PROGRESS_LOG_INTERVAL
-	JSONMaxRetries      int           // JSON_MAX_RETRIES
-	MaxIterations       int           // GEMINI_CLI_MAX_ITERATIONS
-	MaxConcurrent       int           // GEMINI_MAX_CONCURRENT
-	QueueTimeout        time.Duration // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
-	DeepSearchMaxRounds int           // DEEP_SEARCH_MAX_ROUNDS
-	MaxResponseChars    int           // GEMINI_MAX_RESPONSE_CHARS
-	WarmWorkers         int           // GEMINI_WARM_WORKERS; 0 means none
-	WarmIdle            time.Duration // GEMINI_WARM_IDLE
-	CacheTTL            time.Duration // GEMINI_CACHE_TTL; 0 means no cache
-	CallWait            time.Duration // GEMINI_CALL_WAIT: how long a research call waits for its research
-	RunsDir             string        // where CLI runs in progress are recorded; "" when there is no state dir (runsDir)
-	CLIPath             string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
-	AuthToken           Secret        // MCP_AUTH_TOKEN; "" means no token is required
+	Prompts              map[string]string
+	Debug                bool          // DEBUG
+	Notify               bool          // GEMINI_NOTIFY
+	NotifyAfter          time.Duration // GEMINI_NOTIFY_AFTER
+	Host                 string        // MCP_SERVER_HOST
+	Port                 int           // MCP_SERVER_PORT
+	ProgressLogInterval  time.Duration // PROGRESS_LOG_INTERVAL
+	JSONMaxRetries       int           // JSON_MAX_RETRIES
+	MaxIterations        int           // GEMINI_CLI_MAX_ITERATIONS
+	MaxConcurrent        int           // GEMINI_MAX_CONCURRENT
+	QueueTimeout         time.Duration // GEMINI_QUEUE_TIMEOUT; 0 means wait as long as it takes
+	DeepSearchMaxRounds  int           // DEEP_SEARCH_MAX_ROUNDS
+	MaxResponseChars     int           // GEMINI_MAX_RESPONSE_CHARS
+	WarmWorkers          int           // GEMINI_WARM_WORKERS; 0 means none
+	WarmIdle             time.Duration // GEMINI_WARM_IDLE
+	CacheTTL             time.Duration // GEMINI_CACHE_TTL; 0 means no cache
+	DailyRequestLimit    int           // GEMINI_DAILY_REQUEST_LIMIT; 0 means none
+	MonthlyGroundedLimit int           // GEMINI_MONTHLY_GROUNDED_LIMIT; 0 means none
+	CallWait             time.Duration // GEMINI_CALL_WAIT: how long a research call waits for its research
+	RunsDir              string        // where CLI runs in progress are recorded; "" when there is no state dir (runsDir)
+	CLIPath              string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
+	AuthToken            Secret        // MCP_AUTH_TOKEN; "" means no token is required
 
 	// The research library (internal/library): its database, and what it keeps (its retention).
 	LibraryPath       string        // library.db in the data dir; "" when there is no data dir: no library (libraryPath)

@@ -374,8 +374,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 45 {
-		t.Errorf("got %d variables, want 45", len(seen))
+	if len(seen) != 47 {
+		t.Errorf("got %d variables, want 47", len(seen))
 	}
 }
 

@@ -45,6 +45,9 @@ type Settings struct {
 	AgentPlan        string        // whether the agent plans first (GEMINI_DEEP_RESEARCH_PLAN): PlanAuto (""), PlanConfirm or PlanOff
 	// Used, when set, is told what each call of tool used (rep's Metadata.Usage), once a run: the usage meter.
 	Used func(tool string, rep Report)
+	// Admit, when set, says whether a call of tool may run now (the usage meter's limits): a *Failure refuses it.
+	// A call the cache answers, or one that follows on a run paid for already, is not asked about.
+	Admit func(tool string) error
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.

@@ -140,6 +140,11 @@ func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progres
 			return rep, nil
 		}
 	}
+	if admit := e.settings.Admit; admit != nil {
+		if err := admit(key[0]); err != nil {
+			return Report{}, err
+		}
+	}
 	if e.settings.Joins == nil || !join {
 		rep, err := run(ctx, progress)
 		return e.kept(string(k), rep, err)
