@@ -33,6 +33,7 @@ type historyView struct {
 	Newer   string // the link to the page before; "" on the first
 	Older   string // the link to the page after; "" on the last
 	Live    historyLive
+	Usage   *record.UsageMeter // what the research used today and this month; nil without a library
 }
 
 // historyRow is one report as /history lists it.
@@ -81,7 +82,8 @@ func (pg *historyPage) live() historyLive {
 
 // view is the page of reports numbered page (from 1; past the last: the last) that query finds.
 func (pg *historyPage) view(query string, page int) (historyView, error) {
-	p := historyView{Server: pg.h.app.State().Server.Line(), Query: query, Live: pg.live()}
+	st := pg.h.app.State()
+	p := historyView{Server: st.Server.Line(), Query: query, Live: pg.live(), Usage: st.Usage}
 	found, total, err := pg.h.app.Browse(query, (page-1)*historyPageSize, historyPageSize)
 	if err != nil {
 		return p, err
