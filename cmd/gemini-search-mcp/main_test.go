@@ -136,7 +136,7 @@ func assertRoundTrip(t *testing.T, c *client.Client) {
 	t.Helper()
 	initialize(t, c)
 	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil || len(list.Tools) != 10 {
+	if err != nil || len(list.Tools) != 11 {
 		t.Fatalf("tools/list = %+v, %v", list, err)
 	}
 	res, err := search(context.Background(), c, "what changed in Go 1.26?")

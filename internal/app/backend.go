@@ -86,6 +86,10 @@ func (e engineOf) Structured(ctx context.Context, req research.StructuredRequest
 	return e.run(ctx, "structured", req.Prompt, func(eng *research.Engine) (research.Report, error) { return eng.Structured(ctx, req) })
 }
 
+func (e engineOf) Fetch(ctx context.Context, req research.FetchRequest) (research.Report, error) {
+	return e.run(ctx, "fetch", req.URL, func(eng *research.Engine) (research.Report, error) { return eng.Fetch(ctx, req) })
+}
+
 func (e engineOf) FollowUp(ctx context.Context, req research.FollowUpRequest) (research.Report, error) {
 	return e.run(ctx, "follow_up", req.Question, func(eng *research.Engine) (research.Report, error) { return eng.FollowUp(ctx, req) })
 }

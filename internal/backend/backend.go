@@ -39,6 +39,7 @@ type Request struct {
 	Prompt  string
 	Model   string      // "" lets the backend choose
 	Plain   bool        // the prompt needs no research tools (a JSON correction): the API offers none
+	Fetch   bool        // the prompt reads pages and searches nothing (fetch): the API offers URL context alone
 	OnEvent func(Event) // optional; called in order for each search or read, from another goroutine, never after Run returns
 	// Dirs are folders the agent sees besides its workspace: their file tree, and @path references in the prompt
 	// (the CLI's --include-directories). The API backend reads no files and ignores them.
@@ -95,6 +96,9 @@ type Result struct {
 	// gave them): the agent researched without its tools. "" when it ran, or is not configured.
 	FirecrawlDown string
 	Usage         *Usage // what the run used, as its backend tells it; nil: not told
+	// Unread are the pages the run could not read, each with why, as the backend tells it (URL context's
+	// retrieval status: URL_RETRIEVAL_STATUS_PAYWALL, …); nil: none, or not told.
+	Unread map[string]string
 }
 
 // Usage is what a run used, as the Gemini API counts it (and the Gemini CLI tells it).

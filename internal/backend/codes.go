@@ -24,6 +24,7 @@ const (
 	CodeResearchFailed Code = "RESEARCH_FAILED" // the agent ran but reported that it could not research the topic
 	CodeQueueTimeout   Code = "QUEUE_TIMEOUT"   // no research slot freed up within GEMINI_QUEUE_TIMEOUT
 	CodeSchemaMismatch Code = "SCHEMA_MISMATCH" // a structured answer that does not fit the caller's schema
+	CodeFetchFailed    Code = "FETCH_FAILED"    // fetch could not read the page: an error, a paywall, a page deemed unsafe
 )
 
 // The tools' own failures.

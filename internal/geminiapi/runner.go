@@ -177,7 +177,10 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 		AutomaticContinuation: genai.Ptr(false),
 		SystemInstruction:     r.system,
 	}
-	if !req.Plain {
+	switch {
+	case req.Fetch:
+		cfg.Tools = []*genai.Tool{{URLContext: &genai.URLContext{}}}
+	case !req.Plain:
 		cfg.Tools = []*genai.Tool{{GoogleSearch: googleSearch(req)}, {URLContext: &genai.URLContext{}}}
 	}
 	turn := contents(req.Prompt, req.NamedDocuments())

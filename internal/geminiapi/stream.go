@@ -24,6 +24,7 @@ type stream struct {
 	model     string
 	finish    genai.FinishReason
 	usage     *genai.GenerateContentResponseUsageMetadata // the last one seen: it counts the whole answer
+	unread    map[string]string                           // the URLs URL context could not read, with its status
 }
 
 func newStream(maxOutput int, onEvent func(backend.Event)) *stream {
@@ -79,6 +80,10 @@ func (s *stream) add(chunk *genai.GenerateContentResponse) {
 			ev := backend.Event{Kind: backend.EventFetch, Tool: "url_context", URL: m.RetrievedURL}
 			if m.URLRetrievalStatus != "" && m.URLRetrievalStatus != genai.URLRetrievalStatusSuccess {
 				ev.Kind, ev.Error = backend.EventFailed, "could not read "+m.RetrievedURL+" ("+string(m.URLRetrievalStatus)+")"
+				if s.unread == nil {
+					s.unread = map[string]string{}
+				}
+				s.unread[m.RetrievedURL] = string(m.URLRetrievalStatus)
 			}
 			s.onEvent(ev)
 		}
@@ -128,6 +133,7 @@ func (s *stream) result(model string) backend.Result {
 			res.URLs = append(res.URLs, u)
 		}
 	}
+	res.Unread = s.unread
 	if u := s.usage; u != nil {
 		res.Usage = &backend.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount),
 			ThoughtTokens: int(u.ThoughtsTokenCount), TotalTokens: int(u.TotalTokenCount), Searches: len(s.queries)}

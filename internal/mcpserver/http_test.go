@@ -66,7 +66,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	testkit.Initialize(t, ctx, c)
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil || len(list.Tools) != 10 {
+	if err != nil || len(list.Tools) != 11 {
 		t.Fatalf("tools/list = %+v, %v", list, err)
 	}
 	res := call(ctx, t, c, "search", map[string]any{"query": "q"}, nil)

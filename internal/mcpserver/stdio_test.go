@@ -45,6 +45,10 @@ func (e blockedEngine) FollowUp(ctx context.Context, _ research.FollowUpRequest)
 	return e.Search(ctx, research.SearchRequest{})
 }
 
+func (e blockedEngine) Fetch(ctx context.Context, _ research.FetchRequest) (research.Report, error) {
+	return e.Search(ctx, research.SearchRequest{})
+}
+
 // Over stdio, searches in flight never hold up another call: only the research queue limits research.
 func TestStdioCallsDoNotWaitBehindSearches(t *testing.T) {
 	t.Parallel()

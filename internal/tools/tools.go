@@ -31,6 +31,7 @@ type Engine interface {
 	Ask(ctx context.Context, req research.AskRequest) (research.Report, error)
 	Structured(ctx context.Context, req research.StructuredRequest) (research.Report, error)
 	FollowUp(ctx context.Context, req research.FollowUpRequest) (research.Report, error)
+	Fetch(ctx context.Context, req research.FetchRequest) (research.Report, error)
 }
 
 // maxQueryLen bounds a query's or topic's length in characters; maxPromptLen an ask's prompt.
@@ -149,6 +150,8 @@ func New(engine Engine, o Options) *Tools {
 			func(a StructuredArgs) *int { return a.WaitSeconds }),
 		researchHandler(t, longResults(followUpTool()), asResult(t.FollowUp), func(a FollowUpArgs) string { return a.Question },
 			func(a FollowUpArgs) *int { return a.WaitSeconds }),
+		researchHandler(t, longResults(fetchTool()), asResult(t.Fetch), func(a FetchArgs) string { return a.URL },
+			func(a FetchArgs) *int { return a.WaitSeconds }),
 		handler(t, longResults(researchResultTool()), t.ResearchResult),
 		handler(t, researchCancelTool(), t.ResearchCancel),
 		handler(t, listResearchTool(), t.ListResearch),
