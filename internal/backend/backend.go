@@ -250,6 +250,8 @@ type Source struct {
 	URL     string `json:"url"`
 	Title   string `json:"title,omitempty"`
 	Snippet string `json:"snippet,omitempty"` // what the source says: the first segment it supports, or the agent's words
+	// Domain is the page's domain when the URL does not say it (Google Search grounding's redirects); "" otherwise.
+	Domain string `json:"-"`
 }
 
 // Citation is one segment of the answer and the sources that support it: the report shows a [n] marker after it

@@ -300,17 +300,17 @@ var variables = []variable{
 			return err
 		}},
 	{VarDoc{Name: "GEMINI_DAILY_REQUEST_LIMIT", Default: "0", Description: "The most requests the research may " +
-		"make today (local time), as the usage meter counts them (each Gemini API request, retries included; a CLI " +
-		"call as one): past it a research call is refused with QUOTA_ERROR before the provider would (0 to 1000000; " +
-		"0: no limit)."},
+		"make today (local time), as the usage meter counts them (the Gemini API requests of each call's research " +
+		"runs, retries included; a CLI call as one; JSON corrections and failed calls are not counted yet): past it " +
+		"a research call is refused with QUOTA_ERROR before the provider would (0 to 1000000; 0: no limit)."},
 		func(c *Config, v string) (err error) {
 			c.DailyRequestLimit, err = intBetween(v, 0, 1_000_000, "must be a whole number between 0 and 1000000")
 			return err
 		}},
-	{VarDoc{Name: "GEMINI_MONTHLY_GROUNDED_LIMIT", Default: "0", Description: "The most Google searches the " +
-		"research may run this month (local time), as the usage meter counts them: past it a research call is " +
-		"refused with QUOTA_ERROR, before Google's pool of grounded prompts runs out and bills (0 to 10000000; 0: no " +
-		"limit)."},
+	{VarDoc{Name: "GEMINI_MONTHLY_GROUNDED_LIMIT", Default: "0", Description: "The most Google searches (search " +
+		"queries, which a grounded prompt runs one or more of) the research may run this month (local time), as the " +
+		"usage meter counts them: past it a research call is refused with QUOTA_ERROR, before Google's pool of " +
+		"grounded prompts runs out and bills (0 to 10000000; 0: no limit)."},
 		func(c *Config, v string) (err error) {
 			c.MonthlyGroundedLimit, err = intBetween(v, 0, 10_000_000, "must be a whole number between 0 and 10000000")
 			return err

@@ -44,7 +44,8 @@ func ground(parts []string, g *genai.GroundingMetadata) *backend.Grounding {
 			if len(out.Sources) == backend.MaxSources {
 				continue
 			}
-			out.Sources = append(out.Sources, backend.Source{URL: ch.Web.URI, Title: cmp.Or(ch.Web.Title, ch.Web.Domain)})
+			out.Sources = append(out.Sources, backend.Source{URL: ch.Web.URI, Title: cmp.Or(ch.Web.Title, ch.Web.Domain),
+				Domain: ch.Web.Domain})
 			n = len(out.Sources) - 1
 		}
 		number[i] = n + 1

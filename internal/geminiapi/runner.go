@@ -195,16 +195,20 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 	return nil
 }
 
-// googleSearch is the Google Search tool of req: with its time range, when it has one (the API wants both ends).
+// googleSearch is the Google Search tool of req: with its time range, when it has one. The API wants both ends: an
+// open start is the Unix epoch, an open end now.
 func googleSearch(req backend.Request) *genai.GoogleSearch {
 	if req.After.IsZero() && req.Before.IsZero() {
 		return &genai.GoogleSearch{}
 	}
-	before := req.Before
+	after, before := req.After, req.Before
+	if after.IsZero() {
+		after = time.Unix(0, 0)
+	}
 	if before.IsZero() {
 		before = time.Now()
 	}
-	return &genai.GoogleSearch{TimeRangeFilter: &genai.Interval{StartTime: req.After.UTC(), EndTime: before.UTC()}}
+	return &genai.GoogleSearch{TimeRangeFilter: &genai.Interval{StartTime: after.UTC(), EndTime: before.UTC()}}
 }
 
 // contents is the request's one user turn: the prompt, then each document it names in a part of

@@ -82,8 +82,8 @@ func (e *Engine) agentSearch(ctx context.Context, req DeepSearchRequest, depth s
 		plan = req.Resume.Plan
 		req.Progress.report("following Google's Deep Research agent again")
 	case req.PlanID != "":
-		ask.Input, ask.Previous, planID = planApproval+" The research question, as it stands now: "+req.Topic,
-			req.PlanID, req.PlanID
+		ask.Input, ask.Previous, planID = planApproval+" The research question, as it stands now: "+req.Topic+
+			req.controls().instructions(), req.PlanID, req.PlanID
 	case req.Resume == nil && e.settings.AgentPlan == PlanOff:
 	default: // a plan first: asked for now, or followed on
 		req.Progress.report("Google's Deep Research agent is planning the research")

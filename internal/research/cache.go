@@ -176,6 +176,7 @@ func (c *Cache) get(key string) (Report, bool) {
 	}
 	age := now.Sub(at).Milliseconds()
 	rep.Metadata.Cached, rep.Metadata.CacheAgeMS = true, &age
+	rep.Metadata.Usage = nil // the answer used nothing: its research is counted once, when it ran
 	return rep, true
 }
 

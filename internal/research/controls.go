@@ -39,14 +39,17 @@ var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9
 
 // Domain is d as Controls keep it (lower case, without a scheme, "www." or a path), or an error saying what is
 // wrong with it.
-func Domain(d string) (string, error) {
-	d = strings.ToLower(strings.TrimSpace(d))
+func Domain(given string) (string, error) {
+	d := strings.ToLower(strings.TrimSpace(given))
+	if !strings.Contains(d, "://") {
+		d = "//" + d // a host with a path, as example.org/docs, is a URL's host too
+	}
 	if u, err := url.Parse(d); err == nil && u.Host != "" {
 		d = u.Hostname()
 	}
 	d = strings.TrimSuffix(strings.TrimPrefix(d, "www."), ".")
 	if !domainPattern.MatchString(d) {
-		return "", fmt.Errorf("%q is not a domain like example.org", d)
+		return "", fmt.Errorf("%q is not a domain like example.org", strings.TrimSpace(given))
 	}
 	return d, nil
 }
@@ -171,6 +174,22 @@ func (c Controls) cited(text string, sources []backend.Source, f *Filtered) (str
 	return renumbered, kept
 }
 
+// visited are the pages of urls the domain rules allow: a page of an excluded domain is not shown as read for the
+// report (raw search lists them as its sources when the report numbers none).
+func (c Controls) visited(urls []string) []string {
+	if len(c.Include) == 0 && len(c.Exclude) == 0 {
+		return urls
+	}
+	var f Filtered
+	out := []string{}
+	for _, u := range urls {
+		if c.why(backend.Source{URL: u}, &f) == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // within reports whether domain d is x or one of its subdomains.
 func within(d, x string) bool { return d == x || strings.HasSuffix(d, "."+x) }
 
@@ -186,7 +205,7 @@ func sourceDomain(s backend.Source) string {
 	}
 	host := u.Hostname()
 	if host == groundingRedirect {
-		host = s.Title
+		host = cmp.Or(s.Domain, s.Title) // the title is the domain, unless Google named another
 	}
 	d, err := Domain(cmp.Or(host, "-"))
 	if err != nil {

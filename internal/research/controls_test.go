@@ -15,6 +15,7 @@ func TestDomain(t *testing.T) {
 	for in, want := range map[string]string{
 		"example.org": "example.org", " Docs.Python.org ": "docs.python.org", "https://www.example.com/a?b": "example.com",
 		"www.bbc.co.uk.": "bbc.co.uk", "localhost": "", "-bad.org": "", "a..b": "", "": "", "exa mple.org": "",
+		"example.org/docs/page": "example.org",
 	} {
 		got, err := Domain(in)
 		if got != want || (err != nil) != (want == "") {

@@ -46,7 +46,7 @@ type Settings struct {
 	// Used, when set, is told what each call of tool used (rep's Metadata.Usage), once a run: the usage meter.
 	Used func(tool string, rep Report)
 	// Admit, when set, says whether a call of tool may run now (the usage meter's limits): a *Failure refuses it.
-	// A call the cache answers, or one that follows on a run paid for already, is not asked about.
+	// A call the cache answers, or that joins an identical one running, is not asked about.
 	Admit func(tool string) error
 }
 

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -65,22 +67,48 @@ func (e *Engine) fetch(ctx context.Context, req FetchRequest, model string) (Rep
 	if err != nil {
 		return Report{}, e.failure(ctx, req.URL, err)
 	}
-	if why, unread := rr.res.Unread[req.URL]; unread {
-		return Report{}, &Failure{Code: backend.CodeFetchFailed, Backend: rr.res.Backend,
-			Message: fmt.Sprintf("The page %s could not be read (%s).", req.URL, why), Details: unreadFix(why)}
+	if f := unread(req.URL, rr.res); f != nil {
+		return Report{}, f
 	}
 	b := newBuilder(req.URL, "", start)
 	b.freeText = true
 	b.use(rr)
 	rep := b.report(e.now())
-	if text := []rune(rep.Report); len(text) > req.MaxChars {
-		rep.Report = string(text[:req.MaxChars]) + fmt.Sprintf("\n\n[The page goes on: cut at max_chars, %d characters.]",
-			req.MaxChars)
-		rep.Summary, rep.Partial = rep.Report, true
+	if page := []rune(rep.Summary); len(page) > req.MaxChars {
+		rep.Summary = string(page[:req.MaxChars])
+		rep.Report = rep.Summary + fmt.Sprintf("\n\n[The page goes on: cut at max_chars, %d characters.]", req.MaxChars)
+		rep.Partial = true
 	}
 	rep.Metadata.SourcesVisited = []string{req.URL}
 	rep.Metadata.Timestamp = start.UTC().Format(time.RFC3339)
 	return rep, nil
+}
+
+// unread is why the run res of a fetch of page did not read it, as a FETCH_FAILED Failure; nil when it did. On the
+// Gemini API, URL context must have read the page (a model that read nothing would answer from memory); on the
+// Gemini CLI, a failed page read of its tools (web_fetch, Firecrawl's scrape) is the failure.
+func unread(page string, res backend.Result) *Failure {
+	same := func(u string) bool {
+		return strings.TrimSuffix(strings.ToLower(u), "/") == strings.TrimSuffix(strings.ToLower(page), "/")
+	}
+	fail := func(why, fix string) *Failure {
+		return &Failure{Code: backend.CodeFetchFailed, Backend: res.Backend, Message: fmt.Sprintf("The page %s "+
+			"could not be read (%s).", page, why), Details: fix}
+	}
+	for u, why := range res.Unread {
+		if same(u) {
+			return fail(why, unreadFix(why))
+		}
+	}
+	for _, te := range res.ToolErrors {
+		if strings.Contains(te.Tool, "fetch") || strings.Contains(te.Tool, "scrape") {
+			return fail(shorten(te.Message), unreadFix(""))
+		}
+	}
+	if res.Backend == backend.API && !slices.ContainsFunc(res.URLs, same) {
+		return fail("URL context did not read it", unreadFix(""))
+	}
+	return nil
 }
 
 // unreadFix is what to do about a page URL context could not read, by its status.

@@ -2,6 +2,7 @@ package research_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -40,6 +41,12 @@ func TestFetchOnTheAPI(t *testing.T) {
 		t.Errorf("max_chars 10: %q, %v", rep.Report, err)
 	}
 
+	// A model that read nothing through URL context answered from memory: no page.
+	mock.Handle(mg.KindFetch, mg.Always(mg.Text("From memory: the article says things.")))
+	if _, err = e.Fetch(t.Context(), research.FetchRequest{URL: page + "?unread"}); !strings.Contains(fmt.Sprint(err), "URL context did not read it") {
+		t.Errorf("a page URL context did not read: %v, want FETCH_FAILED", err)
+	}
+	mock.Handle(mg.KindFetch, mg.Always(paywalled))
 	_, err = e.Fetch(t.Context(), research.FetchRequest{URL: page + "?paid"})
 	var f *research.Failure
 	if !errors.As(err, &f) || f.Code != backend.CodeFetchFailed || !strings.Contains(f.Message, "PAYWALL") ||

@@ -140,11 +140,6 @@ func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progres
 			return rep, nil
 		}
 	}
-	if admit := e.settings.Admit; admit != nil {
-		if err := admit(key[0]); err != nil {
-			return Report{}, err
-		}
-	}
 	if e.settings.Joins == nil || !join {
 		rep, err := run(ctx, progress)
 		return e.kept(string(k), rep, err)
@@ -156,10 +151,16 @@ func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progres
 	return e.kept(string(k), rep, err)
 }
 
-// counted is run, telling Settings.Used what each report it makes used: once a run, however many identical
-// requests joined it, and never for an answer from the cache.
+// counted is run, once Settings.Admit admits it, telling Settings.Used what each report it makes used: once a run,
+// however many identical requests joined it (a request that joins one is not asked about again), and never for an
+// answer from the cache.
 func (e *Engine) counted(tool string, run func(context.Context, Progress) (Report, error)) func(context.Context, Progress) (Report, error) {
 	return func(ctx context.Context, p Progress) (Report, error) {
+		if admit := e.settings.Admit; admit != nil {
+			if err := admit(tool); err != nil {
+				return Report{}, err
+			}
+		}
 		rep, err := run(ctx, p)
 		if err == nil && rep.Metadata.Usage != nil && e.settings.Used != nil {
 			e.settings.Used(tool, rep)

@@ -89,6 +89,7 @@ func (b *builder) report(now time.Time) Report {
 	m.Timestamp = b.start.UTC().Format(time.RFC3339)
 	m.SourcesVisited = union(b.sources...)
 	m.SearchQueriesUsed = union(b.queries...)
+	m.SourcesVisited = b.controls.visited(m.SourcesVisited)
 	if b.depth != "" {
 		m.Rounds = b.rounds
 	}
@@ -116,10 +117,13 @@ func (b *builder) report(now time.Time) Report {
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	case cur.parsed:
 		m.Sources = agentSources(cur.agent.Metadata.Sources)
-		if b.controls.any() && len(cur.agent.Metadata.Sources) > 0 { // else its markers are its text's own list's
+		switch {
+		case b.controls.any() && len(cur.agent.Metadata.Sources) > 0:
 			var filtered Filtered
 			text, m.Sources = b.controls.cited(text, m.Sources, &filtered)
 			m.Filtered = filtered.orNil()
+		case b.controls.Limit > 0: // markers into a list of the text's own: none past the limit
+			text, _ = renumber(text, b.controls.Limit, nil)
 		}
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	}

@@ -15,14 +15,16 @@ import (
 const (
 	researchShape = `{
   "success": true,
-  "report": "# Title\n\nThe report in Markdown...",
-  "metadata": {"sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
+  "report": "# Title\n\nThe report in Markdown, citing sources as [1]...",
+  "metadata": {"sources": [{"url": "https://...", "title": "...", "snippet": "..."}],
+    "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
 }`
 	verifyShape = `{
   "success": true,
-  "report": "# Title\n\nThe corrected report in Markdown...",
+  "report": "# Title\n\nThe corrected report in Markdown, citing sources as [1]...",
   "verification": {"claims_checked": 5, "claims_corrected": 1, "corrections": ["..."], "new_findings": ["..."], "open_gaps": []},
-  "metadata": {"sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
+  "metadata": {"sources": [{"url": "https://...", "title": "...", "snippet": "..."}],
+    "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
 }`
 )
 

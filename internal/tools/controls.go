@@ -96,8 +96,13 @@ func (c Controls) period(tool string, now time.Time) (after, before time.Time, e
 			return after, before, bad(fmt.Sprintf("%s: %q is not a date like 2026-01-31", d.name, d.value))
 		}
 	}
-	if !after.IsZero() && !before.IsZero() && !before.After(after) {
+	switch {
+	case !after.IsZero() && !before.IsZero() && !before.After(after):
 		return after, before, bad("before must be after after")
+	case after.After(now):
+		return after, before, bad("after is in the future: no source is published yet")
+	case !before.IsZero() && before.Before(time.Unix(0, 0)):
+		return after, before, bad("before is before 1970")
 	}
 	return after, before, nil
 }

@@ -1,13 +1,13 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -76,36 +76,72 @@ func (t *Tools) Fetch(ctx context.Context, a FetchArgs) (*Report, error) {
 	})
 }
 
-// resolveWait bounds the look-up of a URL's host: a name that does not resolve in time is left to the reader.
+// resolveWait bounds the look-up of a URL's host.
 const resolveWait = 2 * time.Second
 
-// publicURL is raw as fetch reads it: an absolute http(s) URL of a public host. A host that is, or resolves to, a
-// loopback, link-local, private or unspecified address (or is named localhost) is refused: the page reader may run
-// on this machine (the Gemini CLI's web fetch), and must not be pointed at it or its network.
+// hostName is what a host name fetch takes looks like: ASCII labels of letters, digits and hyphens, the last one
+// not all digits (a number is no name: 2130706433 and 0x7f.1 are addresses to a browser's URL parser).
+var hostName = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]([a-z0-9-]*[a-z0-9])?$`)
+
+// publicURL is raw as fetch reads it: an absolute http(s) URL of a public host. The host must be a standard IP
+// literal or a host name that resolves, and no address it is or resolves to may be loopback, private, link-local,
+// shared (100.64/10), unspecified, multicast or otherwise not global: the page reader may run on this machine (the
+// Gemini CLI's web fetch), and must not be pointed at it or its network. The reader resolves the name again, and
+// may follow a redirect: what it then reaches is not checked here.
 func publicURL(ctx context.Context, raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not an http or https URL", raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return "", fmt.Errorf("%q is not an http or https URL (without a user name)", raw)
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") ||
-		strings.HasSuffix(host, ".internal") {
+	var addrs []netip.Addr
+	switch a, err := netip.ParseAddr(host); {
+	case err == nil:
+		addrs = []netip.Addr{a}
+	case !hostName.MatchString(host):
+		return "", fmt.Errorf("%q is neither a host name nor an IP address", u.Hostname())
+	case host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") ||
+		strings.HasSuffix(host, ".internal"):
 		return "", fmt.Errorf("%s names this machine or its network", u.Hostname())
-	}
-	addrs := []netip.Addr{}
-	if a, err := netip.ParseAddr(host); err == nil {
-		addrs = append(addrs, a)
-	} else {
+	default:
 		ctx, cancel := context.WithTimeout(ctx, resolveWait)
 		defer cancel()
-		found, _ := net.DefaultResolver.LookupNetIP(ctx, "ip", host) // unresolved: the reader fails on it
-		addrs = append(addrs, found...)
+		if addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
+			return "", fmt.Errorf("%s does not resolve: it cannot be checked to be a public host", u.Hostname())
+		}
 	}
 	for _, a := range addrs {
-		if a = a.Unmap(); a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-			a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() {
-			return "", fmt.Errorf("%s is %s, a loopback, link-local or private address", u.Hostname(), cmp.Or(a.String(), "?"))
+		if !public(a) {
+			return "", fmt.Errorf("%s is %s, a loopback, link-local, private or otherwise not public address",
+				u.Hostname(), a.String())
 		}
 	}
 	return u.String(), nil
+}
+
+// notPublic are the ranges a global unicast address may still be in that reach this machine or its network.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"), // shared address space (carrier-grade NAT)
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("fec0::/10"),    // site-local, deprecated but routed by some
+	netip.MustParsePrefix("64:ff9b::/96"), // NAT64: its last 32 bits are an IPv4 address, checked apart
+	netip.MustParsePrefix("::/96"),        // IPv4-compatible
+}
+
+// public reports whether a is an address of the public internet.
+func public(a netip.Addr) bool {
+	a = a.Unmap()
+	if a.Is6() && netip.MustParsePrefix("64:ff9b::/96").Contains(a) { // NAT64: the IPv4 address it embeds
+		b := a.As16()
+		return public(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+	}
+	if !a.IsGlobalUnicast() || a.IsPrivate() {
+		return false
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }

@@ -12,12 +12,17 @@ func TestPublicURL(t *testing.T) {
 	for _, bad := range []string{"http://127.0.0.1/", "http://127.0.0.1:3000/mcp", "https://localhost/x", "http://app.localhost/",
 		"http://[::1]/", "http://10.0.0.7/admin", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/",
 		"http://[fe80::1]/", "http://0.0.0.0/", "file:///etc/passwd", "ftp://example.com/x", "example.com/page", "http:///x",
-		"http://printer.local/", "http://[::ffff:127.0.0.1]/"} {
+		"http://printer.local/", "http://[::ffff:127.0.0.1]/", "http://2130706433/", "http://0177.0.0.1/",
+		"http://0x7f.0.0.1/", "http://0x7f000001/", "http://127.1/", "http://127。0。0。1/", "http://[::127.0.0.1]/",
+		"http://[64:ff9b::7f00:1]/", "http://[fec0::1]/", "http://100.64.1.1/", "http://0.1.2.3/", "http://255.255.255.255/",
+		"http://user:pw@example.com/", "https://name-that-does-not-resolve.invalid/"} {
 		if got, err := publicURL(context.Background(), bad); err == nil {
 			t.Errorf("publicURL(%q) = %q, want it refused", bad, got)
 		}
 	}
-	for _, good := range []string{"https://example.com/article?x=1", "http://93.184.215.14/", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/"} {
+	// Names are checked by what they resolve to, which a machine without a network cannot: addresses alone here.
+	for _, good := range []string{"http://93.184.215.14/", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/path?q=1",
+		"http://[64:ff9b::5db8:d70e]/"} {
 		if _, err := publicURL(context.Background(), good); err != nil {
 			t.Errorf("publicURL(%q): %v", good, err)
 		}

@@ -86,7 +86,7 @@ func TestResultsMatchTheirOutputSchemas(t *testing.T) {
 		{"a bad since", "list_research", call(context.Background(), t, ok, "list_research", map[string]any{"since": "2026-13-45"}, nil)},
 		{"an unknown research", "research_cancel", call(context.Background(), t, ok, "research_cancel", map[string]any{"research_id": "0123456789abcdef"}, nil)},
 		{"a follow-up of unknown research", "follow_up", call(context.Background(), t, ok, "follow_up", map[string]any{"research_id": "0123456789abcdef", "question": "q"}, nil)},
-		{"a page", "fetch", call(context.Background(), t, ok, "fetch", map[string]any{"url": "https://example.com/page"}, nil)},
+		{"a page", "fetch", call(context.Background(), t, ok, "fetch", map[string]any{"url": "http://93.184.215.14/page"}, nil)},
 		{"a page of this machine", "fetch", call(context.Background(), t, ok, "fetch", map[string]any{"url": "http://127.0.0.1:3000/"}, nil)},
 	}
 	// What these results must carry for the check to hold them to the fields' descriptions at all.

@@ -214,7 +214,7 @@ func (m *Menu) build(ctx context.Context) {
 func (m *Menu) render() view {
 	st := m.app.State()
 	v := render(st.Server, st.Setup, st.Activity, st.Recent[:min(len(st.Recent), MaxRecent)], m.o.Now())
-	v.Usage = usageLine(st.Usage)
+	v.Usage = usageLine(st.Usage, st.Config.MonthlyGroundedLimit)
 	for _, c := range m.app.Clients() {
 		v.Clients = append(v.Clients, clientView(c.Name, c.Status()))
 	}

@@ -234,9 +234,10 @@ func firstLine(s string) string {
 	return ""
 }
 
-// usageLine is the usage meter in one line: "Today: 23 searches · 41k tokens · 112 Google searches this month"; ""
-// before the month's first research.
-func usageLine(meter *record.UsageMeter) string {
+// usageLine is the usage meter in one line: "Today: 23 searches · 41k tokens · 112 Google searches this month", the
+// month's searches out of GEMINI_MONTHLY_GROUNDED_LIMIT when it is set (monthly, 0: none) ("112/5000 Google
+// searches"); "" before the month's first research. A search here is any research call.
+func usageLine(meter *record.UsageMeter, monthly int) string {
 	if meter == nil || len(meter.Month) == 0 {
 		return ""
 	}
@@ -247,8 +248,12 @@ func usageLine(meter *record.UsageMeter) string {
 	for _, t := range meter.Month {
 		searches += t.Searches
 	}
-	return fmt.Sprintf("Today: %d search%s · %s tokens · %d Google searches this month", calls,
-		map[bool]string{true: "es"}[calls != 1], count(tokens), searches)
+	month := fmt.Sprint(searches)
+	if monthly > 0 {
+		month += fmt.Sprintf("/%d", monthly)
+	}
+	return fmt.Sprintf("Today: %d search%s · %s tokens · %s Google searches this month", calls,
+		map[bool]string{true: "es"}[calls != 1], count(tokens), month)
 }
 
 // count is n in a few characters: 980, 41k, 1.2M.
@@ -256,7 +261,7 @@ func count(n int) string {
 	switch {
 	case n < 1000:
 		return fmt.Sprint(n)
-	case n < 1_000_000:
+	case n < 999_500:
 		return fmt.Sprintf("%dk", (n+500)/1000)
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)

@@ -208,21 +208,24 @@ func TestClientView(t *testing.T) {
 
 // TestUsageLine: the usage meter in one short line, once the month has research; hidden before.
 func TestUsageLine(t *testing.T) {
-	if got := usageLine(nil); got != "" {
+	if got := usageLine(nil, 0); got != "" {
 		t.Errorf("no library: %q", got)
 	}
-	if got := usageLine(&record.UsageMeter{Today: []record.UsageTotal{}, Month: []record.UsageTotal{}}); got != "" {
+	if got := usageLine(&record.UsageMeter{Today: []record.UsageTotal{}, Month: []record.UsageTotal{}}, 0); got != "" {
 		t.Errorf("no research this month: %q", got)
 	}
 	meter := &record.UsageMeter{
 		Today: []record.UsageTotal{{Calls: 20, TotalTokens: 40_600}, {Calls: 3, TotalTokens: 400}},
 		Month: []record.UsageTotal{{Calls: 90, TotalTokens: 1_250_000, Searches: 100}, {Calls: 9, Searches: 12}},
 	}
-	if got, want := usageLine(meter), "Today: 23 searches · 41k tokens · 112 Google searches this month"; got != want {
+	if got, want := usageLine(meter, 0), "Today: 23 searches · 41k tokens · 112 Google searches this month"; got != want {
 		t.Errorf("usage line %q, want %q", got, want)
 	}
 	if got := usageLine(&record.UsageMeter{Today: []record.UsageTotal{{Calls: 1, TotalTokens: 38}},
-		Month: []record.UsageTotal{{Calls: 1, TotalTokens: 38}}}); got != "Today: 1 search · 38 tokens · 0 Google searches this month" {
-		t.Errorf("one search: %q", got)
+		Month: []record.UsageTotal{{Calls: 1, TotalTokens: 38}}}, 5000); got != "Today: 1 search · 38 tokens · 0/5000 Google searches this month" {
+		t.Errorf("one search, with the monthly limit: %q", got)
+	}
+	if got := count(999_600); got != "1.0M" {
+		t.Errorf("count(999600) = %q", got)
 	}
 }
