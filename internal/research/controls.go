@@ -16,8 +16,14 @@ import (
 // The prompt asks for them, and the report is held to them: a source they rule out is removed, the claims resting
 // on it alone are no longer supported, and the markers are numbered anew with none left pointing nowhere.
 type Controls struct {
-	Limit   int      // the most sources the report lists; 0: no limit beyond the backend's
-	Include []string // domains (with their subdomains) its sources must come from; none: any
+	Limit int // the most sources the report lists; 0: no limit beyond the backend's
+	Steering
+}
+
+// Steering is what a research request says its sources may be: which domains, how recent, in what language and
+// from where.
+type Steering struct {
+	Include []string // domains (with their subdomains) its sources must come from (Domain's form); none: any
 	Exclude []string // domains (with their subdomains) its sources must not come from
 	// After and Before bound when its sources were published (zero: no bound): the prompt asks for them, and the
 	// API's Google Search searches only that time range. A source carries no date to hold it to.

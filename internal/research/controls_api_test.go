@@ -16,7 +16,7 @@ func TestTimeRangeOnTheAPI(t *testing.T) {
 	mock := mg.New()
 	e := apiEngine(t, mock, time.Minute, research.Settings{})
 	after := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	if _, err := e.Search(t.Context(), research.SearchRequest{Query: "go news", After: after}); err != nil {
+	if _, err := e.Search(t.Context(), research.SearchRequest{Query: "go news", Steering: research.Steering{After: after}}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := mock.RequestsOf(mg.KindSearch)
@@ -37,7 +37,7 @@ func TestExcludedDomainOnTheAPI(t *testing.T) {
 		[]mg.Source{{URI: "https://example.org/go", Title: "example.org"}, {URI: "https://go.dev/doc", Title: "go.dev"}},
 		mg.Cite("Go 1.26 shipped in February.", 0), mg.Cite("It has generics.", 0, 1), mg.Cite("It is fast.", 1))))
 	e := apiEngine(t, mock, time.Minute, research.Settings{})
-	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "go 1.26", Exclude: []string{"example.org"}})
+	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "go 1.26", Steering: research.Steering{Exclude: []string{"example.org"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

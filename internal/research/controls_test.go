@@ -71,7 +71,7 @@ func TestDomainsOnTheCLI(t *testing.T) {
 			"sources_visited": []string{}, "search_queries_used": []string{}}})
 	t.Setenv(geminitest.EnvAnswer, "```json\n"+string(body)+"\n```")
 	e, fake, _ := newEngine(t, geminitest.ScenarioOK, Settings{})
-	rep, err := e.Search(context.Background(), SearchRequest{Query: "python", Exclude: []string{"spam.example"}})
+	rep, err := e.Search(context.Background(), SearchRequest{Query: "python", Steering: Steering{Exclude: []string{"spam.example"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +81,13 @@ func TestDomainsOnTheCLI(t *testing.T) {
 	if !strings.Contains(fake.Calls()[0].Stdin, "-site:spam.example") {
 		t.Error("the prompt does not ask to leave the excluded domain out")
 	}
-	if _, err := e.Search(context.Background(), SearchRequest{Query: "föhn", Language: "de", Country: "AT"}); err != nil {
+	if _, err := e.Search(context.Background(), SearchRequest{Query: "föhn", Steering: Steering{Language: "de", Country: "AT"}}); err != nil {
 		t.Fatal(err)
 	}
 	if prompt := fake.Calls()[1].Stdin; !strings.Contains(prompt, "BCP 47 tag de") || !strings.Contains(prompt, "ISO 3166 code AT") {
 		t.Error("the prompt does not ask for the language and the country")
 	}
-	rep, err = e.Search(context.Background(), SearchRequest{Query: "python", Include: []string{"python.org"}})
+	rep, err = e.Search(context.Background(), SearchRequest{Query: "python", Steering: Steering{Include: []string{"python.org"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

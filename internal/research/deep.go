@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
@@ -23,16 +22,11 @@ const defaultMaxRounds = 3
 // DeepSearchRequest is one call of the deep_search tool.
 type DeepSearchRequest struct {
 	Topic    string
-	Depth    string    // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
-	Model    string    // overrides Settings.Model for this call (our rounds)
-	Engine   string    // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
-	Include  []string  // domains the sources must come from (Domain's form); none: any
-	Exclude  []string  // domains the sources must not come from
-	After    time.Time // the sources published on or after it; zero: any
-	Before   time.Time // the sources published before it; zero: any
-	Language string    // the report's language, a BCP 47 tag; "": any
-	Country  string    // where the sources should come from, ISO 3166-1; "": any
-	Fresh    bool      // research again even when the cache holds a report
+	Depth    string // DepthConcise, DepthDetailed (the default) or, with EngineGoogle, DepthMax
+	Model    string // overrides Settings.Model for this call (our rounds)
+	Engine   string // EngineRounds or EngineGoogle; "": Settings.DeepSearchEngine
+	Steering        // what its sources may be
+	Fresh    bool   // research again even when the cache holds a report
 	Progress Progress
 	// EngineGoogle: Resume is a run of the agent already created (by a server that stopped), to follow on from where
 	// it was left rather than create one; Followed is told the run as it goes, so that it can be resumed; Previous is
@@ -92,8 +86,7 @@ func (e *Engine) DeepSearch(ctx context.Context, req DeepSearchRequest) (Report,
 
 // controls are what the request's report may cite.
 func (req DeepSearchRequest) controls() Controls {
-	return Controls{Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before,
-		Language: req.Language, Country: req.Country}
+	return Controls{Steering: req.Steering}
 }
 
 func (e *Engine) deepSearch(ctx context.Context, req DeepSearchRequest, model, depth string) (Report, error) {

@@ -85,16 +85,11 @@ func New(runner backend.Runner, s Settings, logger *slog.Logger) (*Engine, error
 // SearchRequest is one call of the search tool.
 type SearchRequest struct {
 	Query    string
-	Model    string    // overrides Settings.Model for this call
-	Limit    int       // the most sources the report may cite; 0: backend.MaxSources
-	Include  []string  // domains the sources must come from (Domain's form); none: any
-	Exclude  []string  // domains the sources must not come from
-	After    time.Time // the sources published on or after it; zero: any
-	Before   time.Time // the sources published before it; zero: any
-	Language string    // the report's language, a BCP 47 tag; "": any
-	Country  string    // where the sources should come from, ISO 3166-1; "": any
-	Fresh    bool      // research again even when the cache holds a report
-	Progress Progress  // optional
+	Model    string   // overrides Settings.Model for this call
+	Limit    int      // the most sources the report may cite; 0: backend.MaxSources
+	Steering          // what its sources may be
+	Fresh    bool     // research again even when the cache holds a report
+	Progress Progress // optional
 }
 
 // Progress receives short, human-readable stage updates while a request runs: "researching",
@@ -188,8 +183,7 @@ func (f *Failure) Error() string { return string(f.Code) + ": " + f.Message }
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (Report, error) {
 	model := e.model(req.Model)
 	req.Limit = cmp.Or(req.Limit, backend.MaxSources)
-	controls := Controls{Limit: req.Limit, Include: req.Include, Exclude: req.Exclude, After: req.After, Before: req.Before,
-		Language: req.Language, Country: req.Country}
+	controls := Controls{Limit: req.Limit, Steering: req.Steering}
 	return e.joined(ctx, []string{"search", normalize(req.Query), model, controls.key()}, req.Fresh, req.Progress,
 		func(ctx context.Context, p Progress) (Report, error) {
 			req.Progress = p

@@ -33,6 +33,12 @@ var recencies = map[string]func(time.Time) time.Time{
 	"year":  func(t time.Time) time.Time { return t.AddDate(-1, 0, 0) },
 }
 
+// controlArguments are the arguments of Controls, which search and deep_search take.
+func controlArguments() []mcp.ToolOption {
+	return []mcp.ToolOption{includeDomainsArgument(), excludeDomainsArgument(), recencyArgument(), afterArgument(),
+		beforeArgument(), languageArgument(), countryArgument()}
+}
+
 func includeDomainsArgument() mcp.ToolOption {
 	return mcp.WithArray("include_domains", mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(253)),
 		mcp.MaxItems(maxDomains), mcp.Description("Only sources from these domains (and their subdomains), e.g. "+
@@ -107,24 +113,16 @@ func (c Controls) period(tool string, now time.Time) (after, before time.Time, e
 	return after, before, nil
 }
 
-// fields are the fields of a research request the controls set.
-type fields struct {
-	include, exclude  *[]string
-	after, before     *time.Time
-	language, country *string
-}
-
-// apply sets the controls on the fields of a research request of tool, or answers why it cannot.
-func (c Controls) apply(tool string, f fields) error {
-	var err error
-	if *f.include, *f.exclude, err = c.domains(tool); err != nil {
-		return err
+// steering is the controls as a research request of tool takes them, or an INVALID_ARGUMENT saying which is wrong.
+func (c Controls) steering(tool string) (s research.Steering, err error) {
+	if s.Include, s.Exclude, err = c.domains(tool); err != nil {
+		return s, err
 	}
-	if *f.after, *f.before, err = c.period(tool, time.Now()); err != nil {
-		return err
+	if s.After, s.Before, err = c.period(tool, time.Now()); err != nil {
+		return s, err
 	}
-	*f.language, *f.country, err = c.place(tool)
-	return err
+	s.Language, s.Country, err = c.place(tool)
+	return s, err
 }
 
 // place is the language and country asked for in their canonical form (de, pt-BR; DE), or an INVALID_ARGUMENT for

@@ -26,7 +26,7 @@ type DeepSearchArgs struct {
 }
 
 func deepSearchTool() mcp.Tool {
-	return mcp.NewTool("deep_search",
+	return mcp.NewTool("deep_search", append(controlArguments(),
 		mcp.WithTitleAnnotation("Deep web research with verification"),
 		mcp.WithDescription("Researches a topic thoroughly: a first round researches it, then verification rounds check the "+
 			"draft's key claims against sources, look for newer or contradicting sources and for gaps, and correct the report. "+
@@ -48,13 +48,6 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithString("plan_id", mcp.MaxLength(200),
 			mcp.Description("engine google: the plan_id of a research plan that awaits confirmation (metadata.plan_id): "+
 				"runs that plan, the topic saying what to change about it.")),
-		includeDomainsArgument(),
-		excludeDomainsArgument(),
-		recencyArgument(),
-		afterArgument(),
-		beforeArgument(),
-		languageArgument(),
-		countryArgument(),
 		modelArgument(),
 		outputFileArgument(),
 		freshArgument(),
@@ -62,7 +55,7 @@ func deepSearchTool() mcp.Tool {
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.DeepSearch)),
 		mcp.WithTaskSupport(mcp.TaskSupportOptional),
 		researchAnnotations(),
-	)
+	)...)
 }
 
 // DeepSearch researches a topic in rounds: a first one, then verification rounds that check and correct it.
@@ -81,8 +74,7 @@ func (t *Tools) DeepSearch(ctx context.Context, a DeepSearchArgs) (*Report, erro
 		}
 		req := research.DeepSearchRequest{Topic: topic, Depth: cmp.Or(a.Depth, research.DepthDetailed), Model: a.Model,
 			Engine: a.Engine, Fresh: a.Fresh, PlanID: strings.TrimSpace(a.PlanID), Confirm: planConfirmer(ctx)}
-		if err := a.apply("deep_search", fields{&req.Include, &req.Exclude, &req.After, &req.Before, &req.Language,
-			&req.Country}); err != nil {
+		if req.Steering, err = a.steering("deep_search"); err != nil {
 			return nil, err
 		}
 		if job := jobFrom(ctx); job != nil {

@@ -28,7 +28,7 @@ type SearchArgs struct {
 }
 
 func searchTool() mcp.Tool {
-	return mcp.NewTool("search",
+	return mcp.NewTool("search", append(controlArguments(),
 		mcp.WithTitleAnnotation("Web research"),
 		mcp.WithDescription("Researches a question on the web in a single round: a Gemini agent searches with Google Search, "+
 			"reads pages (JavaScript-heavy ones through Firecrawl when configured), and returns a Markdown report with its sources. "+
@@ -43,19 +43,12 @@ func searchTool() mcp.Tool {
 		mcp.WithBoolean("raw", mcp.DefaultBool(false),
 			mcp.Description("Return {summary, sources: [{url, title, snippet}]} instead of a report: for a caller that "+
 				"wants the sources themselves.")),
-		includeDomainsArgument(),
-		excludeDomainsArgument(),
-		recencyArgument(),
-		afterArgument(),
-		beforeArgument(),
-		languageArgument(),
-		countryArgument(),
 		outputFileArgument(),
 		freshArgument(),
 		waitArgument(),
 		mcp.WithRawOutputSchema(json.RawMessage(schemas.Report)),
 		researchAnnotations(),
-	)
+	)...)
 }
 
 // maxLimit is the most sources a search may be asked for.
@@ -79,11 +72,11 @@ func (t *Tools) Search(ctx context.Context, a SearchArgs) (Result, error) {
 		if query == "" {
 			return nil, blankArgument("search", "query")
 		}
-		req := research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(), Fresh: a.Fresh}
-		if err := a.apply("search", fields{&req.Include, &req.Exclude, &req.After, &req.Before, &req.Language,
-			&req.Country}); err != nil {
+		steering, err := a.steering("search")
+		if err != nil {
 			return nil, err
 		}
+		req := research.SearchRequest{Query: query, Model: a.Model, Limit: a.limit(), Fresh: a.Fresh, Steering: steering}
 		out, err := t.outputFile(ctx, "search", a.OutputFile)
 		if err != nil {
 			return nil, err
