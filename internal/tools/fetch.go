@@ -123,15 +123,17 @@ func publicURL(ctx context.Context, raw string) (string, error) {
 var notPublic = []netip.Prefix{
 	netip.MustParsePrefix("100.64.0.0/10"), // shared address space (carrier-grade NAT)
 	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("fec0::/10"),    // site-local, deprecated but routed by some
-	netip.MustParsePrefix("64:ff9b::/96"), // NAT64: its last 32 bits are an IPv4 address, checked apart
-	netip.MustParsePrefix("::/96"),        // IPv4-compatible
+	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
+	netip.MustParsePrefix("::/96"),     // IPv4-compatible
 }
+
+// nat64 is the NAT64 prefix: its addresses' last 32 bits are an IPv4 address, which is what is reached.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // public reports whether a is an address of the public internet.
 func public(a netip.Addr) bool {
 	a = a.Unmap()
-	if a.Is6() && netip.MustParsePrefix("64:ff9b::/96").Contains(a) { // NAT64: the IPv4 address it embeds
+	if nat64.Contains(a) {
 		b := a.As16()
 		return public(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 	}
