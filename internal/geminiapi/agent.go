@@ -331,9 +331,5 @@ func runErrors(done *m.Interaction) string {
 
 // failure is a classified error of the agent, with err's detail.
 func (a *Agent) failure(code backend.Code, msg, hint string, err error) *backend.Error {
-	e := &backend.Error{Code: code, Message: msg, Hint: hint, ExitCode: -1, Cause: err}
-	if err != nil {
-		e.Detail = a.mask.Mask(detail(err))
-	}
-	return e
+	return failure(a.mask, code, msg, hint, err)
 }

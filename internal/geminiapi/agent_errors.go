@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -89,37 +88,22 @@ func (op agentOp) retryable(err error) bool {
 
 // classify says what the failed request of op means to a user.
 func (a *Agent) classify(op agentOp, err error) *backend.Error {
-	var ae genai.APIError // apiErrorOf's, by value
-	switch {
-	case !errors.As(err, &ae) && network(err):
-		return a.failure(backend.CodeAPI, "The Gemini API could not be reached: "+shorten(a.mask.Mask(err.Error())), hintNetwork, err)
-	case !errors.As(err, &ae):
-		return a.failure(backend.CodeAPI, "The Gemini API's answer about a Deep Research run could not be read: "+
-			shorten(a.mask.Mask(err.Error())), hintAPI, err)
-	case keyRejected(ae):
-		return a.failure(backend.CodeAuth, "The Gemini API rejected the API key ("+statusLine(ae)+").", hintKeyRejected, err)
-	case ae.Code == http.StatusForbidden:
-		return a.failure(backend.CodeAuth, "The Gemini API denied this key Google's Deep Research agent ("+statusLine(ae)+").",
-			hintAgentDenied, err)
-	case ae.Code == http.StatusNotFound && op == opCreate:
-		return a.failure(backend.CodeAPI, "The Gemini API does not offer this Deep Research agent to this key (404).",
-			hintAgentUnknown, err)
-	case ae.Code == http.StatusNotFound && op == opContinue:
-		return a.failure(backend.CodeAPI, "The run this one continues is no longer kept by Google, or its agent is "+
-			"not offered to this key (404).", hintRunGone+" "+hintAgentUnknown, err)
-	case ae.Code == http.StatusNotFound:
-		return a.failure(backend.CodeAPI, "The Deep Research run is no longer kept by Google (404).", hintRunGone, err)
-	case ae.Code == http.StatusTooManyRequests && daily(ae):
-		e := a.failure(backend.CodeQuota, quotaMessage(backend.MessageDailyQuota, ae), hintDaily, err)
-		e.Daily = true
-		return e
-	case ae.Code == http.StatusTooManyRequests:
-		return a.failure(backend.CodeQuota, quotaMessage(backend.MessagePerMinuteQuota, ae), hintRateLimit, err)
-	case ae.Code >= 500:
-		return a.failure(backend.CodeAPI, fmt.Sprintf("The Gemini API failed with a server error (%s) after retries.",
-			statusLine(ae)), backend.HintServer, err)
-	}
-	return a.failure(backend.CodeAPI, fmt.Sprintf("The Gemini API refused the request (%s).", statusLine(ae)), hintAPI, err)
+	return classifyAPI(a.mask, err, "The Gemini API's answer about a Deep Research run", func(ae genai.APIError) *backend.Error {
+		switch {
+		case ae.Code == http.StatusForbidden:
+			return a.failure(backend.CodeAuth, "The Gemini API denied this key Google's Deep Research agent ("+
+				statusLine(ae)+").", hintAgentDenied, ae)
+		case ae.Code == http.StatusNotFound && op == opCreate:
+			return a.failure(backend.CodeAPI, "The Gemini API does not offer this Deep Research agent to this key (404).",
+				hintAgentUnknown, ae)
+		case ae.Code == http.StatusNotFound && op == opContinue:
+			return a.failure(backend.CodeAPI, "The run this one continues is no longer kept by Google, or its agent is "+
+				"not offered to this key (404).", hintRunGone+" "+hintAgentUnknown, ae)
+		case ae.Code == http.StatusNotFound:
+			return a.failure(backend.CodeAPI, "The Deep Research run is no longer kept by Google (404).", hintRunGone, ae)
+		}
+		return nil
+	})
 }
 
 // apiErrorOf is err, an error answer of the Interactions API as its SDK returns it, as the genai.APIError the rest of

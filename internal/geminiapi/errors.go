@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/credential"
 )
 
 // Hints, one per situation a user can act on.
@@ -31,42 +32,67 @@ const (
 // classify returns nil for a run that produced an answer, else the failure's code, message and hint; the caller
 // adds Partial. err is the call's error, s what it streamed.
 func (r *Runner) classify(err error, s *stream) *backend.Error {
-	fail := func(code backend.Code, msg, hint string) *backend.Error {
-		e := &backend.Error{Code: code, Message: msg, Hint: hint, ExitCode: -1, Cause: err}
-		if err != nil {
-			e.Detail = r.mask.Mask(detail(err))
-		}
-		return e
-	}
-	var ae genai.APIError // returned by value
 	switch {
 	case err == nil && s.truncated:
-		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API's answer exceeded the output limit of %d bytes.", r.cfg.MaxOutput), backend.HintTooLong)
+		return failure(r.mask, backend.CodeAPI, fmt.Sprintf("The Gemini API's answer exceeded the output limit of %d bytes.",
+			r.cfg.MaxOutput), backend.HintTooLong, nil)
 	case err == nil && strings.TrimSpace(s.text()) == "":
-		return fail(backend.CodeEmpty, emptyMessage(s.finish), backend.HintEmpty)
+		return failure(r.mask, backend.CodeEmpty, emptyMessage(s.finish), backend.HintEmpty, nil)
 	case err == nil:
 		return nil
-	case !errors.As(err, &ae) && network(err):
-		return fail(backend.CodeAPI, "The Gemini API could not be reached: "+shorten(r.mask.Mask(err.Error())), hintNetwork)
-	case !errors.As(err, &ae):
-		return fail(backend.CodeAPI, "The Gemini API's answer could not be read: "+shorten(r.mask.Mask(err.Error())), hintAPI)
-	case keyRejected(ae):
-		return fail(backend.CodeAuth, "The Gemini API rejected the API key ("+statusLine(ae)+").", hintKeyRejected)
-	case ae.Code == http.StatusForbidden:
-		return fail(backend.CodeAuth, "The Gemini API denied access with this key ("+statusLine(ae)+").", hintDenied)
+	}
+	return classifyAPI(r.mask, err, "The Gemini API's answer", func(ae genai.APIError) *backend.Error {
+		switch ae.Code {
+		case http.StatusForbidden:
+			return failure(r.mask, backend.CodeAuth, "The Gemini API denied access with this key ("+statusLine(ae)+").",
+				hintDenied, ae)
+		case http.StatusNotFound:
+			return failure(r.mask, backend.CodeAPI, "The Gemini API does not know this model (404).", backend.HintModel, ae)
+		}
+		return nil
+	})
+}
+
+// classifyAPI says what err, a failed request to the Gemini API, means to a user: own's failure, when it has one
+// (what a 403 or a 404 means depends on the request), else the network, an answer that could not be read (answer
+// names it), the key refused, a quota, a server error, any other refusal.
+func classifyAPI(mask credential.Masker, err error, answer string, own func(genai.APIError) *backend.Error) *backend.Error {
+	var ae genai.APIError // returned by value
+	if !errors.As(err, &ae) {
+		if network(err) {
+			return failure(mask, backend.CodeAPI, "The Gemini API could not be reached: "+shorten(mask.Mask(err.Error())),
+				hintNetwork, err)
+		}
+		return failure(mask, backend.CodeAPI, answer+" could not be read: "+shorten(mask.Mask(err.Error())), hintAPI, err)
+	}
+	if keyRejected(ae) {
+		return failure(mask, backend.CodeAuth, "The Gemini API rejected the API key ("+statusLine(ae)+").", hintKeyRejected, err)
+	}
+	if e := own(ae); e != nil {
+		e.Cause = err
+		return e
+	}
+	switch {
 	case ae.Code == http.StatusTooManyRequests && daily(ae):
-		e := fail(backend.CodeQuota, quotaMessage(backend.MessageDailyQuota, ae), hintDaily)
+		e := failure(mask, backend.CodeQuota, quotaMessage(backend.MessageDailyQuota, ae), hintDaily, err)
 		e.Daily = true
 		return e
 	case ae.Code == http.StatusTooManyRequests:
-		return fail(backend.CodeQuota, quotaMessage(backend.MessagePerMinuteQuota, ae), hintRateLimit)
-	case ae.Code == http.StatusNotFound:
-		return fail(backend.CodeAPI, "The Gemini API does not know this model (404).", backend.HintModel)
+		return failure(mask, backend.CodeQuota, quotaMessage(backend.MessagePerMinuteQuota, ae), hintRateLimit, err)
 	case ae.Code >= 500:
-		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API failed with a server error (%s) after retries.", statusLine(ae)), backend.HintServer)
-	default:
-		return fail(backend.CodeAPI, fmt.Sprintf("The Gemini API refused the request (%s).", statusLine(ae)), hintAPI)
+		return failure(mask, backend.CodeAPI, fmt.Sprintf("The Gemini API failed with a server error (%s) after retries.",
+			statusLine(ae)), backend.HintServer, err)
 	}
+	return failure(mask, backend.CodeAPI, fmt.Sprintf("The Gemini API refused the request (%s).", statusLine(ae)), hintAPI, err)
+}
+
+// failure is a classified failure of a request to the Gemini API, with what err (when set) said, secrets masked.
+func failure(mask credential.Masker, code backend.Code, msg, hint string, err error) *backend.Error {
+	e := &backend.Error{Code: code, Message: msg, Hint: hint, ExitCode: -1, Cause: err}
+	if err != nil {
+		e.Detail = mask.Mask(detail(err))
+	}
+	return e
 }
 
 // retryable reports whether err is worth trying again after a pause: a server error, or a broken connection.
