@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,11 @@ func Timeout(code Code, limit time.Duration, variable string, cause error) *Erro
 		ExitCode: -1,
 		Cause:    cause,
 	}
+}
+
+// WebURL reports whether u is an http(s) URL, which a reader can follow.
+func WebURL(u string) bool {
+	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
 }
 
 // WithTimeout is context.WithTimeout for a run's time limit, where 0 means none.

@@ -109,10 +109,7 @@ func eventID(ev m.InteractionSSEEvent) string {
 	case ev.ErrorEvent != nil:
 		id = ev.ErrorEvent.EventID
 	}
-	if id == nil {
-		return ""
-	}
-	return *id
+	return deref(id)
 }
 
 // text is the text of contents, joined.
@@ -160,7 +157,7 @@ func report(done *m.Interaction) backend.Result {
 				}
 				for _, an := range t.Annotations {
 					u := an.URLCitation
-					if u == nil || u.URL == nil || !webURL(*u.URL) || u.StartIndex == nil || u.EndIndex == nil {
+					if u == nil || u.URL == nil || !backend.WebURL(*u.URL) || u.StartIndex == nil || u.EndIndex == nil {
 						continue
 					}
 					start, end := *u.StartIndex, *u.EndIndex
@@ -243,11 +240,6 @@ func appendNew(list []string, items ...string) []string {
 		}
 	}
 	return list
-}
-
-// webURL reports whether u is an http(s) URL, which a reader can follow.
-func webURL(u string) bool {
-	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
 }
 
 func deref[T any](p *T) T {

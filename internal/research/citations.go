@@ -52,17 +52,12 @@ func withSnippets(sources []backend.Source, citations []backend.Citation) []back
 func agentSources(given []agentSource) []backend.Source {
 	var out []backend.Source
 	for _, s := range given {
-		if !webURL(s.URL) {
+		if !backend.WebURL(s.URL) {
 			return nil // a number would point at the wrong source: show none rather than a wrong list
 		}
 		out = append(out, s.shown())
 	}
 	return out
-}
-
-// webURL reports whether url is an http(s) URL, which a reader can follow.
-func webURL(url string) bool {
-	return strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://")
 }
 
 // shown is the source as a report lists it: its title and snippet on one line each.

@@ -152,7 +152,7 @@ func (p Prior) cited(text string, given []agentSource) (string, []backend.Source
 	all := slices.Clone(p.Sources)
 	number := map[int]int{} // the agent's number → the report's
 	for _, s := range given {
-		if !webURL(s.URL) {
+		if !backend.WebURL(s.URL) {
 			continue // its markers point nowhere
 		}
 		n := slices.IndexFunc(all, func(a backend.Source) bool { return a.URL == s.URL }) + 1
