@@ -1,6 +1,6 @@
 // Package desktop does what a desktop app asks of the operating system: open a URL, folder or file with the
-// user's default program, put text on the clipboard, and start at login. Commands are chosen by pure functions
-// of the platform, so every platform's choice is tested anywhere.
+// user's default program, put text on the clipboard, start at login, and show notifications that open a page.
+// Commands are chosen by pure functions of the platform, so every platform's choice is tested anywhere.
 package desktop
 
 import (
