@@ -10,10 +10,10 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
 )
 
-// keepUsage keeps what a call of tool used, rep's usage, in the research library's usage meter (research.Settings.Used).
-func (a *App) keepUsage(tool string, rep research.Report) {
-	u, m := rep.Metadata.Usage, rep.Metadata
-	err := a.library.PutUsage(record.Usage{At: time.Now(), Tool: tool, Backend: m.Backend, Model: m.Model,
+// keepUsage keeps what a call spent in the research library's usage meter (research.Settings.Used).
+func (a *App) keepUsage(spent research.Spent) {
+	u := spent.Usage
+	err := a.library.PutUsage(record.Usage{At: time.Now(), Tool: spent.Tool, Backend: spent.Backend, Model: spent.Model,
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ThoughtTokens: u.ThoughtTokens,
 		TotalTokens: u.TotalTokens, Searches: u.Searches, Requests: u.Requests})
 	if err != nil {
@@ -21,10 +21,10 @@ func (a *App) keepUsage(tool string, rep research.Report) {
 	}
 }
 
-// admit refuses a research call once the usage meter passes GEMINI_DAILY_REQUEST_LIMIT or
-// GEMINI_MONTHLY_GROUNDED_LIMIT (research.Settings.Admit): QUOTA_ERROR naming the variable, before the provider
-// refuses or bills. A meter it cannot read admits the call (logged by usage).
-func (a *App) admit(string) error {
+// admit refuses a run of a research call once the usage meter, with what the call spent so far, reaches
+// GEMINI_DAILY_REQUEST_LIMIT or GEMINI_MONTHLY_GROUNDED_LIMIT (research.Settings.Admit): QUOTA_ERROR naming the
+// variable, before the provider refuses or bills. A meter it cannot read admits the run (logged by usage).
+func (a *App) admit(_ string, spent backend.Usage) error {
 	cfg := a.Config()
 	if cfg.DailyRequestLimit == 0 && cfg.MonthlyGroundedLimit == 0 {
 		return nil
@@ -33,7 +33,7 @@ func (a *App) admit(string) error {
 	if meter == nil {
 		return nil
 	}
-	var requests, searches int
+	requests, searches := spent.Requests, spent.Searches
 	for _, t := range meter.Today {
 		requests += cmp.Or(t.Requests, t.Calls) // a call whose requests are not told is one
 	}

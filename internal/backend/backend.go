@@ -5,6 +5,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,10 +37,14 @@ const (
 
 // Request is one research prompt.
 type Request struct {
-	Prompt  string
-	Model   string      // "" lets the backend choose
-	Plain   bool        // the prompt needs no research tools (a JSON correction): the API offers none
-	Fetch   bool        // the prompt reads pages and searches nothing (fetch): the API offers URL context alone
+	Prompt string
+	Model  string // "" lets the backend choose
+	Plain  bool   // the prompt needs no research tools (a JSON correction): the API offers none
+	Fetch  bool   // the prompt reads pages and searches nothing (fetch): the API offers URL context alone
+	// Schema, when set, is the JSON schema the answer must follow (the prompt asks for it in words too). A backend
+	// that can hold its model to a schema does (the API, on the models of GEMINI_API_JSON_MODELS); the others, and
+	// the API on any other model, rely on the prompt, and the engine corrects an answer that is not valid JSON.
+	Schema  json.RawMessage
 	OnEvent func(Event) // optional; called in order for each search or read, from another goroutine, never after Run returns
 	// Dirs are folders the agent sees besides its workspace: their file tree, and @path references in the prompt
 	// (the CLI's --include-directories). The API backend reads no files and ignores them.

@@ -24,13 +24,14 @@ import (
 // Config is the validated configuration. Durations and counts are already
 // parsed; an empty string means "not set" where the field says so.
 type Config struct {
-	Dir          string            // absolute config dir, holding .env and the Gemini CLI workspace
-	Backend      string            // GEMINI_BACKEND: backend.Auto, backend.CLI or backend.API
-	GeminiAPIKey Secret            // GEMINI_API_KEY
-	GoogleAPIKey Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
-	APIBaseURL   string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
-	Aliases      map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
-	OutputDir    string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
+	Dir           string            // absolute config dir, holding .env and the Gemini CLI workspace
+	Backend       string            // GEMINI_BACKEND: backend.Auto, backend.CLI or backend.API
+	GeminiAPIKey  Secret            // GEMINI_API_KEY
+	GoogleAPIKey  Secret            // GOOGLE_API_KEY, used when GEMINI_API_KEY is not set
+	APIBaseURL    string            // GOOGLE_GEMINI_BASE_URL; "" means Google's endpoint
+	APIJSONModels []string          // GEMINI_API_JSON_MODELS: patterns of the models that take a schema with tools
+	Aliases       map[string]string // GEMINI_ALIAS_*: alias → model; the model settings are already resolved
+	OutputDir     string            // GEMINI_OUTPUT_DIR; "" means only stdio clients may write report files
 	// WorkspaceRoots are GEMINI_WORKSPACE_ROOTS, absolute and clean: the folders under which a client other than
 	// stdio may hand the agent a folder (ask's workingDirectory); none means no such client may.
 	WorkspaceRoots []string

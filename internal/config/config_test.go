@@ -41,9 +41,10 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Dir:     dir,
 		Backend: backend.Auto,
-		Aliases: map[string]string{AliasPro: "gemini-3.1-pro-preview", AliasFlash: "gemini-3-flash-preview",
-			AliasFlashLite: "gemini-3.1-flash-lite-preview"},
-		FallbackModel:        "gemini-2.5-flash",
+		Aliases: map[string]string{AliasPro: "gemini-pro-latest", AliasFlash: "gemini-flash-latest",
+			AliasFlashLite: "gemini-flash-lite-latest"},
+		APIJSONModels:        []string{"gemini-3*", "gemini-4*", "gemini-*-latest"},
+		FallbackModel:        "gemini-flash-lite-latest",
 		SearchTimeout:        300 * time.Second,
 		DeepSearchTimeout:    900 * time.Second,
 		AskTimeout:           600 * time.Second,
@@ -198,6 +199,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"GEMINI_FALLBACK_MODEL", "-m", `invalid GEMINI_FALLBACK_MODEL="-m"`},
 		{"GEMINI_MODEL", "gemini;$(id)", `invalid GEMINI_MODEL="gemini;$(id)": must be a model name like gemini-2.5-pro: letters and digits`},
 		{"GEMINI_ALIAS_PRO", "models/../../files", `invalid GEMINI_ALIAS_PRO="models/../../files"`},
+		{"GEMINI_API_JSON_MODELS", "gemini-3*, -m", `invalid GEMINI_API_JSON_MODELS="gemini-3*, -m": "-m" is not a model name`},
 		{"FIRECRAWL_API_KEY", "fc-abc def", `invalid FIRECRAWL_API_KEY="[redacted]": must not contain spaces`},
 		{"MCP_AUTH_TOKEN", "tok\x00en", `invalid MCP_AUTH_TOKEN="[redacted]"`},
 		{"GEMINI_HISTORY_MAX", "-1", `invalid GEMINI_HISTORY_MAX="-1": must be a whole number between 0 and 1000000`},
@@ -374,8 +376,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 47 {
-		t.Errorf("got %d variables, want 47", len(seen))
+	if len(seen) != 48 {
+		t.Errorf("got %d variables, want 48", len(seen))
 	}
 }
 
@@ -449,6 +451,20 @@ func TestInDotenv(t *testing.T) {
 	}
 }
 
+func TestAPIJSONModels(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string][]string{"none": nil, " gemini-3.5-flash , gemini-4* ,": {"gemini-3.5-flash", "gemini-4*"}} {
+		e, _ := testEnv(t, map[string]string{"GEMINI_API_JSON_MODELS": value}, "")
+		c, err := Load(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(c.APIJSONModels, want) {
+			t.Errorf("GEMINI_API_JSON_MODELS=%q: got %q, want %q", value, c.APIJSONModels, want)
+		}
+	}
+}
+
 func TestModelAliases(t *testing.T) {
 	t.Parallel()
 	e, _ := testEnv(t, map[string]string{"GEMINI_MODEL": "pro"},
@@ -457,8 +473,8 @@ func TestModelAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Model != "gemini-3.1-pro-preview" || c.FallbackModel != "gemini-2.5-flash" ||
-		c.CorrectionModel != "gemini-3.1-flash-lite-preview" {
+	if c.Model != "gemini-pro-latest" || c.FallbackModel != "gemini-2.5-flash" ||
+		c.CorrectionModel != "gemini-flash-lite-latest" {
 		t.Errorf("models: got %q, %q, %q; want the aliases resolved, GEMINI_ALIAS_FLASH overridden",
 			c.Model, c.FallbackModel, c.CorrectionModel)
 	}

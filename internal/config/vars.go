@@ -118,8 +118,8 @@ var variables = []variable{
 		func(c *Config, v string) (err error) { c.CorrectionModel, err = modelName(v); return err }},
 	{VarDoc{Name: "GEMINI_FALLBACK_MODEL", Label: "Fallback model", Input: "text",
 		Help:    "Model to retry with when the quota runs out (aliases too); none turns it off.",
-		Default: "gemini-2.5-flash", Description: "Model to retry with when " +
-			"the main model hits a quota or rate limit. \"none\" turns the fallback off."},
+		Default: AliasFlashLite, Description: "Model to retry with when the main model hits a quota or rate " +
+			"limit (its own quota pool), or an alias. \"none\" turns the fallback off."},
 		func(c *Config, v string) (err error) {
 			if strings.EqualFold(v, "none") {
 				c.FallbackModel = ""
@@ -355,9 +355,15 @@ var variables = []variable{
 	{VarDoc{Name: "GOOGLE_GEMINI_BASE_URL", Description: "Another endpoint for the Gemini API (a proxy, or a test " +
 		"server), for both backends. Empty: Google's."},
 		func(c *Config, v string) (err error) { c.APIBaseURL, err = httpURL(v); return err }},
-	aliasVariable(AliasPro, "gemini-3.1-pro-preview", "advanced reasoning"),
-	aliasVariable(AliasFlash, "gemini-3-flash-preview", "fast and cost-effective"),
-	aliasVariable(AliasFlashLite, "gemini-3.1-flash-lite-preview", "fastest and cheapest, for simple lookups"),
+	{VarDoc{Name: "GEMINI_API_JSON_MODELS", Default: "gemini-3*,gemini-4*,gemini-*-latest", Description: "Models " +
+		"of the Gemini API that take a response JSON schema together with Google Search (Gemini 3 and later): the API " +
+		"backend gets a report from them in one request. Any other model is asked in the prompt, and an answer that " +
+		"is not valid JSON costs correction requests. Names separated by commas, * standing for any characters; " +
+		"none: no model."},
+		func(c *Config, v string) (err error) { c.APIJSONModels, err = modelPatterns(v); return err }},
+	aliasVariable(AliasPro, "gemini-pro-latest", "advanced reasoning"),
+	aliasVariable(AliasFlash, "gemini-flash-latest", "fast and cost-effective"),
+	aliasVariable(AliasFlashLite, "gemini-flash-lite-latest", "fastest and cheapest, for simple lookups"),
 	{VarDoc{Name: "GEMINI_OUTPUT_DIR", Description: "Folder under which a search over HTTP may write its report " +
 		"(the output_file argument). Empty: only stdio clients may ask for a file. An absolute path."},
 		func(c *Config, v string) error {
@@ -395,7 +401,8 @@ func (c *Config) applyHistoryMax() {
 func aliasVariable(alias, model, what string) variable {
 	name := "GEMINI_ALIAS_" + strings.ToUpper(strings.ReplaceAll(alias, "-", "_"))
 	return variable{VarDoc{Name: name, Default: model, Description: fmt.Sprintf("The model the alias %s "+
-		"stands for (%s), in GEMINI_MODEL and the other model settings and in a tool's model argument.", alias, what)},
+		"stands for (%s), in GEMINI_MODEL and the other model settings and in a tool's model argument. The default "+
+		"is the Gemini API's own name for its newest such model, so that a new generation needs no update.", alias, what)},
 		func(c *Config, v string) (err error) {
 			if c.Aliases == nil {
 				c.Aliases = map[string]string{}
@@ -480,6 +487,26 @@ func modelName(v string) (string, error) {
 			"between them, at most 100 characters")
 	}
 	return v, nil
+}
+
+// modelPatterns parses a list of model names separated by commas, where * stands for any characters; "none" is
+// the empty list.
+func modelPatterns(v string) ([]string, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return nil, nil
+	}
+	var patterns []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !backend.ValidModel(strings.ReplaceAll(p, "*", "x")) {
+			return nil, fmt.Errorf("%q is not a model name: letters and digits, with single . _ : / - between "+
+				"them and * for any characters", p)
+		}
+		patterns = append(patterns, p)
+	}
+	return patterns, nil
 }
 
 func httpURL(v string) (string, error) {

@@ -18,7 +18,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -52,6 +55,9 @@ type Config struct {
 	HTTPClient    *http.Client      // nil: the SDK's default
 	Logger        *slog.Logger      // nil discards
 	Prompts       map[string]string // replacements of the embedded prompts, by name: the system instruction's
+	// JSONModels are the patterns (path.Match: * for any characters) of the models that take a response JSON
+	// schema together with their tools: a request with a Schema gets its answer as JSON in one request on them.
+	JSONModels []string
 }
 
 // Runner calls the Gemini API, one request (plus retries) per Run. It is safe for concurrent use.
@@ -60,6 +66,9 @@ type Runner struct {
 	client *genai.Client
 	mask   credential.Masker
 	system *genai.Content // prompts/api-system.md: the built-in tools, citations left to us, page text is data
+	// schemaRefused holds the models of JSONModels that refused a schema with their tools (400): they get the
+	// prompt alone from then on, as the models outside the list do.
+	schemaRefused sync.Map
 }
 
 // New returns a Runner for cfg. The SDK's own error for a bad configuration prints the whole configuration, key
@@ -115,11 +124,22 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		err               error
 		serverRetries     int
 		rateLimitRetried  int
+		schemaRefusals    int
 		retryWait, waited time.Duration
+		asJSON            = len(req.Schema) > 0 && r.takesSchema(model)
 	)
 	for {
 		s = newStream(r.cfg.MaxOutput, r.maskedEvents(req.OnEvent))
-		err = r.call(runCtx, model, req, s)
+		err = r.call(runCtx, model, req, asJSON, s)
+		if asJSON && schemaRefused(err) {
+			// The table said yes and the model said no: the prompt alone asks for JSON, as on any other model.
+			r.schemaRefused.Store(model, true)
+			r.cfg.Logger.Warn("the model refused a response JSON schema with its tools; asking in the prompt alone "+
+				"from now on (remove it from GEMINI_API_JSON_MODELS)", "model", model, "status", apiStatus(err))
+			asJSON = false
+			schemaRefusals++
+			continue
+		}
 		e := r.classify(err, s)
 		if e == nil || runCtx.Err() != nil {
 			break
@@ -146,9 +166,9 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 
 	res := s.result(model).Masked(r.mask.Mask)
 	res.Duration = time.Since(start)
-	res.Usage = res.Usage.Plus(&backend.Usage{Requests: 1 + serverRetries + rateLimitRetried})
+	res.Usage = res.Usage.Plus(&backend.Usage{Requests: 1 + serverRetries + rateLimitRetried + schemaRefusals})
 	r.cfg.Logger.Debug("gemini api call end", "duration", res.Duration, "answer_bytes", len(res.Text),
-		"queries", len(res.Queries), "sources", len(res.URLs), "waited", waited)
+		"queries", len(res.Queries), "sources", len(res.URLs), "waited", waited, "json_schema", asJSON)
 	switch {
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini api: %w", ctx.Err())
@@ -169,8 +189,27 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	return res, nil
 }
 
-// call makes one streamed request, feeding s as the chunks arrive.
-func (r *Runner) call(ctx context.Context, model string, req backend.Request, s *stream) error {
+// takesSchema reports whether model is one of GEMINI_API_JSON_MODELS that has not refused a schema.
+func (r *Runner) takesSchema(model string) bool {
+	if _, refused := r.schemaRefused.Load(model); refused {
+		return false
+	}
+	return slices.ContainsFunc(r.cfg.JSONModels, func(pattern string) bool {
+		ok, _ := path.Match(pattern, model)
+		return ok
+	})
+}
+
+// schemaRefused reports whether err is the API refusing a request as invalid (400 INVALID_ARGUMENT), which is how
+// a model that does not take a response schema together with tools answers one; a key refused is not that.
+func schemaRefused(err error) bool {
+	var ae genai.APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusBadRequest && ae.Status == "INVALID_ARGUMENT" && !keyRejected(ae)
+}
+
+// call makes one streamed request, feeding s as the chunks arrive; asJSON asks for the answer as JSON of the
+// request's Schema.
+func (r *Runner) call(ctx context.Context, model string, req backend.Request, asJSON bool, s *stream) error {
 	cfg := &genai.GenerateContentConfig{
 		// We declare no functions, and an answer cut by CONTINUATION is kept as it is, unfinished, rather than
 		// sent again.
@@ -182,6 +221,9 @@ func (r *Runner) call(ctx context.Context, model string, req backend.Request, s 
 		cfg.Tools = []*genai.Tool{{URLContext: &genai.URLContext{}}}
 	case !req.Plain:
 		cfg.Tools = []*genai.Tool{{GoogleSearch: googleSearch(req)}, {URLContext: &genai.URLContext{}}}
+	}
+	if asJSON {
+		cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "application/json", req.Schema
 	}
 	turn := contents(req.Prompt, req.NamedDocuments())
 	for chunk, err := range r.client.Models.GenerateContentStream(ctx, model, turn, cfg) {

@@ -2,8 +2,10 @@ package geminiapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -258,4 +260,70 @@ func TestUnfinishedAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJSONSchemaOnTheModelsThatTakeIt: a request with a schema sends it (as JSON, with the research tools) to a
+// model of JSONModels, and the prompt alone to any other. A model of the list that refuses the combination (400
+// INVALID_ARGUMENT) is asked again without it at once, and from then on never gets it.
+func TestJSONSchemaOnTheModelsThatTakeIt(t *testing.T) {
+	t.Parallel()
+	mock := mockgemini.New()
+	srv := httptest.NewServer(mock)
+	t.Cleanup(srv.Close)
+	t.Cleanup(mock.Close)
+	r, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, BaseURL: srv.URL, Model: "gemini-test-flash",
+		JSONModels: []string{"gemini-3*", "gemini-*-latest"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"report":{"type":"string"}},"required":["report"]}`)
+	run := func(model string) backend.Result {
+		t.Helper()
+		res, err := r.Run(t.Context(), backend.Request{Prompt: "Research Go 1.26.", Model: model, Schema: schema})
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		return res
+	}
+	sent := func() mockgemini.Request {
+		reqs := mock.Requests()
+		return reqs[len(reqs)-1]
+	}
+
+	for _, model := range []string{"gemini-3.5-flash", "gemini-flash-latest"} {
+		if res := run(model); res.Usage == nil || res.Usage.Requests != 1 {
+			t.Errorf("%s: usage %+v, want one request", model, res.Usage)
+		}
+		req := sent()
+		if !sameJSON(req.ResponseSchema, schema) || !strings.Contains(string(req.Body), `"responseMimeType":"application/json"`) ||
+			!slices.Equal(req.BuiltinTools, []string{"googleSearch", "urlContext"}) {
+			t.Errorf("%s: schema %s, body %s", model, req.ResponseSchema, req.Body)
+		}
+	}
+	run("gemini-2.5-flash")
+	if req := sent(); req.ResponseSchema != nil || strings.Contains(string(req.Body), "responseMimeType") {
+		t.Errorf("a model outside the list got the schema: %s", req.Body)
+	}
+
+	mock.Handle(mockgemini.KindSearch, func(req *mockgemini.Request) mockgemini.Reply {
+		if req.ResponseSchema != nil {
+			return mockgemini.Error(400, "INVALID_ARGUMENT", "Tool use with a response mime type: 'application/json' is unsupported")
+		}
+		return mockgemini.Text("Go 1.26 shipped in February 2026.")
+	})
+	before := len(mock.Requests())
+	if res := run("gemini-3-refuses"); res.Usage == nil || res.Usage.Requests != 2 || res.Text != "Go 1.26 shipped in February 2026." {
+		t.Errorf("refused schema: got %+v (usage %+v), want the answer of a second request", res, res.Usage)
+	}
+	run("gemini-3-refuses")
+	reqs := mock.Requests()[before:]
+	if len(reqs) != 3 || reqs[0].ResponseSchema == nil || reqs[1].ResponseSchema != nil || reqs[2].ResponseSchema != nil {
+		t.Errorf("want the schema once, then never again for that model: %d requests", len(reqs))
+	}
+}
+
+// sameJSON reports whether a and b are the same JSON value, whatever the order of their keys.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

@@ -180,7 +180,13 @@ func (e *Engine) agentRun(ctx, runCtx context.Context, p Progress, followed func
 			followed(r)
 		}
 	}
+	if ask.Resume == nil { // a run followed on was admitted, and is paid for, when it began
+		if err := e.admit(ctx); err != nil {
+			return backend.Result{}, run, err
+		}
+	}
 	res, err := e.settings.Agent.Research(runCtx, ask)
+	spendingOf(ctx).add(res, err)
 	if err != nil && runCtx.Err() != nil && run.ID != "" && !errors.Is(context.Cause(ctx), backend.ErrServerStopping) {
 		e.cancelRun(ctx, run.ID)
 	}

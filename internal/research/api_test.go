@@ -6,9 +6,11 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/geminiapi"
 	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/research"
@@ -28,14 +30,20 @@ var apiSources = []mg.Source{
 	{URI: "https://jp.example/tokyo", Title: "東京ガイド"},
 }
 
-// apiEngine is an engine on a Gemini API runner pointed at mock.
+// apiEngine is an engine on a Gemini API runner pointed at mock, whose model (gemini-test) takes no JSON schema.
 func apiEngine(t *testing.T, mock *mg.Server, timeout time.Duration, s research.Settings) *research.Engine {
+	t.Helper()
+	return apiEngineOf(t, mock, geminiapi.Config{Model: "gemini-test", Timeout: timeout}, s)
+}
+
+// apiEngineOf is an engine on a Gemini API runner of cfg pointed at mock.
+func apiEngineOf(t *testing.T, mock *mg.Server, cfg geminiapi.Config, s research.Settings) *research.Engine {
 	t.Helper()
 	srv := httptest.NewServer(mock)
 	t.Cleanup(srv.Close)
 	t.Cleanup(mock.Close)
-	runner, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: "test-key-0123456789", BaseURL: srv.URL,
-		Model: "gemini-test", Timeout: timeout, Backoff: []time.Duration{time.Millisecond}})
+	cfg.APIKey, cfg.BaseURL, cfg.Backoff = "test-key-0123456789", srv.URL, []time.Duration{time.Millisecond}
+	runner, err := geminiapi.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,6 +167,9 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 			*rep.Metadata.ClaimsSupported != 1 {
 			t.Errorf("got %+v", rep)
 		}
+		if u := rep.Metadata.Usage; u == nil || u.Requests != 2 {
+			t.Errorf("usage %+v: want the search and its correction counted, 2 requests", u)
+		}
 		chats := mock.RequestsOf(mg.KindChat)
 		if len(chats) != 1 || !strings.Contains(chats[0].Prompt, correctionPrompt) || len(chats[0].BuiltinTools) != 0 {
 			t.Errorf("the correction must go without research tools: %+v", chats)
@@ -179,6 +190,83 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 			t.Errorf("got %+v", rep)
 		}
 	})
+}
+
+// TestOneRequestOnAModelThatTakesASchema: on a model of GEMINI_API_JSON_MODELS the research round asks for the
+// report's schema with Google Search, so a search costs exactly one request, and the report's claims are checked
+// against the grounding as ever.
+func TestOneRequestOnAModelThatTakesASchema(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	prose := "Der Föhn ist ein warmer Fallwind in den Alpen."
+	report, _ := json.Marshal(map[string]any{"success": true, "report": prose, "metadata": map[string]any{"iterations": 1}})
+	mock.Handle(mg.KindSearch, func(req *mg.Request) mg.Reply {
+		if req.ResponseSchema == nil {
+			return mg.GroundedAnswer(prose, apiSources, mg.Cite(prose, 0)) // prose: would need a correction
+		}
+		return mg.GroundedAnswer(string(report), apiSources, mg.Cite(prose, 0))
+	})
+	e := apiEngineOf(t, mock, geminiapi.Config{Model: "gemini-3.5-flash", JSONModels: []string{"gemini-3*"}},
+		research.Settings{JSONMaxRetries: 3})
+	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ParseWarning || rep.Metadata.JSONCorrections != 0 || !strings.HasPrefix(rep.Report, prose+"[1]\n") {
+		t.Errorf("got %+v", rep)
+	}
+	if u := rep.Metadata.Usage; u == nil || u.Requests != 1 || len(mock.Requests()) != 1 {
+		t.Errorf("usage %+v, %d requests: want exactly one", u, len(mock.Requests()))
+	}
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(mock.Requests()[0].ResponseSchema, &schema); err != nil || !slices.Contains(schema.Required, "report") {
+		t.Errorf("the request's schema %s is not the report's", mock.Requests()[0].ResponseSchema)
+	}
+}
+
+// TestLimitsHoldRunByRun: the usage meter's limits (Settings.Admit) are asked before each run with what the call
+// spent so far, so a deep_search stops between rounds (its report of the rounds before, partial), and what every
+// call spent reaches the meter (Settings.Used), a failed call's too.
+func TestLimitsHoldRunByRun(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	text := "Der Föhn ist ein warmer Fallwind."
+	mock.Handle(mg.KindSearch, mg.ByPrompt(mg.Always(mg.QuotaDaily()),
+		mg.Route{Contains: "Föhn", Respond: mg.Always(mg.GroundedAnswer(jsonAnswer(text, "Wie warm?"), apiSources,
+			mg.Cite(text, 0)))}))
+	var (
+		mu    sync.Mutex
+		spent []research.Spent
+	)
+	e := apiEngine(t, mock, time.Minute, research.Settings{MaxRounds: 3,
+		Admit: func(tool string, so backend.Usage) error {
+			if tool == "deep_search" && so.Requests >= 1 {
+				return &research.Failure{Code: backend.CodeQuota, Message: "The daily request limit is reached."}
+			}
+			return nil
+		},
+		Used: func(s research.Spent) { mu.Lock(); spent = append(spent, s); mu.Unlock() }})
+
+	rep, err := e.DeepSearch(t.Context(), research.DeepSearchRequest{Topic: "Föhn", Depth: research.DepthConcise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Partial || rep.Metadata.Rounds != 1 || len(mock.Requests()) != 1 || rep.Metadata.Usage.Requests != 1 {
+		t.Errorf("got partial %v, %d rounds, %d requests, usage %+v; want round 1's report, partial, one request",
+			rep.Partial, rep.Metadata.Rounds, len(mock.Requests()), rep.Metadata.Usage)
+	}
+	var f *research.Failure
+	if _, err := e.Search(t.Context(), research.SearchRequest{Query: "Tokio"}); !errors.As(err, &f) || f.Code != backend.CodeQuota {
+		t.Fatalf("got %v, want the API's daily quota", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(spent) != 2 || spent[0].Tool != "deep_search" || spent[0].Usage.Requests != 1 || spent[1].Tool != "search" ||
+		spent[1].Usage.Requests != 1 || spent[1].Backend != "api" {
+		t.Errorf("the meter was told %+v; want the deep_search's one request, then the failed search's", spent)
+	}
 }
 
 func TestAFailureSaysWhichBackendFailed(t *testing.T) {

@@ -43,11 +43,12 @@ type Settings struct {
 	AgentTimeout     time.Duration // the longest the agent's run is followed (GEMINI_DEEP_RESEARCH_TIMEOUT); 0: no limit
 	DeepSearchEngine string        // the engine of a deep_search that names none (GEMINI_DEEP_RESEARCH_ENGINE); "": EngineRounds
 	AgentPlan        string        // whether the agent plans first (GEMINI_DEEP_RESEARCH_PLAN): PlanAuto (""), PlanConfirm or PlanOff
-	// Used, when set, is told what each call of tool used (rep's Metadata.Usage), once a run: the usage meter.
-	Used func(tool string, rep Report)
-	// Admit, when set, says whether a call of tool may run now (the usage meter's limits): a *Failure refuses it.
-	// A call the cache answers, or that joins an identical one running, is not asked about.
-	Admit func(tool string) error
+	// Used, when set, is told what each call spent over all its runs, failed ones too: the usage meter.
+	Used func(Spent)
+	// Admit, when set, says whether a call of tool may make a run now, given what it spent so far (the usage
+	// meter's limits): a *Failure refuses it. It is asked before each run of the backend or the agent; a call the
+	// cache answers, or that joins an identical one running, is not asked about.
+	Admit func(tool string, spent backend.Usage) error
 }
 
 // slowAfter is when progress logs turn from INFO to WARN.
@@ -291,6 +292,9 @@ func agentGaveUp(a agentReport) *Failure {
 
 // run runs the backend once, after waiting for a queue slot, within the call's deadline.
 func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress) (backend.Result, error) {
+	if err := e.admit(ctx); err != nil {
+		return backend.Result{}, err
+	}
 	if q := e.settings.Queue; q != nil {
 		var waited atomic.Bool // set from the goroutines that move the queue
 		wait, byDeadline := queueWait(ctx, e.settings.QueueTimeout)
@@ -310,7 +314,9 @@ func (e *Engine) run(ctx context.Context, req backend.Request, progress Progress
 			progress.report("starting the agent")
 		}
 	}
-	return e.runner.Run(ctx, bound(ctx, req))
+	res, err := e.runner.Run(ctx, bound(ctx, req))
+	spendingOf(ctx).add(res, err)
+	return res, err
 }
 
 // failure turns a runner error into a *Failure, or returns the context's error when the caller cancelled. The
@@ -325,8 +331,11 @@ func (e *Engine) failure(ctx context.Context, topic string, err error) error {
 	var (
 		ge *backend.Error
 		qt *QueueTimeoutError
+		f  *Failure
 	)
 	switch {
+	case errors.As(err, &f): // a run refused before it began (Settings.Admit)
+		return f
 	case errors.As(err, &qt):
 		e.log.Warn("research request gave up waiting for a slot", "topic", shorten(topic), "waited", qt.Waited)
 		return &Failure{Code: backend.CodeQueueTimeout, Message: "The server is busy: " + qt.Error() + ".",

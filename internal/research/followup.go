@@ -98,14 +98,6 @@ func (e *Engine) followUp(ctx context.Context, req FollowUpRequest, model string
 	return b.report(e.now()), nil
 }
 
-// followUpShape is the JSON shape a follow-up's correction asks for.
-const followUpShape = `{
-  "success": true,
-  "report": "The answer in Markdown, citing sources as [1]...",
-  "metadata": {"sources": [{"number": 1, "url": "https://...", "title": "...", "snippet": "..."}],
-    "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
-}`
-
 // document is the prior research as the backend gets it: its topic, its report, its sources numbered as the
 // follow-up cites them and the other pages it read, delimited as the research it is.
 func (p Prior) document() backend.Document {

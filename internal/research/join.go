@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 // Joins lets identical requests that arrive while one is running share its run instead of starting a second
@@ -151,22 +153,37 @@ func (e *Engine) answered(ctx context.Context, key []string, fresh bool, progres
 	return e.kept(string(k), rep, err)
 }
 
-// counted is run, once Settings.Admit admits it, telling Settings.Used what each report it makes used: once a run,
-// however many identical requests joined it (a request that joins one is not asked about again), and never for an
-// answer from the cache.
+// counted is run, telling Settings.Used what the call spent over all its runs (spending), failed ones too, and
+// giving a report that as its usage: once a run, however many identical requests joined it, and never for an
+// answer from the cache. Each of its runs asks Settings.Admit first (admit).
 func (e *Engine) counted(tool string, run func(context.Context, Progress) (Report, error)) func(context.Context, Progress) (Report, error) {
 	return func(ctx context.Context, p Progress) (Report, error) {
-		if admit := e.settings.Admit; admit != nil {
-			if err := admit(tool); err != nil {
-				return Report{}, err
-			}
-		}
+		ctx, spending := withSpending(ctx, tool)
 		rep, err := run(ctx, p)
-		if err == nil && rep.Metadata.Usage != nil && e.settings.Used != nil {
-			e.settings.Used(tool, rep)
+		if spent := spending.so(); spent != nil {
+			if err == nil {
+				rep.Metadata.Usage = &spent.Usage
+			}
+			if e.settings.Used != nil {
+				e.settings.Used(*spent)
+			}
 		}
 		return rep, err
 	}
+}
+
+// admit asks Settings.Admit whether the call of ctx may make another run (a *Failure when it may not), given what
+// it spent so far: a deep_search's rounds and a search's corrections are held to the limits as they go.
+func (e *Engine) admit(ctx context.Context) error {
+	s := spendingOf(ctx)
+	if e.settings.Admit == nil || s == nil {
+		return nil
+	}
+	var so backend.Usage
+	if spent := s.so(); spent != nil {
+		so = spent.Usage
+	}
+	return e.settings.Admit(s.spent.Tool, so)
 }
 
 // kept puts a finished report in the cache, if there is one, and passes it on.

@@ -38,7 +38,6 @@ func (b *builder) add(rr roundResult) {
 	b.meta.ClaimsVerified += rr.agent.Verification.ClaimsChecked
 	b.meta.ClaimsCorrected += rr.agent.Verification.ClaimsCorrected
 	b.meta.JSONCorrections += rr.corrections
-	b.meta.Usage = b.meta.Usage.Plus(rr.res.Usage)
 	b.meta.OutputTruncated = b.meta.OutputTruncated || rr.res.Truncated
 	b.meta.FallbackFrom = cmp.Or(b.meta.FallbackFrom, rr.fallbackFrom)
 	b.meta.BackendReason = cmp.Or(b.meta.BackendReason, rr.res.Switched)

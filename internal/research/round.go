@@ -3,6 +3,7 @@ package research
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,22 +12,74 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/prompts"
 )
 
-// JSON shapes the correction prompt asks for, one per kind of round.
-const (
-	researchShape = `{
+// answerShape is the JSON a round's answer must take: an example, which the correction prompt shows, and its
+// JSON schema, which a backend that can hold its model to one gets with the request (backend.Request.Schema).
+type answerShape struct {
+	example string
+	schema  json.RawMessage
+}
+
+// text reports whether the shape is freeText: the answer is the text itself, not JSON to extract.
+func (s answerShape) text() bool { return s.example == "" }
+
+// The shapes of the rounds whose answer is a JSON report.
+var (
+	researchShape = answerShape{example: `{
   "success": true,
   "report": "# Title\n\nThe report in Markdown, citing sources as [1]...",
   "metadata": {"sources": [{"url": "https://...", "title": "...", "snippet": "..."}],
     "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
-}`
-	verifyShape = `{
+}`, schema: reportSchema(false, false)}
+	verifyShape = answerShape{example: `{
   "success": true,
   "report": "# Title\n\nThe corrected report in Markdown, citing sources as [1]...",
   "verification": {"claims_checked": 5, "claims_corrected": 1, "corrections": ["..."], "new_findings": ["..."], "open_gaps": []},
   "metadata": {"sources": [{"url": "https://...", "title": "...", "snippet": "..."}],
     "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
-}`
+}`, schema: reportSchema(true, false)}
+	followUpShape = answerShape{example: `{
+  "success": true,
+  "report": "The answer in Markdown, citing sources as [1]...",
+  "metadata": {"sources": [{"number": 1, "url": "https://...", "title": "...", "snippet": "..."}],
+    "sources_visited": ["https://..."], "search_queries_used": ["..."], "iterations": 3}
+}`, schema: reportSchema(false, true)}
 )
+
+// freeText is the shape of a round whose answer is the text itself (ask, fetch), not JSON to extract.
+var freeText = answerShape{}
+
+// reportSchema is the JSON schema of agentReport: with the verification a verify round adds, and with the
+// number each source is cited by when numbered (a follow-up's).
+func reportSchema(verification, numbered bool) json.RawMessage {
+	str := map[string]any{"type": "string"}
+	list := map[string]any{"type": "array", "items": str}
+	source := map[string]any{"url": str, "title": str, "snippet": str}
+	if numbered {
+		source["number"] = map[string]any{"type": "integer"}
+	}
+	props := map[string]any{
+		"success": map[string]any{"type": "boolean"},
+		"report":  map[string]any{"type": "string", "description": "The report in Markdown, citing sources as [1]."},
+		"metadata": map[string]any{"type": "object", "properties": map[string]any{
+			"sources": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": source,
+				"required": []string{"url"}}},
+			"sources_visited": list, "search_queries_used": list, "iterations": map[string]any{"type": "integer"},
+		}},
+	}
+	required := []string{"success", "report", "metadata"}
+	if verification {
+		count := map[string]any{"type": "integer"}
+		props["verification"] = map[string]any{"type": "object", "properties": map[string]any{
+			"claims_checked": count, "claims_corrected": count, "corrections": list, "new_findings": list, "open_gaps": list,
+		}}
+		required = append(required, "verification")
+	}
+	schema, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required})
+	if err != nil {
+		panic(err) // maps of strings: cannot fail
+	}
+	return schema
+}
 
 // maxCorrectionInput bounds the invalid answer quoted in a correction prompt: the CLI reads at most 8 MiB of stdin,
 // and a correction of a huge answer would not fit a model's context anyway.
@@ -55,17 +108,17 @@ func cutOff(answer, reason string) string {
 	return answer + " was cut off because the model stopped early (finish reason " + reason + ")"
 }
 
-// freeText is the shape of a round whose answer is the text itself (ask), not JSON to extract.
-const freeText = ""
-
 // round runs one prompt (req: its text, model, folders and time limit) through the agent: the run (with the
 // fallback model when the quota runs out), then, if its answer is not valid JSON of the shape wanted, up to
 // JSONMaxRetries correction runs that only restructure that answer, while the call has time left. A run that times
 // out after producing some text, or whose answer stopped before its end (backend.Result.Unfinished), ends the round
 // as partial instead of failing it. onText, when set, gets the answer as it is written.
-func (e *Engine) round(ctx context.Context, req backend.Request, shape string, progress Progress,
+func (e *Engine) round(ctx context.Context, req backend.Request, shape answerShape, progress Progress,
 	onText func(string)) (roundResult, error) {
 	rr := roundResult{model: req.Model}
+	if !shape.text() {
+		req.Schema = shape.schema
+	}
 	req.OnEvent = func(ev backend.Event) {
 		switch {
 		case ev.Kind != backend.EventText:
@@ -86,7 +139,7 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape string, p
 	var ge *backend.Error
 	if errors.As(err, &ge) && ge.Code.TimedOut() && ctx.Err() == nil && ge.Partial.Text != "" {
 		rr.res, rr.timedOut = ge.Partial, max(ge.Partial.Duration.Round(time.Second), time.Second)
-		if shape != freeText {
+		if !shape.text() {
 			rr.agent, rr.parsed = extractReport(rr.res.Text)
 		}
 		e.log.Warn("research timed out; keeping its partial answer", "timeout", rr.timedOut, "chars", len(rr.res.Text))
@@ -103,7 +156,7 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape string, p
 		e.log.Warn("research answer stopped before its end; keeping it as a partial answer", "finish_reason", res.Unfinished,
 			"chars", len(res.Text))
 	}
-	if shape == freeText {
+	if shape.text() {
 		return rr, nil
 	}
 	// An unfinished answer is corrected no more than a timed-out one: a correction would pass off what is missing.
@@ -139,12 +192,12 @@ func (e *Engine) correctionModel(rr roundResult) string {
 
 // correct runs the correction prompt on an answer that was not valid JSON. The answer goes into the prompt
 // itself, so the correction needs no tool call.
-func (e *Engine) correct(ctx context.Context, answer, shape, model string) (agentReport, bool, error) {
+func (e *Engine) correct(ctx context.Context, answer string, shape answerShape, model string) (agentReport, bool, error) {
 	if len(answer) > maxCorrectionInput {
 		answer = answer[:maxCorrectionInput]
 	}
-	prompt := prompts.Render(e.templates.correction, prompts.Values{Output: answer, Schema: shape})
-	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model, Plain: true}, nil)
+	prompt := prompts.Render(e.templates.correction, prompts.Values{Output: answer, Schema: shape.example})
+	res, err := e.run(ctx, backend.Request{Prompt: prompt, Model: model, Plain: true, Schema: shape.schema}, nil)
 	if err != nil {
 		return agentReport{}, false, err
 	}

@@ -42,8 +42,10 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 	defer stop()
 
 	req.Progress.report("asking")
-	rr, err := e.round(ctx, backend.Request{Model: model, Prompt: prompts.Render(e.templates.structured,
-		prompts.Values{Prompt: req.Prompt, Schema: req.Schema, Date: promptDate(start)})}, freeText, req.Progress, nil)
+	// The caller's schema goes with the request too: a model that takes one answers in it at once.
+	rr, err := e.round(ctx, backend.Request{Model: model, Schema: json.RawMessage(req.Schema), Prompt: prompts.Render(
+		e.templates.structured, prompts.Values{Prompt: req.Prompt, Schema: req.Schema, Date: promptDate(start)})},
+		freeText, req.Progress, nil)
 	if err != nil {
 		return Report{}, e.failure(ctx, topic, err)
 	}
@@ -60,7 +62,8 @@ func (e *Engine) structured(ctx context.Context, req StructuredRequest, model st
 		req.Progress.report("correcting the answer to fit the schema")
 		answer := rr.res.Text[:min(len(rr.res.Text), maxCorrectionInput)]
 		fix := prompts.Render(e.templates.structuredFix, prompts.Values{Output: answer, Schema: req.Schema, Errors: problem})
-		res, err := e.run(ctx, backend.Request{Prompt: fix, Model: e.correctionModel(rr), Plain: true}, req.Progress)
+		res, err := e.run(ctx, backend.Request{Prompt: fix, Model: e.correctionModel(rr), Plain: true,
+			Schema: json.RawMessage(req.Schema)}, req.Progress)
 		if err != nil {
 			return Report{}, e.failure(ctx, topic, err)
 		}

@@ -59,7 +59,7 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.Model, workers: cfg.WarmWorkers}
 	key, from := cfg.APIKey()
 	s.KeyFrom = from
-	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, exec.LookPath)
+	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, false, exec.LookPath)
 	if s.CLIErr != nil {
 		s.cli = missingCLI{err: s.CLIErr}
 	} else {
@@ -90,13 +90,14 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 			s.agent = agent
 		}
 		s.api, s.APIErr = geminiapi.New(ctx, geminiapi.Config{
-			APIKey:  key.Reveal(),
-			BaseURL: cfg.APIBaseURL,
-			Model:   cfg.ResolveModel(defaultAPIModel),
-			Timeout: cfg.SearchTimeout,
-			Secrets: cfg.Secrets(),
-			Logger:  logger,
-			Prompts: cfg.Prompts,
+			APIKey:     key.Reveal(),
+			BaseURL:    cfg.APIBaseURL,
+			Model:      cfg.ResolveModel(defaultAPIModel),
+			Timeout:    cfg.SearchTimeout,
+			Secrets:    cfg.Secrets(),
+			Logger:     logger,
+			Prompts:    cfg.Prompts,
+			JSONModels: cfg.APIJSONModels,
 		})
 	}
 
