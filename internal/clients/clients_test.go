@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -16,40 +17,86 @@ var server = Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gsm/ge
 func TestPaths(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name     string
-		p        Platform
-		want     []string
-		wantKeys []string
+		name string
+		p    Platform
+		want []string // in All's order
 	}{
-		{"linux", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "/home/me/.config"},
-			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json",
-				"/home/me/.claude.json"},
-			[]string{"mcpServers", "mcpServers", "servers", "mcpServers"}},
-		{"linux relative XDG is ignored", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "cfg"},
-			[]string{"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json",
-				"/home/me/.claude.json"}, nil},
-		{"darwin", Platform{GOOS: "darwin", Home: "/Users/me"},
-			[]string{"/Users/me/.cursor/mcp.json", "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
-				"/Users/me/Library/Application Support/Code/User/mcp.json", "/Users/me/.claude.json"}, nil},
-		{"windows", Platform{GOOS: "windows", Home: "/c/me", AppData: "/c/me/AppData/Roaming"},
-			[]string{"/c/me/.cursor/mcp.json", "/c/me/AppData/Roaming/Claude/claude_desktop_config.json", "/c/me/AppData/Roaming/Code/User/mcp.json",
-				"/c/me/.claude.json"}, nil},
+		{"linux", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "/home/me/.cfg"}, []string{
+			"/home/me/.cursor/mcp.json", "/home/me/.cfg/Claude/claude_desktop_config.json", "/home/me/.cfg/Code/User/mcp.json",
+			"/home/me/.claude.json", "/home/me/.codeium/windsurf/mcp_config.json", "/home/me/.cfg/zed/settings.json",
+			"/home/me/.codex/config.toml", "/home/me/.gemini/settings.json", "/home/me/.lmstudio/mcp.json",
+			"/home/me/.cfg/goose/config.yaml", "/home/me/.cfg/opencode/opencode.json", "/home/me/.kiro/settings/mcp.json",
+			"/home/me/.cfg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+			"/home/me/.continue/config.yaml", "/home/me/.cfg/crush/crush.json"}},
+		{"linux relative XDG is ignored", Platform{GOOS: "linux", Home: "/home/me", XDGConfigHome: "cfg"}, []string{
+			"/home/me/.cursor/mcp.json", "/home/me/.config/Claude/claude_desktop_config.json", "/home/me/.config/Code/User/mcp.json",
+			"/home/me/.claude.json", "/home/me/.codeium/windsurf/mcp_config.json", "/home/me/.config/zed/settings.json",
+			"/home/me/.codex/config.toml", "/home/me/.gemini/settings.json", "/home/me/.lmstudio/mcp.json",
+			"/home/me/.config/goose/config.yaml", "/home/me/.config/opencode/opencode.json", "/home/me/.kiro/settings/mcp.json",
+			"/home/me/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+			"/home/me/.continue/config.yaml", "/home/me/.config/crush/crush.json"}},
+		{"darwin", Platform{GOOS: "darwin", Home: "/Users/me"}, []string{
+			"/Users/me/.cursor/mcp.json", "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+			"/Users/me/Library/Application Support/Code/User/mcp.json", "/Users/me/.claude.json",
+			"/Users/me/.codeium/windsurf/mcp_config.json", "/Users/me/.config/zed/settings.json",
+			"/Users/me/.codex/config.toml", "/Users/me/.gemini/settings.json", "/Users/me/.lmstudio/mcp.json",
+			"/Users/me/.config/goose/config.yaml", "/Users/me/.config/opencode/opencode.json",
+			"/Users/me/.kiro/settings/mcp.json",
+			"/Users/me/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+			"/Users/me/.continue/config.yaml", "/Users/me/.config/crush/crush.json"}},
+		{"windows", Platform{GOOS: "windows", Home: "/c/me", AppData: "/c/me/AppData/Roaming"}, []string{
+			"/c/me/.cursor/mcp.json", "/c/me/AppData/Roaming/Claude/claude_desktop_config.json",
+			"/c/me/AppData/Roaming/Code/User/mcp.json", "/c/me/.claude.json", "/c/me/.codeium/windsurf/mcp_config.json",
+			"/c/me/AppData/Roaming/Zed/settings.json", "/c/me/.codex/config.toml", "/c/me/.gemini/settings.json",
+			"/c/me/.lmstudio/mcp.json", "/c/me/AppData/Roaming/Block/goose/config/config.yaml",
+			"/c/me/.config/opencode/opencode.json", "/c/me/.kiro/settings/mcp.json",
+			"/c/me/AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+			"/c/me/.continue/config.yaml", "/c/me/AppData/Local/crush/crush.json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var got, keys []string
+			var got []string
 			for _, c := range All(tt.p, server) {
 				got = append(got, filepath.ToSlash(c.Path))
-				keys = append(keys, c.ServersKey)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-			if tt.wantKeys != nil && !reflect.DeepEqual(keys, tt.wantKeys) {
-				t.Errorf("keys %q, want %q", keys, tt.wantKeys)
+				t.Errorf("got %q,\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEveryClient: at least twelve clients, each named on the command line by its own ID, and each snippet in its
+// file's format reads back as the entry.
+func TestEveryClient(t *testing.T) {
+	t.Parallel()
+	all := All(Platform{GOOS: "linux", Home: "/home/me"}, Server{URL: server.URL, AuthToken: "tok", StdioCommand: "/x"})
+	if len(all) < 12 || len(all) != len(IDs) {
+		t.Fatalf("%d clients, %d IDs: want the same number, at least 12", len(all), len(IDs))
+	}
+	seen := map[string]bool{}
+	for i, c := range all {
+		if c.ID != IDs[i] || seen[c.ID] || c.Name == "" {
+			t.Errorf("client %d: ID %q, name %q", i, c.ID, c.Name)
+		}
+		seen[c.ID] = true
+		snippet, err := c.Snippet()
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		doc, err := c.parse([]byte(snippet))
+		if err != nil {
+			t.Fatalf("%s: the snippet does not read back: %v\n%s", c.Name, err, snippet)
+		}
+		have, found, err := doc.Get(c.path()...)
+		want, _ := c.entryJSON()
+		if err != nil || !found || !contains(have, want) {
+			t.Errorf("%s: the snippet holds %s (%v), want %s", c.Name, have, err, want)
+		}
+		if c.ID != "claude-desktop" && !strings.Contains(snippet, "Bearer tok") {
+			t.Errorf("%s: no bearer header in\n%s", c.Name, snippet)
+		}
 	}
 }
 

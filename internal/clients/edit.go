@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
-	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jsonedit"
 )
 
 // State is how a client's file stands towards this server.
@@ -43,9 +43,9 @@ func (s Status) String() string {
 	return s.State.String()
 }
 
-// FileError is a client's file that cannot be read, or not safely changed: it is neither JSON nor JSON with
-// comments, names the servers key or this server twice, holds something other than an object where the servers
-// are, or cannot be opened. Connect and Disconnect leave such a file untouched.
+// FileError is a client's file that cannot be read, or not safely changed: it is not valid in its format, names
+// the servers key or this server twice, holds something other than an object where the servers are (a
+// *ShapeError says what), or cannot be opened. Connect and Disconnect leave such a file untouched.
 type FileError struct {
 	Path string // as shown to people: ~/.cursor/mcp.json
 	Err  error
@@ -75,20 +75,20 @@ func (c Client) shownPath() string {
 }
 
 // Status reads the client's file: whether it has this server's entry, whether that entry is the current one, or
-// why the file cannot be read.
+// why the file cannot be read. An entry with members of the client's own besides this server's is the current one.
 func (c Client) Status() Status {
 	data, err := os.ReadFile(c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Status{State: NotConnected}
 	}
-	var doc *jsonedit.Doc
+	var doc document
 	if err == nil {
-		doc, err = jsonedit.ParseDoc(data)
+		doc, err = c.parse(data)
 	}
 	var have json.RawMessage
 	var found bool
 	if err == nil {
-		have, found, err = doc.Get(c.ServersKey, serverName)
+		have, found, err = doc.Get(c.path()...)
 	}
 	if err != nil {
 		return Status{State: Unreadable, Err: c.fileError(err)}
@@ -96,71 +96,126 @@ func (c Client) Status() Status {
 	if !found {
 		return Status{State: NotConnected}
 	}
-	if want, err := json.Marshal(c.Entry); err == nil && jsonedit.Equal(have, want) {
+	if want, err := c.entryJSON(); err == nil && contains(have, want) {
 		return Status{State: Connected}
 	}
 	return Status{State: Outdated}
+}
+
+// Change is what Connect or Disconnect would do to a client's file: its bytes before and after. Nothing is written
+// until Apply.
+type Change struct {
+	Client Client
+	Old    []byte // nil when the file is not there
+	New    []byte // equal to Old when there is nothing to change
+	exists bool
+	target string // the file written: the one a symbolic link points to
+}
+
+// Changed reports whether applying the change would write the file.
+func (ch Change) Changed() bool { return !bytes.Equal(ch.Old, ch.New) }
+
+// PlanConnect is the change that writes this server's entry into the client's file, creating the file when
+// missing; a file that already has the entry (with members of the client's own, if any) is left as it is. A file
+// that cannot be read, or not safely changed, gives a *FileError.
+func (c Client) PlanConnect() (Change, error) {
+	entry, err := c.entryJSON()
+	if err != nil {
+		return Change{}, err
+	}
+	return c.plan(func(doc document) (bool, error) {
+		if have, found, err := doc.Get(c.path()...); err != nil || (found && contains(have, entry)) {
+			return false, err
+		}
+		return doc.Set(entry, c.path()...)
+	})
+}
+
+// PlanDisconnect is the change that removes this server's entry from the client's file, and nothing else; a file
+// without the entry is left alone.
+func (c Client) PlanDisconnect() (Change, error) {
+	return c.plan(func(doc document) (bool, error) { return doc.Delete(c.path()...) })
 }
 
 // Connect writes this server's entry into the client's file, creating the file (0600) when missing, and changes
 // no other byte of it. When the file changes, the old one is first copied to <file>.<time>.bak, whose path is
 // returned. A file that cannot be read is left alone: the error is a *FileError.
 func (c Client) Connect(now time.Time) (backup string, err error) {
-	entry, err := json.Marshal(c.Entry)
+	ch, err := c.PlanConnect()
 	if err != nil {
-		return "", fmt.Errorf("encode the %s entry: %w", c.Name, err)
+		return "", err
 	}
-	return c.edit(now, func(doc *jsonedit.Doc) (bool, error) { return doc.Set(entry, c.ServersKey, serverName) })
+	return ch.Apply(now)
 }
 
 // Disconnect removes this server's entry from the client's file, and nothing else, with the same backup as
 // Connect; a file without the entry is left alone.
 func (c Client) Disconnect(now time.Time) (backup string, err error) {
-	return c.edit(now, func(doc *jsonedit.Doc) (bool, error) { return doc.Delete(c.ServersKey, serverName) })
+	ch, err := c.PlanDisconnect()
+	if err != nil {
+		return "", err
+	}
+	return ch.Apply(now)
 }
 
-// edit applies change to the client's file (an empty one when missing) and writes it when that changed it, after
-// a backup of the old one. A symbolic link is followed to the file it points to, which is written, so the link
-// stays; a dangling one gets its file.
-func (c Client) edit(now time.Time, change func(*jsonedit.Doc) (bool, error)) (backup string, err error) {
+// plan applies change to the client's file as read now (an empty one, or the client's skeleton, when missing). A
+// symbolic link is followed to the file it points to, which is the one written, so the link stays; a dangling one
+// gets its file.
+func (c Client) plan(change func(document) (bool, error)) (Change, error) {
 	path, err := linkTarget(c.Path)
 	if err != nil {
-		return "", c.fileError(err)
+		return Change{}, c.fileError(err)
 	}
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", c.fileError(err)
+		return Change{}, c.fileError(err)
 	}
-	doc, err := jsonedit.ParseDoc(old)
+	start := old
+	if !exists && c.newFile != "" {
+		start = []byte(c.newFile)
+	}
+	doc, err := c.parse(start)
 	if err != nil {
-		return "", c.fileError(err)
+		return Change{}, c.fileError(err)
 	}
+	ch := Change{Client: c, Old: old, New: old, exists: exists, target: path}
 	changed, err := change(doc)
-	var dup *jsonedit.DuplicateKeyError
-	var notObject *jsonedit.NotObjectError
 	switch {
-	case errors.As(err, &dup) || errors.As(err, &notObject):
-		return "", c.fileError(err)
+	case err != nil && isFileProblem(err):
+		return Change{}, c.fileError(err)
 	case err != nil:
-		return "", err
-	case !changed:
+		return Change{}, err
+	case changed:
+		ch.New = doc.Bytes()
+	}
+	return ch, nil
+}
+
+// Apply writes the change, after a backup of the old file, unless the file changed since the change was planned:
+// then nothing is written, and the error says to try again.
+func (ch Change) Apply(now time.Time) (backup string, err error) {
+	if !ch.Changed() {
 		return "", nil
 	}
-
+	c := ch.Client
+	current, err := os.ReadFile(ch.target)
+	if (err == nil) != ch.exists || !bytes.Equal(current, ch.Old) {
+		return "", fmt.Errorf("%s changed meanwhile: nothing was written; try again", c.shownPath())
+	}
 	mode := fs.FileMode(0o600) // a new file may hold the bearer token; an existing one keeps its mode
-	if exists {
-		if fi, err := os.Stat(path); err == nil {
+	if ch.exists {
+		if fi, err := os.Stat(ch.target); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		if backup, err = backUp(c.Path, old, mode, now); err != nil {
+		if backup, err = backUp(c.Path, ch.Old, mode, now); err != nil {
 			return "", fmt.Errorf("back up %s: %w", c.Path, err)
 		}
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	} else if err := os.MkdirAll(filepath.Dir(ch.target), 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", filepath.Dir(ch.target), err)
 	}
-	if err := atomicfile.Write(path, doc.Bytes(), mode); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+	if err := atomicfile.Write(ch.target, ch.New, mode); err != nil {
+		return "", fmt.Errorf("write %s: %w", ch.target, err)
 	}
 	return backup, nil
 }

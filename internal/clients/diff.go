@@ -1,0 +1,149 @@
+package clients
+
+import (
+	"fmt"
+	"strings"
+)
+
+// diffContext is how many unchanged lines a diff shows around each change, as diff -u does.
+const diffContext = 3
+
+// Diff is the change as a unified diff of the client's file (as `diff -u` shows it), "" when there is nothing to
+// change: what a person reads before saying yes.
+func (ch Change) Diff() string {
+	if !ch.Changed() {
+		return ""
+	}
+	old, next := diffLines(string(ch.Old)), diffLines(string(ch.New))
+	ops := diffOps(old, next)
+	var b strings.Builder
+	from := ch.Client.shownPath()
+	if ch.Old == nil {
+		from = "/dev/null"
+	}
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", from, ch.Client.shownPath())
+	for _, h := range hunks(ops) {
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(h.oldStart, h.oldLen), hunkRange(h.newStart, h.newLen))
+		for _, op := range ops[h.from:h.to] {
+			b.WriteString(string(op.kind) + op.text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// diffLines is text as lines without their line breaks.
+func diffLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), "\n")
+}
+
+type diffOp struct {
+	kind byte // ' ', '-' or '+'
+	text string
+}
+
+// diffOps is the shortest edit from a to b, by their longest common subsequence: the files are small.
+func diffOps(a, b []string) []diffOp {
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var ops []diffOp
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			ops = append(ops, diffOp{' ', a[i]})
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]): // what goes, before what comes
+			ops = append(ops, diffOp{'-', a[i]})
+			i++
+		default:
+			ops = append(ops, diffOp{'+', b[j]})
+			j++
+		}
+	}
+	return ops
+}
+
+// hunk is a run of ops[from:to] shown together, and where it stands in each file (1-based).
+type hunk struct {
+	from, to                           int
+	oldStart, oldLen, newStart, newLen int
+}
+
+// hunks groups the changes of ops with diffContext lines around each; changes closer than twice that share one.
+func hunks(ops []diffOp) []hunk {
+	var out []hunk
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
+		}
+		from := max(0, i-diffContext)
+		to := i
+		for to < len(ops) {
+			if ops[to].kind != ' ' {
+				to++
+				continue
+			}
+			next := to
+			for next < len(ops) && ops[next].kind == ' ' {
+				next++
+			}
+			if next == len(ops) || next-to > 2*diffContext {
+				to = min(len(ops), to+diffContext)
+				break
+			}
+			to = next
+		}
+		out = append(out, position(ops, from, to))
+		i = to
+	}
+	return out
+}
+
+// position is the hunk of ops[from:to] with its line numbers in each file.
+func position(ops []diffOp, from, to int) hunk {
+	h := hunk{from: from, to: to, oldStart: 1, newStart: 1}
+	for _, op := range ops[:from] {
+		if op.kind != '+' {
+			h.oldStart++
+		}
+		if op.kind != '-' {
+			h.newStart++
+		}
+	}
+	for _, op := range ops[from:to] {
+		if op.kind != '+' {
+			h.oldLen++
+		}
+		if op.kind != '-' {
+			h.newLen++
+		}
+	}
+	return h
+}
+
+// hunkRange is a hunk's start and length as diff -u writes them: "3,4", "3" for one line, "2,0" for none (the
+// line before it).
+func hunkRange(start, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", start-1)
+	case 1:
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
+}
