@@ -38,11 +38,13 @@ func (c Command) String() string {
 
 // Resolve decides how to start the CLI. cliPath (GEMINI_CLI_PATH) wins when
 // set: it must name an executable file (a bare name is looked up on PATH).
-// Otherwise `gemini` on PATH, otherwise, when npx is on PATH, `npx -y` with
-// the version npm/package.json pins (npm.GeminiCLI), which the tests ran.
+// Otherwise `gemini` on PATH. npx is a way to fetch the CLI, not an installed
+// one: only when npx is true (GEMINI_CLI_NPX=on) does a missing gemini fall
+// back to `npx -y` with the version npm/package.json pins (npm.GeminiCLI),
+// which the tests ran; otherwise the error says npx could fetch it.
 // lookPath is exec.LookPath in production; nil means that. Every failure
 // wraps ErrCLINotFound.
-func Resolve(cliPath string, lookPath func(string) (string, error)) (Command, error) {
+func Resolve(cliPath string, npx bool, lookPath func(string) (string, error)) (Command, error) {
 	if lookPath == nil {
 		lookPath = exec.LookPath
 	}
@@ -56,11 +58,20 @@ func Resolve(cliPath string, lookPath func(string) (string, error)) (Command, er
 	if path, err := lookPath("gemini"); err == nil {
 		return Command{Path: path}, nil
 	}
-	if path, err := lookPath("npx"); err == nil {
-		return Command{Path: path, Args: []string{"-y", npm.GeminiCLI}}, nil
+	path, err := lookPath("npx")
+	switch {
+	case err != nil:
+		return Command{}, fmt.Errorf("%w: neither gemini nor npx is on PATH", ErrCLINotFound)
+	case !npx:
+		return Command{}, fmt.Errorf("%w: gemini is not on PATH; npx is, and could fetch the CLI at each start "+
+			"if GEMINI_CLI_NPX were on", ErrCLINotFound)
 	}
-	return Command{}, fmt.Errorf("%w: neither gemini nor npx is on PATH", ErrCLINotFound)
+	return Command{Path: path, Args: []string{"-y", npm.GeminiCLI}}, nil
 }
+
+// Fetched reports whether c fetches the CLI through npx rather than starting an installed one: its first run
+// downloads the CLI, which takes a minute or more.
+func (c Command) Fetched() bool { return len(c.Args) > 0 && c.Args[0] == "-y" }
 
 // checkExecutable returns the absolute path of an executable file, so that
 // the runner's working directory cannot change what a relative path means.

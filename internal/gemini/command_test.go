@@ -35,6 +35,7 @@ func TestResolve(t *testing.T) {
 		name     string
 		cliPath  string
 		lookPath func(string) (string, error)
+		npx      bool // GEMINI_CLI_NPX=on
 		want     Command
 		wantErr  string // substring; the error must wrap ErrCLINotFound
 		unixOnly bool
@@ -45,7 +46,9 @@ func TestResolve(t *testing.T) {
 		{name: "cli path not executable", cliPath: plain, lookPath: on("gemini"), wantErr: "not executable", unixOnly: true},
 		{name: "cli path is a directory", cliPath: dir, lookPath: on("gemini"), wantErr: "directory"},
 		{name: "gemini on PATH", lookPath: on("gemini", "npx"), want: Command{Path: "/opt/bin/gemini"}},
-		{name: "npx fallback, pinned", lookPath: on("npx"), want: Command{Path: "/opt/bin/npx", Args: []string{"-y", npm.GeminiCLI}}},
+		{name: "npx fallback, pinned", lookPath: on("npx"), npx: true, want: Command{Path: "/opt/bin/npx", Args: []string{"-y", npm.GeminiCLI}}},
+		{name: "npx is no installed CLI", lookPath: on("npx"), wantErr: "gemini is not on PATH; npx is, and could fetch the CLI"},
+		{name: "gemini on PATH wins over npx", lookPath: on("gemini", "npx"), npx: true, want: Command{Path: "/opt/bin/gemini"}},
 		{name: "nothing", lookPath: on(), wantErr: "neither gemini nor npx"},
 	}
 	for _, tt := range tests {
@@ -54,7 +57,7 @@ func TestResolve(t *testing.T) {
 			if tt.unixOnly && runtime.GOOS == "windows" {
 				t.Skip("no executable bit on Windows")
 			}
-			got, err := Resolve(tt.cliPath, tt.lookPath)
+			got, err := Resolve(tt.cliPath, tt.npx, tt.lookPath)
 			if tt.wantErr != "" {
 				if !errors.Is(err, ErrCLINotFound) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got error %v, want one wrapping ErrCLINotFound containing %q", err, tt.wantErr)
@@ -64,7 +67,7 @@ func TestResolve(t *testing.T) {
 			if err != nil {
 				t.Fatalf("got error %v, want none", err)
 			}
-			if got.Path != tt.want.Path || !slices.Equal(got.Args, tt.want.Args) {
+			if got.Path != tt.want.Path || !slices.Equal(got.Args, tt.want.Args) || got.Fetched() != (len(tt.want.Args) > 0) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
