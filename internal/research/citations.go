@@ -131,7 +131,7 @@ func cite(report string, g *backend.Grounding, own int) (marked string, placed [
 	slices.SortStableFunc(marks, func(a, b mark) int { return cmp.Compare(a.at, b.at) })
 	var written []markerAt // the answer's own markers
 	if own > 0 {
-		written = slices.DeleteFunc(markers(report), func(m markerAt) bool { return m.n > own })
+		written = slices.DeleteFunc(markers(report), func(m markerAt) bool { return slices.Max(m.ns) > own })
 	}
 	var b strings.Builder
 	last := 0
@@ -155,9 +155,9 @@ func carriedMarkers(report string, written []markerAt, s span) []int {
 	for _, m := range written {
 		switch {
 		case m.start >= s.start && m.end <= s.end:
-			out = append(out, m.n)
+			out = append(out, m.ns...)
 		case m.start >= next && strings.Trim(report[next:m.start], " \t") == "":
-			out = append(out, m.n)
+			out = append(out, m.ns...)
 			next = m.end
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/idna"
+
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
@@ -43,8 +45,8 @@ type Filtered struct {
 // domainPattern is what a domain of Include or Exclude looks like: example.org, docs.python.org.
 var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
 
-// Domain is d as Controls keep it (lower case, without a scheme, "www." or a path), or an error saying what is
-// wrong with it.
+// Domain is d as Controls keep it (lower case, in its ASCII form as DNS has it, without a scheme, "www." or a
+// path: münchen.de is xn--mnchen-3ya.de), or an error saying what is wrong with it.
 func Domain(given string) (string, error) {
 	d := strings.ToLower(strings.TrimSpace(given))
 	if !strings.Contains(d, "://") {
@@ -54,6 +56,9 @@ func Domain(given string) (string, error) {
 		d = u.Hostname()
 	}
 	d = strings.TrimSuffix(strings.TrimPrefix(d, "www."), ".")
+	if ascii, err := idna.Lookup.ToASCII(d); err == nil {
+		d = ascii
+	}
 	if !domainPattern.MatchString(d) {
 		return "", fmt.Errorf("%q is not a domain like example.org", strings.TrimSpace(given))
 	}

@@ -15,7 +15,8 @@ func TestDomain(t *testing.T) {
 	for in, want := range map[string]string{
 		"example.org": "example.org", " Docs.Python.org ": "docs.python.org", "https://www.example.com/a?b": "example.com",
 		"www.bbc.co.uk.": "bbc.co.uk", "localhost": "", "-bad.org": "", "a..b": "", "": "", "exa mple.org": "",
-		"example.org/docs/page": "example.org",
+		"example.org/docs/page": "example.org", "München.de": "xn--mnchen-3ya.de", "xn--mnchen-3ya.de": "xn--mnchen-3ya.de",
+		"https://www.bücher.example/x": "xn--bcher-kva.example",
 	} {
 		got, err := Domain(in)
 		if got != want || (err != nil) != (want == "") {
@@ -30,6 +31,8 @@ func TestDomain(t *testing.T) {
 		// Google Search grounding's sources are redirects: their title is the page's domain.
 		{backend.Source{URL: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/xyz", Title: "example.com"}, "example.com"},
 		{backend.Source{URL: "not a url"}, ""},
+		{backend.Source{URL: "https://münchen.de/föhn"}, "xn--mnchen-3ya.de"}, // whatever form each is written in
+		{backend.Source{URL: "https://xn--mnchen-3ya.de/föhn"}, "xn--mnchen-3ya.de"},
 	} {
 		if got := sourceDomain(c.source); got != c.domain {
 			t.Errorf("sourceDomain(%+v) = %q, want %q", c.source, got, c.domain)
@@ -46,6 +49,7 @@ func TestLimitOnTheCLI(t *testing.T) {
 		sources = append(sources, map[string]string{"url": fmt.Sprintf("https://site%d.example/page", i), "title": fmt.Sprint("Site ", i)})
 		fmt.Fprintf(&text, "Fact %d [%d]. ", i, i)
 	}
+	text.WriteString("Together [1, 4] and [2-5].") // the forms models write groups in
 	body, _ := json.Marshal(map[string]any{"success": true, "report": strings.TrimSpace(text.String()),
 		"metadata": map[string]any{"sources": sources, "sources_visited": []string{}, "search_queries_used": []string{}}})
 	t.Setenv(geminitest.EnvAnswer, "```json\n"+string(body)+"\n```")
@@ -56,6 +60,7 @@ func TestLimitOnTheCLI(t *testing.T) {
 	}
 	if len(rep.Metadata.Sources) != 3 || !strings.HasPrefix(rep.Summary, "Fact 1 [1]. Fact 2 [2]. Fact 3 [3]. Fact 4. ") ||
 		strings.Contains(rep.Report, "[4]") || strings.Contains(rep.Report, "[20]") ||
+		!strings.Contains(rep.Summary, "Together [1] and [2][3].") ||
 		rep.Metadata.Filtered == nil || rep.Metadata.Filtered.OverLimit != 17 {
 		t.Errorf("report %q, %d sources, filtered %+v; want 3 sources and no marker past them", rep.Report,
 			len(rep.Metadata.Sources), rep.Metadata.Filtered)

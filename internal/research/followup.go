@@ -200,12 +200,19 @@ func (p Prior) grounded(text string, g *backend.Grounding) (string, *backend.Gro
 	return renumbered, out
 }
 
-// marker is a citation marker, [n]. One right after a letter, digit or '_' is an index (a[1]), one before '(' a
-// link's text ([1](…)), and one in code (a fenced block or a `span`) is code.
-var marker = regexp.MustCompile(`\[([0-9]{1,4})\]`)
+// marker is a citation marker: [n], or a group of numbers as models write them, [1, 4], [2-5] or [1–3, 7]. One
+// right after a letter, digit or '_' is an index (a[1]), one before '(' a link's text ([1](…)), and one in code (a
+// fenced block or a `span`) is code.
+var marker = regexp.MustCompile(`\[([0-9]{1,4}|[0-9]{1,3}(?:\s*[-–,]\s*[0-9]{1,3})+)\]`)
 
-// markerAt is a citation marker of a text: text[start:end] is [n].
-type markerAt struct{ start, end, n int }
+// maxMarkerRange bounds the numbers a range marker stands for: [1-20] is citations, [1-2000] is not.
+const maxMarkerRange = 20
+
+// markerAt is a citation marker of a text: text[start:end] is [n], or a group of the numbers ns.
+type markerAt struct {
+	start, end int
+	ns         []int
+}
 
 // markers are the citation markers of text, in order: not its indexes, links' texts or code.
 func markers(text string) []markerAt {
@@ -217,15 +224,38 @@ func markers(text string) []markerAt {
 			slices.ContainsFunc(code, func(c span) bool { return c.start <= start && end <= c.end }) {
 			continue
 		}
-		n, _ := strconv.Atoi(text[m[2]:m[3]])
-		out = append(out, markerAt{start, end, n})
+		if ns := markerNumbers(text[m[2]:m[3]]); ns != nil {
+			out = append(out, markerAt{start, end, ns})
+		}
 	}
 	return out
 }
 
+// markerNumbers are the numbers a marker's text between its brackets stands for, a range's each; nil when a range
+// runs backwards or spans more than maxMarkerRange (a year's span, say: no marker).
+func markerNumbers(group string) []int {
+	var ns []int
+	for _, part := range strings.Split(group, ",") {
+		from, to, isRange := strings.Cut(strings.ReplaceAll(part, "–", "-"), "-")
+		a, _ := strconv.Atoi(strings.TrimSpace(from))
+		b := a
+		if isRange {
+			b, _ = strconv.Atoi(strings.TrimSpace(to))
+		}
+		if b < a || b-a >= maxMarkerRange {
+			return nil
+		}
+		for n := a; n <= b; n++ {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
 // renumber rewrites the markers of text: [n] becomes [number[n]] when number maps n, stays when n is one of the
-// kept first numbers (1 to kept), and is dropped otherwise, with the blanks before it when punctuation, a blank or
-// the end follows (not another marker: "A [1][2]" without [1] is "A [2]"). moved tells where a place of text is in the result: a place in a rewritten marker (or in the
+// kept first numbers (1 to kept), and is dropped otherwise; a group ([1, 4], [2-5]) becomes the markers of its
+// numbers so rewritten ([1][4]). A marker left with no number is dropped with the blanks before it when
+// punctuation, a blank or the end follows (not another marker: "A [1][2]" without [1] is "A [2]"). moved tells where a place of text is in the result: a place in a rewritten marker (or in the
 // blanks dropped with it) is the end of what replaced it.
 func renumber(text string, kept int, number map[int]int) (renumbered string, moved func(int) int) {
 	type edit struct{ from, to, at, end int } // text[from:to] became out[at:end]
@@ -235,13 +265,26 @@ func renumber(text string, kept int, number map[int]int) (renumbered string, mov
 	for _, m := range markers(text) {
 		out = append(out, text[last:m.start]...)
 		last = m.end
-		e := edit{from: m.start, to: m.end, at: len(out)}
-		switch to, ok := number[m.n]; {
-		case ok:
-			out = fmt.Appendf(out, "[%d]", to)
-		case m.n >= 1 && m.n <= kept:
-			out = append(out, text[m.start:m.end]...)
+		var ns []int
+		for _, n := range m.ns {
+			if to, ok := number[n]; ok {
+				n = to
+			} else if n < 1 || n > kept {
+				continue
+			}
+			if !slices.Contains(ns, n) {
+				ns = append(ns, n)
+			}
+		}
+		written := backend.Citation{Sources: ns}.Marker()
+		if written == text[m.start:m.end] {
+			out = append(out, written...)
 			continue
+		}
+		e := edit{from: m.start, to: m.end, at: len(out)}
+		switch {
+		case written != "":
+			out = append(out, written...)
 		case m.end == len(text) || !isWordByte(text[m.end]) && text[m.end] != '[': // not before a marker kept
 			trimmed := bytes.TrimRight(out, " \t")
 			e.from, e.at = e.from-(len(out)-len(trimmed)), len(trimmed)

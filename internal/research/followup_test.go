@@ -34,6 +34,10 @@ func TestRenumber(t *testing.T) {
 		{"no marker in indexes, links or code", "a[3] and [3](https://x.example) and `b [3]`\n```\nc = [3]\n```\nend [3]",
 			nil, "a[3] and [3](https://x.example) and `b [3]`\n```\nc = [3]\n```\nend"},
 		{"a cut-off fence keeps the rest as code", "x [3]\n```\n[3]", nil, "x\n```\n[3]"},
+		{"groups and ranges become the markers of their numbers", "A [1, 4]. B [3-5]. C [1–2, 4]. D [2,2]. E [4, 5].",
+			map[int]int{4: 3}, "A [1][3]. B [3]. C [1][2][3]. D [2]. E [3]."},
+		{"groups of no source go", "A [3, 5]. B [6-8].", nil, "A. B."},
+		{"no marker in years or long spans", "In [2020-2021] and [1-40] and [5-3].", nil, "In [2020-2021] and [1-40] and [5-3]."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, _ := renumber(tc.text, 2, tc.number); got != tc.want {

@@ -27,6 +27,10 @@ func TestPublicURL(t *testing.T) {
 			t.Errorf("publicURL(%q): %v", good, err)
 		}
 	}
+	// A name in any script is a host name: it is looked up in its ASCII form.
+	if _, err := publicURL(context.Background(), "https://bücher.invalid/"); err == nil || !strings.Contains(err.Error(), "does not resolve") {
+		t.Errorf("an international name: %v, want it looked up", err)
+	}
 	if _, err := publicURL(context.Background(), "http://127.0.0.1/"); !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("the refusal does not say why: %v", err)
 	}
