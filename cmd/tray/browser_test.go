@@ -272,6 +272,47 @@ func TestSettingsPageInChromium(t *testing.T) {
 	}
 }
 
+// A bad value hand-edited into the .env file while the tray runs shows in its field as written, with its error, and
+// survives a save of another field: the file stays as edited, the page says the value still has an error, and the
+// other change waits in the form until the value is corrected.
+func TestBadHandEditedValueSurvivesASaveInChromium(t *testing.T) {
+	t.Parallel()
+	wd := startBrowser(t)
+	p := startTray(t, trayOptions{headless: true})
+	base, token := p.pages(t)
+	dotenv := filepath.Join(p.configDir, ".env")
+	const edited = "# by hand\nGEMINI_SEARCH_TIMEOUT=abc\n"
+	if err := os.WriteFile(dotenv, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fieldValue := func(id string) any { return wd.execute(`return document.getElementById("` + id + `").value`) }
+
+	wd.open(base + "/settings?token=" + token)
+	wd.waitSource(`id="error-GEMINI_SEARCH_TIMEOUT"`)
+	if got := fieldValue("GEMINI_SEARCH_TIMEOUT"); got != "abc" {
+		t.Errorf("the timeout field shows %q, want the file's abc", got)
+	}
+
+	wd.fill("#GEMINI_MODEL", "gemini-2.5-pro")
+	wd.click("#save")
+	wd.waitSource("Nothing was saved: a value of the .env file still has an error")
+	if after := mustRead(t, dotenv); after != edited {
+		t.Errorf(".env became %q, want it as edited, %q", after, edited)
+	}
+	if timeout, model := fieldValue("GEMINI_SEARCH_TIMEOUT"), fieldValue("GEMINI_MODEL"); timeout != "abc" ||
+		model != "gemini-2.5-pro" {
+		t.Errorf("after the save the fields show %q and %q, want abc and the model typed", timeout, model)
+	}
+
+	wd.fill("#GEMINI_SEARCH_TIMEOUT", "120000")
+	wd.click("#save")
+	wd.waitSource("Saved and applied")
+	if after := mustRead(t, dotenv); !strings.HasPrefix(after, "# by hand\nGEMINI_SEARCH_TIMEOUT=120000\n") ||
+		!strings.Contains(after, "\nGEMINI_MODEL=gemini-2.5-pro\n") {
+		t.Errorf(".env holds %q, want the timeout corrected in its line, and the model", after)
+	}
+}
+
 // TestSetupPageInChromium: the setup page's checklist, and its button that runs the real queries, in a browser.
 func TestSetupPageInChromium(t *testing.T) {
 	t.Parallel()

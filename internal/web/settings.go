@@ -3,7 +3,9 @@ package web
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
@@ -28,6 +30,16 @@ type field struct {
 	Overridden  bool   // set in the process environment or by a flag, which win over .env
 	Flag        string // the command-line flag that set it ("--port"), when Overridden by one
 	Effective   string // the value in force when Overridden (masked for secrets)
+}
+
+// fail marks the field's value as refused, for reason. A number or URL field then becomes a text field, so that the
+// browser shows the value as it is (a number field shows "abc" as empty, and would send it so) and sends it back
+// unchanged instead of refusing the form itself.
+func (f *field) fail(reason string) {
+	f.Error = reason
+	if f.Input == "number" || f.Input == "url" {
+		f.Input = "text"
+	}
 }
 
 // Clear is the name of a secret's "Remove the saved key" checkbox.
@@ -100,14 +112,55 @@ func (pg *settingsPage) view(values map[string]string, saved map[string]string) 
 	return p
 }
 
+// get shows the settings of the .env file, each value the app cannot use (a hand-edited file's) with its error:
+// such a value stays in its field, as the file holds it, until the user changes it.
 func (pg *settingsPage) get(w http.ResponseWriter, r *http.Request) {
-	_, values, err := pg.h.readDotenv()
+	data, values, err := pg.h.readDotenv()
 	p := pg.view(values, values)
 	p.Saved = r.URL.Query().Get("saved") == "1"
-	if err != nil {
+	switch n := markInvalid(&p, invalidValues(pg.h.app.State().Config.Dir, data)); {
+	case err != nil:
 		p.Error = err.Error()
+	case n == 1:
+		p.Error = "A value in the .env file has an error, marked below: correct it, or empty its field for the " +
+			"default, and the settings can be saved again."
+	case n > 1:
+		p.Error = fmt.Sprintf("%d values in the .env file have errors, marked below: correct them, or empty their "+
+			"fields for the defaults, and the settings can be saved again.", n)
 	}
 	pg.h.render(w, "settings.html", p)
+}
+
+// invalidValues are the reasons why the app cannot use values of the .env file data, by variable: what it says
+// when it loads data as its .env file, in dir, with no process environment overriding it.
+func invalidValues(dir string, data []byte) map[string]string {
+	only := config.Env{Lookup: func(name string) (string, bool) {
+		if name == config.DirVar {
+			return dir, true
+		}
+		return "", false
+	}}
+	_, err := config.LoadWithDotenv(only, data)
+	reasons := map[string]string{}
+	for _, e := range unjoin(err) {
+		var inv *config.InvalidError
+		if errors.As(e, &inv) {
+			reasons[inv.Var] = inv.Reason
+		}
+	}
+	return reasons
+}
+
+// markInvalid marks the fields whose variable has a reason in reasons, and returns how many it marked.
+func markInvalid(p *settingsView, reasons map[string]string) int {
+	n := 0
+	for i := range p.Fields {
+		if reason, bad := reasons[p.Fields[i].Name]; bad {
+			p.Fields[i].fail(reason)
+			n++
+		}
+	}
+	return n
 }
 
 func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +197,7 @@ func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &refused):
 		p := pg.view(submitted, saved)
-		markRefused(&p, refused.Err)
+		markRefused(&p, refused.Err, submitted, saved)
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		pg.h.render(w, "settings.html", p)
 	case errors.As(err, &notApplied):
@@ -171,29 +224,45 @@ func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// markRefused shows why the app refused the form: each bad value at its field, anything else in the banner.
-func markRefused(p *settingsView, err error) {
-	byName := map[string]*field{}
-	for i := range p.Fields {
-		byName[p.Fields[i].Name] = &p.Fields[i]
-	}
+// markRefused shows why the app refused the form: each bad value at its field, anything else in the banner. A
+// value the .env file already held (saved), sent back unchanged (submitted), is said to be the file's: it stays
+// there, as it is, until the user changes it.
+func markRefused(p *settingsView, err error, submitted, saved map[string]string) {
+	reasons := map[string]string{}
 	var other []string
 	for _, e := range unjoin(err) {
 		var inv *config.InvalidError
-		if errors.As(e, &inv) && byName[inv.Var] != nil {
-			byName[inv.Var].Error = inv.Reason
+		if errors.As(e, &inv) && slices.ContainsFunc(p.Fields, func(f field) bool { return f.Name == inv.Var }) {
+			reasons[inv.Var] = inv.Reason
 			continue
 		}
 		other = append(other, e.Error())
 	}
-	p.Error = "Nothing was saved: fix the values marked below."
-	if len(other) > 0 {
-		p.Error = "Nothing was saved: " + strings.Join(other, "; ")
-	}
+	markInvalid(p, reasons)
+	fromFile := 0
 	for i := range p.Fields {
-		if f := &p.Fields[i]; f.Secret && f.Error != "" {
+		f := &p.Fields[i]
+		switch {
+		case f.Error == "":
+		case f.Secret && submitted[f.Name] == "": // left empty: the saved key stays
+			f.Error += " (the saved key: enter a valid one, or tick Remove the saved key)"
+			fromFile++
+		case f.Secret:
 			f.Error += " (enter the key again)"
+		case submitted[f.Name] == strings.TrimSpace(saved[f.Name]):
+			f.Error += " (as the .env file holds it: correct it, or empty the field for the default)"
+			fromFile++
 		}
+	}
+	switch {
+	case len(other) > 0:
+		p.Error = "Nothing was saved: " + strings.Join(other, "; ")
+	case fromFile == len(reasons) && fromFile == 1:
+		p.Error = "Nothing was saved: a value of the .env file still has an error, marked below."
+	case fromFile == len(reasons):
+		p.Error = fmt.Sprintf("Nothing was saved: %d values of the .env file still have errors, marked below.", fromFile)
+	default:
+		p.Error = "Nothing was saved: fix the values marked below."
 	}
 }
 
