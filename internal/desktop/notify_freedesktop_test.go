@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
@@ -178,5 +179,26 @@ func TestNotificationActionOpensItsLink(t *testing.T) {
 	})
 	if want := []string{"http://127.0.0.1:1/c", "http://127.0.0.1:1/b"}; !slices.Equal(got, want) {
 		t.Errorf("opened %q, want %q", got, want)
+	}
+}
+
+// A link that cannot be opened is told to Failed: the click happens long after Notify returned.
+func TestNotificationLinkThatCannotBeOpened(t *testing.T) {
+	t.Parallel()
+	s, n, _, _ := startServer(t, "actions")
+	failed := make(chan error, 1)
+	n.o.Open = func(link string) error { return errors.New("open " + link + ": xdg-open is not installed") }
+	n.o.Failed = func(err error) { failed <- err }
+	if err := n.Notify(Notification{Title: "T", Link: "http://127.0.0.1:1/a"}); err != nil {
+		t.Fatal(err)
+	}
+	s.emit(t, "ActionInvoked", uint32(1), "default")
+	select {
+	case err := <-failed:
+		if err.Error() != "open http://127.0.0.1:1/a: xdg-open is not installed" {
+			t.Errorf("Failed got %v", err)
+		}
+	case <-time.After(testkit.WaitLimit):
+		t.Fatal("Failed was not told")
 	}
 }
