@@ -3,6 +3,11 @@
 // probes that make them.
 package checklist
 
+import (
+	"strings"
+	"unicode"
+)
+
 // Check is one line of the checklist. A failed check makes doctor exit non-zero; a hint does not.
 type Check struct {
 	Name   string
@@ -34,4 +39,26 @@ func Problems(checks []Check) []Check {
 		}
 	}
 	return problems
+}
+
+// Anchor is the id of c's line on the setup page, which the menu's line of c opens: "check-gemini-cli".
+func (c Check) Anchor() string {
+	words := strings.FieldsFunc(strings.ToLower(c.Name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return "check-" + strings.Join(words, "-")
+}
+
+// CannotServe reports whether the check of the backend in force (the Gemini API when api, else the Gemini CLI, as
+// doctor names their checks) is broken among checks: the next search cannot be served, and the status lines say so
+// instead of naming that backend.
+func CannotServe(checks []Check, api bool) bool {
+	name := "Gemini CLI"
+	if api {
+		name = "Gemini API"
+	}
+	for _, c := range checks {
+		if c.Name == name && c.Broken() {
+			return true
+		}
+	}
+	return false
 }

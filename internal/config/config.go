@@ -75,7 +75,8 @@ type Config struct {
 	MonthlyGroundedLimit int           // GEMINI_MONTHLY_GROUNDED_LIMIT; 0 means none
 	CallWait             time.Duration // GEMINI_CALL_WAIT: how long a research call waits for its research
 	RunsDir              string        // where CLI runs in progress are recorded; "" when there is no state dir (runsDir)
-	CLIPath              string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx
+	CLIPath              string        // GEMINI_CLI_PATH; "" means look up gemini on PATH, then npx when CLINpx
+	CLINpx               bool          // GEMINI_CLI_NPX: fetch the CLI with npx when none is installed
 	AuthToken            Secret        // MCP_AUTH_TOKEN; "" means no token is required
 
 	// The research library (internal/library): its database, and what it keeps (its retention).

@@ -376,8 +376,8 @@ func TestEnvVars(t *testing.T) {
 			t.Errorf("secret %s has a default", v.Name)
 		}
 	}
-	if len(seen) != 48 {
-		t.Errorf("got %d variables, want 48", len(seen))
+	if len(seen) != 49 {
+		t.Errorf("got %d variables, want 49", len(seen))
 	}
 }
 

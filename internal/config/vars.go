@@ -379,8 +379,12 @@ var variables = []variable{
 		"or holding the config, data, state or cache dirs, are refused."},
 		func(c *Config, v string) (err error) { c.WorkspaceRoots, err = folderList(v); return err }},
 	{VarDoc{Name: "GEMINI_CLI_PATH", Description: "Path to the gemini executable. Empty: look up gemini on " +
-		"PATH, then fall back to npx."},
+		"PATH, then, when GEMINI_CLI_NPX is on, fetch it with npx."},
 		func(c *Config, v string) error { c.CLIPath = v; return nil }},
+	{VarDoc{Name: "GEMINI_CLI_NPX", Default: "off", Description: "Without an installed Gemini CLI, fetch it " +
+		"with npx (on) or refuse the CLI's searches with CLI_NOT_FOUND and the install command (off). npx's first " +
+		"download takes a minute or more; npm install -g @google/gemini-cli installs the CLI once."},
+		func(c *Config, v string) (err error) { c.CLINpx, err = parseBool(v); return err }},
 	{VarDoc{Name: "MCP_AUTH_TOKEN", Secret: true, Description: "Token that clients of the MCP HTTP server must " +
 		"send. Empty: no token is required."},
 		func(c *Config, v string) (err error) { c.AuthToken, err = secret(v); return err }},

@@ -32,7 +32,8 @@ const (
 type backends struct {
 	cfg     config.Config
 	set     *runners.Set
-	offline bool
+	offline bool          // no query: only the version check of an installed CLI
+	still   bool          // start nothing, not even the version check (Setup)
 	limit   time.Duration // of each query
 }
 
@@ -81,7 +82,7 @@ func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, off
 			cli.Detail += "\nauto switches to the Gemini API at the first search: " + reason
 		}
 	}
-	checks = []checklist.Check{{Name: "Backend", OK: true, Detail: state.String()}}
+	checks = []checklist.Check{serving(set)}
 	for _, p := range []probe{cli, api} {
 		if p.shown {
 			checks = append(checks, p.Check)
@@ -90,13 +91,35 @@ func checkBackends(ctx context.Context, cfg config.Config, set *runners.Set, off
 	return checks, answered
 }
 
+// serving is the line that names the backend the next search goes to (auto's choice, and why), or says that none
+// can serve: the one auto or GEMINI_BACKEND chose cannot start. The line below it says why, with the fix.
+func serving(set *runners.Set) checklist.Check {
+	state := set.State()
+	c := checklist.Check{Name: "Backend", OK: true, Detail: state.String()}
+	switch {
+	case state.Active == backend.CLI && set.CLIErr != nil && set.Mode == backend.Auto:
+		c.OK, c.Detail = false, "none can serve: no Gemini CLI is installed and no Gemini API key is set"
+	case state.Active == backend.CLI && set.CLIErr != nil:
+		c.OK, c.Detail = false, "none can serve: no Gemini CLI is installed (GEMINI_BACKEND=cli)"
+	case state.Active == backend.API && set.APIErr != nil:
+		c.OK, c.Detail = false, "none can serve: the Gemini API is not set up (GEMINI_BACKEND=api)"
+	}
+	return c
+}
+
 // versioner is the CLI runner's version check.
 type versioner interface {
 	Version(ctx context.Context) (string, error)
 }
 
+// fetchedNote is what doctor says of a CLI that npx fetches at its first run. doctor never runs it: a download cut
+// short at doctor's time limit is left half done, and every later npx run waits on it.
+const fetchedNote = "; npx fetches it at the first search (GEMINI_CLI_NPX=on), a download of a minute or more, " +
+	"so doctor does not run it\nfix: install the CLI, and searches start at once: `npm install -g @google/gemini-cli`"
+
 // cli checks the Gemini CLI: it is found, it runs, and it answers when it is the active backend or signed in.
-// Where auto serves from the API anyway, its problems are hints.
+// Where auto serves from the API anyway, its problems are hints. An installed CLI's version check runs unless
+// still; a CLI that npx fetches is never run.
 func (b backends) cli(ctx context.Context) probe {
 	p := probe{Check: checklist.Check{Name: "Gemini CLI"}, shown: true}
 	if b.cfg.Backend == backend.API {
@@ -110,11 +133,19 @@ func (b backends) cli(ctx context.Context) probe {
 	}
 	p.Hint = !inUse
 	if b.set.CLIErr != nil {
-		p.Detail = fmt.Sprintf("%s%s\nfix: %s", notFound(b.set.CLIErr), instead, gemini.HintNotFound)
+		fix := gemini.HintNotFound
+		if inUse && b.cfg.Backend == backend.Auto {
+			fix += " Or set GEMINI_API_KEY (aistudio.google.com/apikey): auto then uses the Gemini API."
+		}
+		p.Detail = fmt.Sprintf("%s%s\nfix: %s", notFound(b.set.CLIErr), instead, fix)
 		return p
 	}
 	cmd := b.set.CLI.String()
-	if v, ok := b.set.CLIRunner().(versioner); ok {
+	if b.set.CLI.Fetched() {
+		p.Hint, p.Detail = true, cmd+fetchedNote
+		return p
+	}
+	if v, ok := b.set.CLIRunner().(versioner); ok && !b.still {
 		version, err := v.Version(ctx)
 		if err != nil {
 			p.Detail = b.failure(cmd+" does not run", err)
@@ -125,6 +156,9 @@ func (b backends) cli(ctx context.Context) probe {
 	switch {
 	case !inUse && b.set.Login == "":
 		p.Hint, p.Detail = true, cmd+"; not signed in"+instead
+		return p
+	case b.still:
+		p.OK, p.Detail = true, cmd
 		return p
 	case b.offline:
 		p.OK, p.Detail = true, cmd+"; not queried (--offline)"
@@ -149,6 +183,9 @@ func (b backends) api(ctx context.Context) probe {
 		return p
 	case b.set.APIErr != nil:
 		p.Detail = "cannot be set up: " + b.set.APIErr.Error()
+		return p
+	case b.still:
+		p.OK, p.Detail = true, "the key in "+b.set.KeyFrom
 		return p
 	case b.offline:
 		p.OK, p.Detail = true, "not queried (--offline)"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"strings"
 
@@ -60,16 +61,18 @@ func notFound(err error) string {
 }
 
 // Setup runs the checks that start no program and write nothing, on the backends set built for cfg with the CLI's
-// sign-in login: the Gemini CLI was found (unless the Gemini API does all the work), and a credential is there. The
-// servers run them at start and after each configuration change.
+// sign-in login: each backend in use as Run judges it, without its version check and query, and the credentials.
+// The servers run them at start and after each configuration change, and the tray and the pages show what they
+// find, so that they agree with doctor: under auto, a CLI that is missing or not signed in where a key lets the
+// Gemini API serve is a hint, not a problem.
 func Setup(cfg config.Config, set *runners.Set, login string) []checklist.Check {
+	b := backends{cfg: cfg, set: set, still: true}
 	var checks []checklist.Check
 	if cfg.Backend != backend.API {
-		c := checklist.Check{Name: "Gemini CLI", OK: set.CLIErr == nil, Detail: set.CLI.String()}
-		if set.CLIErr != nil {
-			c.Detail = fmt.Sprintf("%s\nfix: %s", notFound(set.CLIErr), gemini.HintNotFound)
-		}
-		checks = append(checks, c)
+		checks = append(checks, b.cli(context.Background()).Check)
+	}
+	if set.State().Active == backend.API {
+		checks = append(checks, b.api(context.Background()).Check)
 	}
 	return append(checks, checkAuth(cfg, login))
 }
@@ -177,7 +180,7 @@ func origin(cfg config.Config, name string) string {
 }
 
 // checkHTTP applies the servers' rule for the HTTP host (exposure) to cfg, so that doctor fails on a host that
-// `--http` would refuse.
+// `--http` would refuse, then binds the address it reports for a moment: a port another program holds fails too.
 func checkHTTP(cfg config.Config, exposure func(config.Config) error) checklist.Check {
 	c := checklist.Check{Name: "HTTP", OK: true, Detail: "--http serves http://" + cfg.Addr() + "/mcp"}
 	if cfg.AuthToken != "" {
@@ -185,6 +188,15 @@ func checkHTTP(cfg config.Config, exposure func(config.Config) error) checklist.
 	}
 	if err := exposure(cfg); err != nil {
 		c.OK, c.Detail = false, "--http would refuse to start: "+err.Error()
+		return c
 	}
+	ln, err := net.Listen("tcp", cfg.Addr())
+	if err != nil {
+		c.OK, c.Detail = false, fmt.Sprintf("--http cannot listen on %s: %v\nfix: quit the program that holds port "+
+			"%d (the tray app, or another server started with --http), or set MCP_SERVER_PORT to a free port",
+			cfg.Addr(), err, cfg.Port)
+		return c
+	}
+	ln.Close()
 	return c
 }

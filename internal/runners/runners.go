@@ -59,7 +59,7 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.Model, workers: cfg.WarmWorkers}
 	key, from := cfg.APIKey()
 	s.KeyFrom = from
-	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, false, exec.LookPath)
+	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, cfg.CLINpx, exec.LookPath)
 	if s.CLIErr != nil {
 		s.cli = missingCLI{err: s.CLIErr}
 	} else {

@@ -83,7 +83,7 @@ func (pg *historyPage) live() historyLive {
 // view is the page of reports numbered page (from 1; past the last: the last) that query finds.
 func (pg *historyPage) view(query string, page int) (historyView, error) {
 	st := pg.h.app.State()
-	p := historyView{Server: st.Server.Line(), Query: query, Live: pg.live(), Usage: st.Usage}
+	p := historyView{Server: serverLine(st), Query: query, Live: pg.live(), Usage: st.Usage}
 	found, total, err := pg.h.app.Browse(query, (page-1)*historyPageSize, historyPageSize)
 	if err != nil {
 		return p, err

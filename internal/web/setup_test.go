@@ -68,7 +68,7 @@ func TestSetupPage(t *testing.T) {
 		`<span class="mark ok" title="ok">✓</span><strong>Config dir</strong>`,
 		`<p>/home/me/.config/gemini-search-mcp (writable)</p>`,
 		`<span class="mark hint" title="hint">!</span><strong>Firecrawl</strong>`,
-		`<span class="mark bad" title="bad">✗</span><strong>Gemini &lt;CLI&gt;</strong>`,
+		`<li class="check bad" id="check-gemini-cli"><span class="mark bad" title="bad">✗</span><strong>Gemini &lt;CLI&gt;</strong>`,
 		`<p>gemini did not answer (AUTH_ERROR): &lt;script&gt;alert(1)&lt;/script&gt;</p>`,
 		`<p class="said">  Please sign in &amp; try again</p>`,
 		"<p class=\"fix\">fix: run `gemini` once &amp; sign in</p>",

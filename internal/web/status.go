@@ -5,6 +5,10 @@ import (
 	"slices"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
 )
 
@@ -35,11 +39,23 @@ type runView struct {
 	Elapsed string
 }
 
+// serverLine is the server's state as the pages show it: where it serves, and the backend that serves the next
+// search, or, when the check of the backend in force is broken (checklist.CannotServe), that none can, as the
+// tray's status line says.
+func serverLine(st appstate.State) string {
+	api := st.Backend.Active == backend.API
+	if st.Server.State == httpserver.Running && checklist.CannotServe(st.Setup, api) {
+		name := map[bool]string{false: "Gemini CLI", true: "Gemini API"}[api]
+		st.Server.Backend = "no backend can serve: the " + name + " cannot start (see Check setup)"
+	}
+	return st.Server.Line()
+}
+
 // view is what /status shows now.
 func (pg *statusPage) view() statusView {
 	st := pg.h.app.State()
 	snap := st.Activity
-	p := statusView{Server: st.Server.Line(), Failures: slices.Concat(snap.Failures, snap.Warnings),
+	p := statusView{Server: serverLine(st), Failures: slices.Concat(snap.Failures, snap.Warnings),
 		Errors: len(snap.Failures), Warnings: len(snap.Warnings), Kept: st.Kept, Usage: st.Usage}
 	for _, run := range snap.Running {
 		p.Running = append(p.Running, runView{Run: run, Elapsed: run.Elapsed(pg.h.now())})
