@@ -17,6 +17,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.52.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.41.0
 	golang.org/x/text v0.43.0
 	google.golang.org/genai v1.77.0
 	modernc.org/sqlite v1.62.0
@@ -57,7 +58,6 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/crypto v0.49.0 // indirect
-	golang.org/x/term v0.41.0 // indirect
 	google.golang.org/api v0.276.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261104224025-d1e00e9f33ab // indirect
 	google.golang.org/grpc v1.81.1 // indirect

@@ -945,14 +945,23 @@ func TestConnectCommands(t *testing.T) {
 	if err := os.WriteFile(cursor, []byte(`{"mcpServers": {"mine": {"url": "http://x"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"cursor", "claude-desktop", "vscode", "claude-code"} {
-		out, err := runServer(t, env, "connect", id)
+	// Without a terminal to ask, connect shows the change and writes nothing; --yes writes it.
+	if out, err := runServer(t, env, "connect", "cursor"); exitCode(err) != 1 || !strings.Contains(out, "\n+{\"mcpServers\": {\"mine\": {\"url\": \"http://x\"}, \"gemini-search\": {") ||
+		!strings.Contains(out, "nothing was written: run `gemini-search-mcp connect cursor --yes`") {
+		t.Errorf("connect cursor without --yes: exit %d\n%s", exitCode(err), out)
+	}
+	if data, _ := os.ReadFile(cursor); string(data) != `{"mcpServers": {"mine": {"url": "http://x"}}}` {
+		t.Errorf("Cursor's file written without --yes:\n%s", data)
+	}
+	for _, id := range []string{"cursor", "claude-desktop", "vscode", "claude-code", "codex", "goose", "continue", "zed"} {
+		out, err := runServer(t, env, "connect", id, "--yes")
 		if err != nil || !strings.Contains(out, ": connected (") {
 			t.Errorf("connect %s: %v\n%s", id, err, out)
 		}
 	}
-	if out, _ := runServer(t, env, "connect"); strings.Count(out, " connected ") != 4 {
-		t.Errorf("the list does not show the 4 clients connected:\n%s", out)
+	connected := regexp.MustCompile(`(?m)^\S+ +connected `)
+	if out, _ := runServer(t, env, "connect", "--list"); len(connected.FindAllString(out, -1)) != 8 || strings.Count(out, "\n") < 12 {
+		t.Errorf("the list does not show the 8 clients connected among at least 12:\n%s", out)
 	}
 	if data, _ := os.ReadFile(cursor); !strings.Contains(string(data), `"mine"`) || !strings.Contains(string(data), "gemini-search") {
 		t.Errorf("Cursor's file after connect:\n%s", data)
@@ -964,8 +973,8 @@ func TestConnectCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"PATH": "/opt/node/bin:/usr/bin"`) || !strings.Contains(out, `"command": "`+binPath) {
 		t.Errorf("connect claude-desktop --print: %v\n%s", err, out)
 	}
-	for _, id := range []string{"cursor", "claude-desktop", "vscode", "claude-code"} {
-		if out, err := runServer(t, env, "disconnect", id); err != nil || !strings.Contains(out, ": not connected (") {
+	for _, id := range []string{"cursor", "claude-desktop", "vscode", "claude-code", "codex", "goose", "continue", "zed"} {
+		if out, err := runServer(t, env, "disconnect", id, "--yes"); err != nil || !strings.Contains(out, ": not connected (") {
 			t.Errorf("disconnect %s: %v\n%s", id, err, out)
 		}
 	}
@@ -977,7 +986,7 @@ func TestConnectCommands(t *testing.T) {
 	}
 
 	// The server's flags also after the command: the entry gets the address of a server on port 3100.
-	for _, args := range [][]string{{"connect", "cursor", "--port", "3100"}, {"--port", "3100", "connect", "cursor"}} {
+	for _, args := range [][]string{{"connect", "cursor", "--port", "3100", "--yes"}, {"--port", "3100", "connect", "cursor", "--yes"}} {
 		out, err := runServer(t, env, args...)
 		if err != nil || !strings.Contains(out, "Cursor: connected (") {
 			t.Errorf("%q: %v\n%s", args, err, out)
@@ -986,7 +995,8 @@ func TestConnectCommands(t *testing.T) {
 			t.Errorf("%q: Cursor's file:\n%s", args, data)
 		}
 	}
-	if out, _ := runServer(t, env, "connect"); !strings.Contains(out, "cursor          connected to an old address") {
+	if out, _ := runServer(t, env, "connect"); !strings.Contains(out, "\ncursor          connected to an old address") &&
+		!strings.HasPrefix(out, "cursor          connected to an old address") {
 		t.Errorf("the list, for the server on port 3000, does not show Cursor's entry as old:\n%s", out)
 	}
 	for _, port := range []string{"70000", "0"} { // 0 is any free port to a server, no address for a client
@@ -1009,6 +1019,30 @@ func TestConnectCommands(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(cursor); string(data) != broken {
 		t.Errorf("the unreadable file changed to %q", data)
+	}
+}
+
+// TestHelpGoesToStdout: the help of the binary and of its commands is on stdout (`--help | less` shows it); a
+// usage error is on stderr, exit 2.
+func TestHelpGoesToStdout(t *testing.T) {
+	env, _ := serverEnv(t, nil)
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"doctor", "--help"}, {"connect", "-h"}, {"help", "disconnect"}} {
+		cmd := exec.Command(binPath, args...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), "Usage") || stderr.Len() != 0 {
+			t.Errorf("%q: %v, stdout:\n%s\nstderr:\n%s", args, err, out, stderr.String())
+		}
+	}
+	cmd := exec.Command(binPath, "--no-such-flag")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if exitCode(err) != 2 || len(out) != 0 || !strings.Contains(stderr.String(), "flag provided but not defined: -no-such-flag") {
+		t.Errorf("an unknown flag: exit %d, stdout %q, stderr:\n%s", exitCode(err), out, stderr.String())
 	}
 }
 
