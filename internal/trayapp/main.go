@@ -18,6 +18,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/app"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/desktop"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/headless"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/logging"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray"
 )
@@ -43,9 +44,12 @@ const (
 // loop needs it on macOS and Windows.
 func Main(args []string, version string, stdout, stderr io.Writer) int {
 	const name = "gemini-search-tray"
-	flags := app.NewFlags(name, usage, stderr)
-	headless := flags.Bool("headless", false, "serve without a tray icon")
-	if code, done := flags.Parse(args, version, stdout); done {
+	usageOut := headless.NewHelpOutput(stderr) // --help on stdout, a usage error on stderr
+	flags := app.NewFlags(name, usage, usageOut)
+	noIcon := flags.Bool("headless", false, "serve without a tray icon")
+	code, done := flags.Parse(args, version, stdout)
+	usageOut.Release(done && code == 0, stdout)
+	if done {
 		return code
 	}
 	if flags.NArg() > 0 {
@@ -79,7 +83,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 	}
 	logger.Info("gemini-search-tray started", "version", version, "config_dir", cfg.Dir, "log_file", logPath)
 
-	if *headless {
+	if *noIcon {
 		c.logPages("serving without a tray icon (--headless)")
 		<-ctx.Done()
 	} else {
