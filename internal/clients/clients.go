@@ -38,6 +38,7 @@ type Client struct {
 	// alone; "" when the client has no such file.
 	ProjectFile string
 	home        string // the user's home, shown as ~ in messages
+	server      Server // what the entry points at
 	listKey     string // for servers listed as a sequence (Continue), the field that names each
 	newFile     string // what a missing file starts as, when an empty one is not valid for the client
 }
@@ -71,7 +72,7 @@ func All(p Platform, s Server) []Client {
 		codex(p, s), geminiCLI(p, s), lmStudio(p, s), goose(p, s), openCode(p, s), kiro(p, s), cline(p, s),
 		continueDev(p, s), crush(p, s)}
 	for i := range all {
-		all[i].ID, all[i].home = IDs[i], p.Home
+		all[i].ID, all[i].home, all[i].server = IDs[i], p.Home, s
 	}
 	return all
 }

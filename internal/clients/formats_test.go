@@ -366,52 +366,60 @@ func TestInProject(t *testing.T) {
 	}
 }
 
-// TestLinks: the install links carry the entry each client expects, and the bearer header only when asked.
-func TestLinks(t *testing.T) {
+// TestInstallLinks: Cursor, VS Code and LM Studio have install links carrying the entry each expects, with the
+// bearer header only when asked; the other clients have none.
+func TestInstallLinks(t *testing.T) {
 	t.Parallel()
-	s := Server{URL: server.URL, AuthToken: "s3cret"}
-	links, err := Links(s, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	configOf := func(link Link) map[string]any {
-		u, err := url.Parse(link.URL)
+	all := All(Platform{GOOS: "linux", Home: "/home/me"}, Server{URL: server.URL, AuthToken: "s3cret"})
+	wantPage := map[string]string{"cursor": "https://cursor.com/install-mcp?", "vscode": "https://vscode.dev/redirect/mcp/install?",
+		"lm-studio": "https://lmstudio.ai/install-mcp?"}
+	configOf := func(c Client, withToken bool) map[string]any {
+		link, err := c.InstallLink(withToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(link, wantPage[c.ID]) || (link == "") != (wantPage[c.ID] == "") {
+			t.Fatalf("%s: link %q", c.ID, link)
+		}
+		if link == "" {
+			return nil
+		}
+		u, err := url.Parse(link)
 		if err != nil {
 			t.Fatal(err)
 		}
 		raw := []byte(u.Query().Get("config"))
-		if link.Client != "VS Code" {
+		if c.ID != "vscode" {
 			if raw, err = base64.StdEncoding.DecodeString(string(raw)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		var v map[string]any
 		if err := json.Unmarshal(raw, &v); err != nil || u.Query().Get("name") != "gemini-search" {
-			t.Fatalf("%s: %s (%v)", link.Client, link.URL, err)
+			t.Fatalf("%s: %s (%v)", c.ID, link, err)
+		}
+		if strings.Contains(link, "s3cret") != (withToken && c.ID == "vscode") { // base64 hides it in the others
+			t.Errorf("%s: the token in the link %s, asked for: %v", c.ID, link, withToken)
 		}
 		return v
 	}
-	wantPrefix := map[string]string{"Cursor": "https://cursor.com/install-mcp?", "VS Code": "https://vscode.dev/redirect/mcp/install?",
-		"LM Studio": "https://lmstudio.ai/install-mcp?"}
-	for _, link := range links {
-		if !strings.HasPrefix(link.URL, wantPrefix[link.Client]) || strings.Contains(link.URL, "s3cret") {
-			t.Errorf("%s: %s", link.Client, link.URL)
+	for _, c := range all {
+		if !c.NeedsToken() {
+			t.Errorf("%s: the server has a token", c.ID)
 		}
-		if v := configOf(link); v["url"] != server.URL || v["headers"] != nil {
-			t.Errorf("%s config %v", link.Client, v)
+		v := configOf(c, false)
+		if v == nil {
+			continue
 		}
-	}
-	if v := configOf(links[1]); v["type"] != "http" {
-		t.Errorf("VS Code config %v, want type http", v)
-	}
-	withToken, err := Links(s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, link := range withToken {
-		headers, _ := configOf(link)["headers"].(map[string]any)
+		if v["url"] != server.URL || v["headers"] != nil {
+			t.Errorf("%s config %v", c.ID, v)
+		}
+		if c.ID == "vscode" && v["type"] != "http" {
+			t.Errorf("VS Code config %v, want type http", v)
+		}
+		headers, _ := configOf(c, true)["headers"].(map[string]any)
 		if headers["Authorization"] != "Bearer s3cret" {
-			t.Errorf("%s asked with the token: %v", link.Client, configOf(link))
+			t.Errorf("%s asked with the token: %v", c.ID, configOf(c, true))
 		}
 	}
 }

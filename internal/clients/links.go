@@ -6,41 +6,37 @@ import (
 	"net/url"
 )
 
-// Link is a one-click install link: opened in a browser, it asks the client to add this server.
-type Link struct {
-	Client string // "Cursor"
-	URL    string
-}
-
-// Links are the install links of the clients that have them (Cursor, VS Code, LM Studio), for the server at
-// s.URL. The bearer header goes into them only when withToken says so: a link is a URL, which browsers keep in
-// their history and people paste in chats, so a token is never put there unasked.
-func Links(s Server, withToken bool) ([]Link, error) {
+// InstallLink is the client's one-click install link, "" for a client that has none: opened in a browser, it asks
+// Cursor, VS Code or LM Studio to add this server. The bearer header goes into it only when withToken says so: a
+// link is a URL, which browsers keep in their history and people paste in chats, so a token is never put there
+// unasked.
+func (c Client) InstallLink(withToken bool) (string, error) {
+	s := c.server
 	if !withToken {
 		s.AuthToken = ""
 	}
-	cursorJSON, err := json.Marshal(entryOf(member{"url", s.URL}, member{"headers", headers(s)}))
+	var page string
+	var entry any
+	switch c.ID {
+	case "cursor": // the page opens cursor://anysphere.cursor-deeplink/mcp/install with the same query
+		page, entry = "https://cursor.com/install-mcp", cursor(Platform{}, s).Entry
+	case "vscode": // the redirect opens vscode:mcp/install?<the entry and its name, as URL-encoded JSON>
+		page, entry = "https://vscode.dev/redirect/mcp/install", vsCodeEntry(s)
+	case "lm-studio": // the page opens lmstudio://add_mcp with the same query
+		page, entry = "https://lmstudio.ai/install-mcp", lmStudioEntry(s)
+	default:
+		return "", nil
+	}
+	config, err := json.Marshal(entry)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	vsCodeJSON, err := json.Marshal(vsCodeEntry(s))
-	if err != nil {
-		return nil, err
+	if c.ID != "vscode" {
+		config = []byte(base64.StdEncoding.EncodeToString(config))
 	}
-	lmStudioJSON, err := json.Marshal(lmStudioEntry(s))
-	if err != nil {
-		return nil, err
-	}
-	base64Config := func(page string, config []byte) string {
-		return page + "?" + url.Values{"name": {serverName}, "config": {base64.StdEncoding.EncodeToString(config)}}.Encode()
-	}
-	return []Link{
-		// Cursor's web page opens cursor://anysphere.cursor-deeplink/mcp/install with the same query.
-		{"Cursor", base64Config("https://cursor.com/install-mcp", cursorJSON)},
-		// VS Code's redirect opens vscode:mcp/install?<the entry and its name, as URL-encoded JSON>.
-		{"VS Code", "https://vscode.dev/redirect/mcp/install?" + url.Values{"name": {serverName},
-			"config": {string(vsCodeJSON)}}.Encode()},
-		// LM Studio's page opens lmstudio://add_mcp with the same query.
-		{"LM Studio", base64Config("https://lmstudio.ai/install-mcp", lmStudioJSON)},
-	}, nil
+	return page + "?" + url.Values{"name": {serverName}, "config": {string(config)}}.Encode(), nil
 }
+
+// NeedsToken reports whether the server asks its clients for a bearer token (MCP_AUTH_TOKEN): an install link
+// without it adds an entry the server refuses.
+func (c Client) NeedsToken() bool { return c.server.AuthToken != "" }

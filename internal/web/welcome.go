@@ -43,6 +43,7 @@ type welcomeView struct {
 	Broken  bool              // a check failed that is not a hint: searches will fail
 	Saved   map[string]string // each key of welcomeKeys the .env file holds, masked (••••abcd)
 	Clients []welcomeClient
+	Token   linkToken
 	Done    string // what the last form did: "Saved." or "Connected Cursor…"
 	Error   string // why the last form did nothing
 	Query   string
@@ -59,10 +60,16 @@ type tryView struct {
 	Tried   *reportView // its report, when it answered
 }
 
+// linkToken says whether the server asks for MCP_AUTH_TOKEN (Set), and whether the install links carry it
+// (InLinks): only once the person asked for it, since a link is a URL, kept in a browser's history.
+type linkToken struct{ Set, InLinks bool }
+
 type welcomeClient struct {
 	Name, Path, State string // State is why the file cannot be read, for one that cannot
 	Action            string // "Connect", or "Update" for an entry that points at an old address; "" otherwise
 	Connected         bool
+	HasEntry          bool   // connected, or to an old address: Disconnect removes the entry
+	Link              string // the one-click install link, for Cursor, VS Code and LM Studio
 }
 
 // view is what the page shows now.
@@ -74,9 +81,17 @@ func (pg *welcomePage) view(ctx context.Context) welcomeView {
 			p.Saved[name] = config.Secret(saved[name]).Last4()
 		}
 	}
+	p.Clients, p.Token.Set = pg.clients(false)
+	return p
+}
+
+// clients are the MCP clients as the page lists them: state, Connect or Disconnect, and install links, which carry
+// the bearer token when withToken; tokenSet says the server asks for one.
+func (pg *welcomePage) clients(withToken bool) (list []welcomeClient, tokenSet bool) {
 	for _, c := range pg.w.Clients() {
 		status := c.Status()
-		wc := welcomeClient{Name: c.Name, Path: c.Path, State: status.String()}
+		wc := welcomeClient{Name: c.Name, Path: c.Path, State: status.String(),
+			HasEntry: status.State == clients.Connected || status.State == clients.Outdated}
 		switch status.State {
 		case clients.NotConnected:
 			wc.Action = "Connect"
@@ -85,15 +100,23 @@ func (pg *welcomePage) view(ctx context.Context) welcomeView {
 		case clients.Connected:
 			wc.Connected = true
 		}
-		p.Clients = append(p.Clients, wc)
+		if link, err := c.InstallLink(withToken); err == nil {
+			wc.Link = link
+		}
+		tokenSet = tokenSet || c.NeedsToken()
+		list = append(list, wc)
 	}
-	return p
+	return list, tokenSet
 }
 
 // get shows the page, and the test search ?try= when there is one: followed live while it runs.
 func (pg *welcomePage) get(w http.ResponseWriter, r *http.Request) {
 	p := pg.view(r.Context())
 	p.Done = r.URL.Query().Get("done")
+	if p.Token.Set && r.URL.Query().Get("bearer") == "1" { // asked for on the page: "put my token in the links"
+		p.Clients, _ = pg.clients(true)
+		p.Token.InLinks = true
+	}
 	if id := r.URL.Query().Get("try"); id != "" {
 		t, err := pg.try(id)
 		if errors.Is(err, record.ErrNotFound) {
@@ -119,8 +142,8 @@ func (pg *welcomePage) post(w http.ResponseWriter, r *http.Request) {
 	case "keys":
 		done, err := pg.saveKeys(r)
 		pg.done(w, r, "#backend", done, err)
-	case "connect":
-		done, err := pg.connectClient(r.PostForm.Get("client"))
+	case "connect", "disconnect":
+		done, err := pg.changeClient(r.PostForm.Get("action"), r.PostForm.Get("client"))
 		pg.done(w, r, "#clients", done, err)
 	case "try":
 		pg.trySearch(w, r)
@@ -171,18 +194,22 @@ func (pg *welcomePage) saveKeys(r *http.Request) (string, error) {
 	return "Saved and applied.", nil
 }
 
-// connectClient adds this server to the client named name.
-func (pg *welcomePage) connectClient(name string) (string, error) {
+// changeClient adds this server to the client named name (action "connect"), or removes it ("disconnect").
+func (pg *welcomePage) changeClient(action, name string) (string, error) {
 	for _, c := range pg.w.Clients() {
 		if c.Name != name {
 			continue
 		}
-		backup, err := c.Connect(pg.h.now())
+		change, done := c.Connect, "Connected "+c.Name+": restart it to load the server."
+		if action == "disconnect" {
+			change, done = c.Disconnect, "Removed this server from "+c.Name+"."
+		}
+		backup, err := change(pg.h.now())
 		if err != nil {
 			return "", err
 		}
-		pg.h.log.Info("connect to "+c.Name, "file", c.Path, "backup", backup)
-		return "Connected " + c.Name + ": restart it to load the server.", nil
+		pg.h.log.Info(action+" "+c.Name, "file", c.Path, "backup", backup)
+		return done, nil
 	}
 	return "", errors.New("no MCP client is called " + name)
 }

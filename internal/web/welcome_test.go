@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -30,11 +32,15 @@ type welcomeBackend struct {
 	mu       sync.Mutex
 	tried    []string
 	refuse   error
+	token    string // MCP_AUTH_TOKEN of the clients' entries
 }
 
 func (w *welcomeBackend) Clients() []clients.Client {
+	w.mu.Lock()
+	token := w.token
+	w.mu.Unlock()
 	return clients.All(clients.Platform{GOOS: "linux", Home: w.home, XDGConfigHome: filepath.Join(w.home, ".config")},
-		clients.Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gemini-search-mcp"})
+		clients.Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gemini-search-mcp", AuthToken: token})
 }
 
 func (w *welcomeBackend) TrySearch(query string) (string, error) {
@@ -130,6 +136,74 @@ func TestWelcomePage(t *testing.T) {
 		t.Errorf("after Connect, the page does not say so:\n%s", body)
 	}
 
+}
+
+// TestWelcomeClients: the page lists every client with its state, Connect and Disconnect, and one-click install
+// links for Cursor, VS Code and LM Studio; with a token set, the links carry it only once the person asks.
+func TestWelcomeClients(t *testing.T) {
+	t.Parallel()
+	b, srv, h := setupWelcome(t)
+	_, body := get(t, srv.URL+"/welcome", true)
+	if rows := strings.Count(body, "<tr><td>"); rows < 12 {
+		t.Errorf("%d clients listed, want at least 12", rows)
+	}
+	for _, want := range []string{"Codex", "Goose", "Continue", "Zed", "LM Studio", "Gemini CLI", `href="https://cursor.com/install-mcp?`,
+		`href="https://vscode.dev/redirect/mcp/install?`, `href="https://lmstudio.ai/install-mcp?`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `id="link-token"`) || strings.Contains(body, "Disconnect") {
+		t.Error("without a token or a connected client, the page offers the token in links, or Disconnect")
+	}
+
+	// Connect, then Disconnect: the entry goes, the file stays.
+	postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"connect"}, "client": {"Codex"}})
+	codex := filepath.Join(b.home, ".codex", "config.toml")
+	if data, err := os.ReadFile(codex); err != nil || !strings.Contains(string(data), "[mcp_servers.gemini-search]") {
+		t.Fatalf("Codex's file after Connect: %s (%v)", data, err)
+	}
+	if _, body := get(t, srv.URL+"/welcome", true); !strings.Contains(body, `name="action" value="disconnect"><input type="hidden" name="client" value="Codex">`) {
+		t.Errorf("no Disconnect for the connected Codex:\n%s", body)
+	}
+	code, loc, _ := postWelcome(t, srv, url.Values{"csrf": {h.csrf}, "action": {"disconnect"}, "client": {"Codex"}})
+	if data, _ := os.ReadFile(codex); code != http.StatusSeeOther || strings.Contains(string(data), "gemini-search") {
+		t.Errorf("disconnect: %d, file:\n%s", code, data)
+	}
+	if _, body := get(t, srv.URL+loc, true); !strings.Contains(body, "Removed this server from Codex.") {
+		t.Errorf("after Disconnect, the page does not say so:\n%s", body)
+	}
+
+	// A token: the links leave it out until asked.
+	b.mu.Lock()
+	b.token = "tok-0123456789abcdef"
+	b.mu.Unlock()
+	linkConfig := func(body string) map[string]any {
+		t.Helper()
+		m := regexp.MustCompile(`href="(https://cursor.com/install-mcp\?[^"]+)"`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no Cursor link in\n%s", body)
+		}
+		u, err := url.Parse(html.UnescapeString(m[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := base64.StdEncoding.DecodeString(u.Query().Get("config"))
+		var v map[string]any
+		if err != nil || json.Unmarshal(raw, &v) != nil {
+			t.Fatalf("Cursor link %s: %v", u, err)
+		}
+		return v
+	}
+	_, body = get(t, srv.URL+"/welcome", true)
+	if !strings.Contains(body, `id="link-token"`) || strings.Contains(body, "tok-0123456789abcdef") || linkConfig(body)["headers"] != nil {
+		t.Errorf("with a token, the page must offer it for the links and leave it out of them:\n%s", body)
+	}
+	_, body = get(t, srv.URL+"/welcome?bearer=1", true)
+	headers, _ := linkConfig(body)["headers"].(map[string]any)
+	if headers["Authorization"] != "Bearer tok-0123456789abcdef" || !strings.Contains(body, `value="1" checked`) {
+		t.Errorf("asked for the token in the links: %v", linkConfig(body))
+	}
 }
 
 // TestWelcomeTrySearch: the test search starts a research job and the page follows it: at once its research id,
