@@ -423,3 +423,18 @@ func TestInstallLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeLinks: the README's one-click links are the links of the default address, without a token.
+func TestReadmeLinks(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range All(Platform{GOOS: "linux", Home: "/home/me"}, Server{URL: "http://127.0.0.1:3000/mcp"}) {
+		link, err := c.InstallLink(false)
+		if err != nil || (link != "" && !strings.Contains(string(readme), "("+link+")")) {
+			t.Errorf("the README lacks %s's link %s (%v)", c.Name, link, err)
+		}
+	}
+}

@@ -34,7 +34,7 @@ func (c Client) InstallLink(withToken bool) (string, error) {
 	if c.ID != "vscode" {
 		config = []byte(base64.StdEncoding.EncodeToString(config))
 	}
-	return page + "?" + url.Values{"name": {serverName}, "config": {string(config)}}.Encode(), nil
+	return page + "?name=" + url.QueryEscape(serverName) + "&config=" + url.QueryEscape(string(config)), nil
 }
 
 // NeedsToken reports whether the server asks its clients for a bearer token (MCP_AUTH_TOKEN): an install link
