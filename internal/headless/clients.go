@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -123,7 +124,12 @@ func clientsCommand(command string, src app.Source, args []string, interactive b
 		return 0
 	}
 	if *project != "" {
-		inProject, ok := c.InProject(*project)
+		dir, err := filepath.Abs(*project)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return 1
+		}
+		inProject, ok := c.InProject(dir)
 		if !ok {
 			fmt.Fprintf(stderr, "%s: %s has no project file: leave out --project to change %s\n", name, c.Name, c.Path)
 			return 2
