@@ -107,11 +107,6 @@ func serving(set *runners.Set) checklist.Check {
 	return c
 }
 
-// versioner is the CLI runner's version check.
-type versioner interface {
-	Version(ctx context.Context) (string, error)
-}
-
 // fetchedNote is what doctor says of a CLI that npx fetches at its first run. doctor never runs it: a download cut
 // short at doctor's time limit is left half done, and every later npx run waits on it.
 const fetchedNote = "; npx fetches it at the first search (GEMINI_CLI_NPX=on), a download of a minute or more, " +
@@ -145,8 +140,8 @@ func (b backends) cli(ctx context.Context) probe {
 		p.Hint, p.Detail = true, cmd+fetchedNote
 		return p
 	}
-	if v, ok := b.set.CLIRunner().(versioner); ok && !b.still {
-		version, err := v.Version(ctx)
+	if !b.still {
+		version, err := b.set.CLIVersion(ctx)
 		if err != nil {
 			p.Detail = b.failure(cmd+" does not run", err)
 			return p
