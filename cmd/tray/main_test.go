@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +41,9 @@ var (
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "xdg-open" { // the tray opening a page: see fakeOpener
 		os.Exit(recordOpen(os.Args[1:]))
+	}
+	if filepath.Base(os.Args[0]) == "npx" { // the tray fetching the CLI: see fakeNpx
+		os.Exit(recordNpx(os.Args[1:]))
 	}
 	geminitest.Main()
 	var remove func()
@@ -243,7 +248,7 @@ func (p *trayProc) click(t *testing.T, label string) {
 }
 
 var (
-	runningRE = regexp.MustCompile(`^Running on (http://127\.0\.0\.1:\d+)/mcp · Gemini (CLI|API)\b`)
+	runningRE = regexp.MustCompile(`^Running on (http://127\.0\.0\.1:\d+)/mcp · (Gemini (CLI|API)\b|no backend$)`)
 	servingRE = regexp.MustCompile(`serving MCP over HTTP url=(http://\S+)/mcp`) // the tray's log line for each start
 )
 
@@ -349,39 +354,64 @@ func (p *trayProc) quit(t *testing.T, label ...string) {
 	}
 }
 
-// A failed deep_search shows in Last errors whole: its underscores (dbusmenu would eat them as access keys), its
-// query, its code and the fix, which a long message does not push out.
-func TestErrorLineKeepsUnderscoresAndTheFix(t *testing.T) {
+// A failed deep_search shows in Last errors on one short line, its underscores kept (dbusmenu would eat them as
+// access keys); a click on it opens the last errors on the status page, where its query and fix are.
+func TestErrorLineOpensTheStatusPage(t *testing.T) {
 	t.Parallel()
 	needBus(t)
 	fake := geminitest.NewLocal(t, geminitest.ScenarioQuota)
-	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), dotenv: "GEMINI_FALLBACK_MODEL=none\n"})
+	openerEnv, opened := fakeOpener(t)
+	p := startTray(t, trayOptions{fake: fake, env: append(fake.Env(), openerEnv...), dotenv: "GEMINI_FALLBACK_MODEL=none\n"})
 	base, _ := p.waitRunning(t)
 	<-callAsync(t, base, "deep_search", map[string]any{"topic": "rust_2024 edition"})
 	root := p.waitMenu(t, "the error line", func(root traytest.Item) bool { _, ok := root.Find("Last errors (1)"); return ok })
 	errs, _ := root.Find("Last errors (1)")
 	lines := errs.VisibleLabels()
-	if len(lines) != 4 || !strings.Contains(lines[0], ` deep_search "rust_2024 edition" QUOTA_ERROR: `) ||
-		!strings.HasPrefix(lines[1], "    → ") || lines[2] != "---" || lines[3] != "Clear" {
-		t.Errorf("Last errors %q, want the failure, its fix on the line under it, then Clear", lines)
+	if len(lines) != 3 || !regexp.MustCompile(`^\d\d:\d\d deep_search QUOTA_ERROR: `).MatchString(lines[0]) ||
+		lines[1] != "---" || lines[2] != "Clear" {
+		t.Fatalf("Last errors %q, want the failure on one line, then Clear", lines)
+	}
+	p.click(t, lines[0])
+	link := waitOpened(t, opened)
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(base) + `/status\?token=[0-9a-f]+#errors$`).MatchString(link) {
+		t.Errorf("opened %q, want %s/status?token=…#errors", link, base)
+	}
+	u, _ := url.Parse(link)
+	if page := statusPage(t, base, u.Query().Get("token")); !strings.Contains(page, `id="errors"`) ||
+		!strings.Contains(page, "rust_2024 edition") {
+		t.Errorf("the status page lacks the errors' section or the failed query:\n%s", page)
 	}
 }
 
-// A first run without a Gemini CLI says what is wrong at once, with the fix, and the icon says the server is down;
-// once the CLI is installed, Restart finds it and the problem goes.
+// A first run without a Gemini CLI says what is wrong at once and the icon says the server is down; a click on the
+// problem opens its fix on the setup page. Once the CLI is installed, Restart finds it and the problem goes.
 func TestSetupProblemsClearAfterRestart(t *testing.T) {
 	t.Parallel()
 	needBus(t)
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	p := startTray(t, trayOptions{env: fake.Env(), signedIn: true, dotenv: "GEMINI_BACKEND=cli\n"})
+	openerEnv, opened := fakeOpener(t)
+	p := startTray(t, trayOptions{env: append(fake.Env(), openerEnv...), signedIn: true, dotenv: "GEMINI_BACKEND=cli\n"})
 	shown := func(root traytest.Item, label string) bool { it, ok := root.Find(label); return ok && it.Visible }
 	root := p.waitMenu(t, "the setup problem", func(root traytest.Item) bool { return shown(root, "Setup: 1 problem") })
 	setup, _ := root.Find("Setup: 1 problem")
-	if lines := setup.VisibleLabels(); len(lines) != 2 || !strings.HasPrefix(lines[0], "Gemini CLI: not found") ||
-		!strings.HasPrefix(lines[1], "    → Install the Gemini CLI with `npm install -g @google/gemini-cli`") {
-		t.Errorf("the setup problem %q does not say what is missing, then how to install it", lines)
+	lines := setup.VisibleLabels()
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "✗ Gemini CLI: not found") {
+		t.Fatalf("the setup problem %q does not say what is missing", lines)
+	}
+	if !strings.Contains(root.Children[0].Label, " · no backend") {
+		t.Errorf("the status line %q names a backend that cannot start", root.Children[0].Label)
 	}
 	p.waitIcon(t, assets.Error)
+	p.click(t, lines[0])
+	link := waitOpened(t, opened)
+	if !strings.HasSuffix(link, "#check-gemini-cli") {
+		t.Errorf("opened %q, want the setup page at #check-gemini-cli", link)
+	}
+	jar, _ := cookiejar.New(nil)
+	page := fetch(t, &http.Client{Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, link, nil, "")
+	if !regexp.MustCompile(`id="check-gemini-cli">(?s:.)*npm install -g @google/gemini-cli`).MatchString(page) {
+		t.Errorf("the setup page has no Gemini CLI check with the install command:\n%s", page)
+	}
 
 	// The CLI is installed where GEMINI_CLI_PATH says (startTray points it at a missing file).
 	if err := os.Symlink(fake.Path, filepath.Join(filepath.Dir(p.home), "no-gemini")); err != nil {
@@ -395,20 +425,22 @@ func TestSetupProblemsClearAfterRestart(t *testing.T) {
 	p.waitIcon(t, assets.Idle)
 }
 
-// A copy that finds no clipboard program says so on the item for a moment: it is no failure of the server, so
-// Last errors and the icon stay as they were.
+// A copy that finds no clipboard program says so in a notification, where the user looks once the menu has
+// closed: it is no failure of the server, so Last errors and the icon stay as they were. (Not parallel: it owns the
+// bus's notification name.)
 func TestCopyWithoutAClipboardIsNoServerError(t *testing.T) {
-	t.Parallel()
 	needBus(t)
+	d := startNotificationDaemon(t)
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	p := startTray(t, trayOptions{fake: fake, env: append(fake.Env(), "PATH="+t.TempDir(), "WAYLAND_DISPLAY=", "DISPLAY=:99"),
 		signedIn: true})
 	p.waitRunning(t)
 	p.click(t, "Copy config") // Cursor's, the first
-	root := p.waitMenu(t, "the item saying it did not copy", func(root traytest.Item) bool {
-		_, ok := root.Find("✗ Not copied: no clipboard program found")
-		return ok
-	})
+	waitNotice(t, d, "The Cursor configuration was not copied", "no clipboard program found")
+	root, err := p.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := root.Find("Last errors (0)"); !ok {
 		t.Errorf("the failed copy counts as a server error:\n%s", root)
 	}
@@ -421,7 +453,7 @@ func TestMenuStartStop(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	p := startTray(t, trayOptions{fake: fake, env: fake.Env(), signedIn: true})
 	base, root := p.waitRunning(t)
-	if got := root.Children[0].Label; !strings.HasSuffix(got, " · Gemini CLI (auto)") {
+	if got := root.Children[0].Label; !strings.HasSuffix(got, " · Gemini CLI") {
 		t.Errorf("the status line %q does not say which backend serves", got)
 	}
 	wantLabels := []string{"Running searches (0)", "Last errors (0)", "Recent research", "---", "Start server", "Stop server", "Restart", "---",
@@ -555,8 +587,8 @@ func TestMenuShowsFailure(t *testing.T) {
 			lines = append(lines, c.Label)
 		}
 	}
-	if len(lines) != 1 || !regexp.MustCompile(`^\d\d:\d\d:\d\d search "will fail" AUTH_ERROR: `).MatchString(lines[0]) {
-		t.Errorf("error lines %q, want one \"hh:mm:ss search \\\"will fail\\\" AUTH_ERROR: …\"; menu:\n%s", lines, root)
+	if len(lines) != 1 || !regexp.MustCompile(`^\d\d:\d\d search AUTH_ERROR: `).MatchString(lines[0]) {
+		t.Errorf("error lines %q, want one \"hh:mm search AUTH_ERROR: …\"; menu:\n%s", lines, root)
 	}
 	wantEnabled(t, root, map[string]bool{"Clear": true})
 	p.waitIcon(t, assets.Failing)
@@ -584,7 +616,7 @@ func TestOpenFailureKeepsTheTokenSecret(t *testing.T) {
 			line = c.Label
 		}
 	}
-	if !strings.Contains(line, "open the settings page") || !strings.Contains(line, "/settings") {
+	if !strings.Contains(line, "open the settings page") {
 		t.Errorf("error line %q, want one saying the settings page could not be opened", line)
 	}
 	if strings.Contains(line, token) {
@@ -593,7 +625,8 @@ func TestOpenFailureKeepsTheTokenSecret(t *testing.T) {
 	if _, ok := root.Find("Running searches (0)"); !ok {
 		t.Errorf("a failed menu action shows as a running search:\n%s", root)
 	}
-	if page := statusPage(t, pagesBase, token); !strings.Contains(page, "TRAY_ERROR") || strings.Contains(page, token) {
+	if page := statusPage(t, pagesBase, token); !strings.Contains(page, "TRAY_ERROR") || !strings.Contains(page, "/settings") ||
+		strings.Contains(page, token) {
 		t.Errorf("the status page's last errors lack the failure or hold the token:\n%s", page)
 	}
 	testkit.WaitFor(t, "the failure in the log", func() bool { return strings.Contains(p.stderr.String(), "menu action failed") })
@@ -604,8 +637,11 @@ func TestOpenFailureKeepsTheTokenSecret(t *testing.T) {
 	}
 }
 
+// Quit while a search runs asks first, in a notification; the second click quits, ending every process.
+// (Not parallel: it owns the bus's notification name.)
 func TestQuitEndsEverything(t *testing.T) {
 	needBus(t)
+	d := startNotificationDaemon(t)
 	fake := geminitest.New(t, geminitest.ScenarioHang)
 	p := startTray(t, trayOptions{fake: fake})
 	base, _ := p.waitRunning(t)
@@ -617,11 +653,8 @@ func TestQuitEndsEverything(t *testing.T) {
 	}
 
 	p.click(t, "Quit") // asks first: a search runs
-	p.waitMenu(t, "Quit asking to confirm", func(root traytest.Item) bool {
-		_, ok := root.Find("Click again to quit: 1 search will be cancelled")
-		return ok
-	})
-	p.quit(t, "Click again to quit: 1 search will be cancelled")
+	waitNotice(t, d, "Quit: 1 search will be cancelled", "Click Quit again within 10 seconds to quit anyway.")
+	p.quit(t)
 	if live := fake.LivePIDs(); len(live) > 0 {
 		t.Errorf("processes still running after Quit: %v", live)
 	}
@@ -645,22 +678,26 @@ func wantCancelled(t *testing.T, res *mcp.CallToolResult, why string) {
 	}
 }
 
-// Stop server while a search runs asks first, in the menu; the second click stops the server, and the client's
-// call gets a CANCELLED result that says why instead of a cut connection.
+// Stop server while a search runs asks first, in a notification (the menu closed on the click); the second click
+// stops the server, and the client's call gets a CANCELLED result that says why instead of a cut connection. (Not
+// parallel: it owns the bus's notification name.)
 func TestStopAsksFirstAndTellsTheClientWhy(t *testing.T) {
-	t.Parallel()
 	needBus(t)
+	d := startNotificationDaemon(t)
 	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
 	p := startTray(t, trayOptions{fake: fake, env: fake.Env()})
 	base, _ := p.waitRunning(t)
 	done := searchAsync(t, base, "hangs forever")
 	p.waitMenu(t, "the hanging search", func(root traytest.Item) bool { _, ok := root.Find("Running searches (1)"); return ok })
 
-	const ask = "Click again to stop: 1 search will be cancelled"
 	p.click(t, "Stop server")
-	root := p.waitMenu(t, "Stop server asking to confirm", func(root traytest.Item) bool { _, ok := root.Find(ask); return ok })
+	waitNotice(t, d, "Stop server: 1 search will be cancelled", "Click Stop server again within 10 seconds to stop anyway.")
+	root, err := p.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := root.Find("Running searches (1)"); !ok || !runningRE.MatchString(root.Children[0].Label) {
-		t.Fatalf("the first click changed more than the label:\n%s", root)
+		t.Fatalf("the first click stopped something:\n%s", root)
 	}
 	select {
 	case res := <-done:
@@ -668,17 +705,14 @@ func TestStopAsksFirstAndTellsTheClientWhy(t *testing.T) {
 	default:
 	}
 
-	p.click(t, ask)
+	p.click(t, "Stop server")
 	select {
 	case res := <-done:
 		wantCancelled(t, res, "the server was stopped from the tray menu")
 	case <-time.After(testkit.WaitLimit):
 		t.Fatal("the client's search call did not end when the server stopped")
 	}
-	p.waitMenu(t, "Stopped", func(root traytest.Item) bool {
-		_, asks := root.Find(ask)
-		return root.Children[0].Label == "Stopped" && !asks
-	})
+	p.waitMenu(t, "Stopped", func(root traytest.Item) bool { return root.Children[0].Label == "Stopped" })
 	testkit.WaitFor(t, "the CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
 }
 
@@ -690,7 +724,7 @@ func TestWarmWorkersFollowTheServer(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	p := startTray(t, trayOptions{fake: fake, env: append(fake.Env(), "GEMINI_WARM_WORKERS=1"), signedIn: true})
 	warm := func(root traytest.Item) bool {
-		return strings.HasSuffix(root.Children[0].Label, "Gemini CLI (auto), 1 warm")
+		return strings.HasSuffix(root.Children[0].Label, "Gemini CLI, 1 warm")
 	}
 	p.waitMenu(t, "one warm CLI in the status line", warm)
 	testkit.WaitFor(t, "the warm CLI", func() bool { return len(fake.Started()) == 1 })
@@ -761,9 +795,11 @@ func TestPortInUseThenChangedInDotenv(t *testing.T) {
 	}
 }
 
+// Connect and Disconnect change the client's file and say so in a notification and in the client's line; Start at
+// login writes the autostart entry. (Not parallel: it owns the bus's notification name.)
 func TestConnectClientAndStartAtLogin(t *testing.T) {
-	t.Parallel()
 	needBus(t)
+	d := startNotificationDaemon(t)
 	p := startTray(t, trayOptions{})
 	base, _ := p.waitRunning(t)
 
@@ -775,11 +811,8 @@ func TestConnectClientAndStartAtLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.click(t, "Connect") // Cursor's, the first
-	p.waitMenu(t, "the connect confirmation", func(root traytest.Item) bool {
-		_, flashed := root.Find("✓ Connected (restart Cursor)")
-		_, state := root.Find("Cursor · connected")
-		return flashed && state
-	})
+	waitNotice(t, d, "Connected Cursor", "Restart Cursor to load the change.")
+	p.waitMenu(t, "the connected state", func(root traytest.Item) bool { _, ok := root.Find("Cursor · connected"); return ok })
 	data, err := os.ReadFile(cursor)
 	if err != nil {
 		t.Fatal(err)
@@ -810,4 +843,18 @@ func TestConnectClientAndStartAtLogin(t *testing.T) {
 	if _, err := os.Stat(desktopFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s still there after unchecking (%v)", desktopFile, err)
 	}
+}
+
+// waitNotice waits for a notification titled title whose body holds body: the outcome of a click, shown where the
+// user looks once the menu has closed.
+func waitNotice(t *testing.T, d *notificationDaemon, title, body string) {
+	t.Helper()
+	testkit.WaitFor(t, "the notification "+title, func() bool {
+		for _, n := range d.list() {
+			if n.summary == title && strings.Contains(n.body, body) {
+				return true
+			}
+		}
+		return false
+	})
 }

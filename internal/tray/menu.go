@@ -57,13 +57,13 @@ type Options struct {
 	Open      func(target string) error // opens a URL, folder or file
 	Copy      func(text string) error   // puts text on the clipboard
 	Quit      func()                    // asked to quit; the caller stops everything and ends Run
-	Version   string                    // shown above Quit
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Notify shows the outcome of a click where the user looks once the menu has closed: a desktop notification.
+	// It returns at once. nil: the log only.
+	Notify  func(desktop.Notification)
+	Version string // shown above Quit
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
-
-// flashTime is how long an item shows the outcome of its click ("✓ Copied").
-const flashTime = 3 * time.Second
 
 // confirmTime is how long Stop server, Restart or Quit, clicked while searches run, waits for the click that
 // confirms it.
@@ -77,10 +77,8 @@ type Menu struct {
 	pages Pages
 
 	mu    sync.Mutex
-	shown view                         // what the items show now
-	base  map[*systray.MenuItem]string // the labels that flashes return to
-	gen   map[*systray.MenuItem]int    // flash generation, so an old flash does not undo a newer one
-	armed map[*systray.MenuItem]int    // the flash generation that asks to confirm the item's action
+	shown view                            // what the items show now
+	asked map[*systray.MenuItem]time.Time // until when a click of the item confirms its action
 
 	status, usage, setup, runs, errs, clear  *systray.MenuItem
 	setupSlots, runSlots, errSlots, recSlots []*systray.MenuItem
@@ -100,8 +98,7 @@ func newMenu(o Options) *Menu {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Menu{o: o, app: o.App, act: o.Actions, pages: o.Pages, base: map[*systray.MenuItem]string{}, gen: map[*systray.MenuItem]int{},
-		armed: map[*systray.MenuItem]int{}}
+	return &Menu{o: o, app: o.App, act: o.Actions, pages: o.Pages, asked: map[*systray.MenuItem]time.Time{}}
 }
 
 // build adds every item, starts one goroutine per clickable item and shows the first view. It must not block:
@@ -119,13 +116,13 @@ func (m *Menu) build(ctx context.Context) {
 	m.usage = systray.AddMenuItem("", "What the research used, as the backends told it (ping and /healthz give the details)")
 	m.usage.Disable()
 	m.usage.Hide()
-	m.setup = systray.AddMenuItem("Setup", "What keeps the server from researching; click one for the setup check")
+	m.setup = systray.AddMenuItem("Setup", "What keeps the server from researching; click one for its fix")
 	m.setup.Hide()
-	for range 2 * maxSetupProblems {
-		slot := m.setup.AddSubMenuItem("", "Check the setup again and open the setup page")
+	for i := range maxSetupLines {
+		slot := m.setup.AddSubMenuItem("", "Check the setup again and open its fix on the setup page")
 		slot.Hide()
 		m.setupSlots = append(m.setupSlots, slot)
-		m.on(ctx, slot, func() { m.open(setupLink) })
+		m.on(ctx, slot, func() { m.openSetup(i) })
 	}
 	m.runs = systray.AddMenuItem("Running searches (0)", "The searches in progress; click one for the research library, "+
 		"which lists their research ids")
@@ -135,16 +132,16 @@ func (m *Menu) build(ctx context.Context) {
 		slot := m.runs.AddSubMenuItem("", "Open the research library")
 		slot.Hide()
 		m.runSlots = append(m.runSlots, slot)
-		m.on(ctx, slot, func() { m.open(historyLink) })
+		m.on(ctx, slot, func() { m.openAt(historyLink, "running") })
 	}
-	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures, then warnings; click one for the status page")
+	m.errs = systray.AddMenuItem("Last errors (0)", "The most recent failures, then warnings; click one for its fix")
 	m.noErrs = m.errs.AddSubMenuItem(labelNoErrors, "")
 	m.noErrs.Disable()
-	for range 2 * (activity.MaxFailures + activity.MaxWarnings) { // each on two lines: the failure, then its fix
-		slot := m.errs.AddSubMenuItem("", "Open the status page")
+	for range activity.MaxFailures + activity.MaxWarnings {
+		slot := m.errs.AddSubMenuItem("", "Open the last errors on the status page, with their queries and fixes")
 		slot.Hide()
 		m.errSlots = append(m.errSlots, slot)
-		m.on(ctx, slot, m.openStatus)
+		m.on(ctx, slot, func() { m.openAt(statusLink, "errors") })
 	}
 	m.errs.AddSeparator()
 	m.clear = m.errs.AddSubMenuItem(labelClear, "Forget the recorded errors and warnings")
@@ -177,11 +174,10 @@ func (m *Menu) build(ctx context.Context) {
 		connect := sub.AddSubMenuItem(labelConnect, "Add this server to "+c.Path+" (the old file is backed up)")
 		disconnect := sub.AddSubMenuItem(labelDisconnect, "Remove this server from "+c.Path+" (the old file is backed up)")
 		copyItem := sub.AddSubMenuItem(labelCopyConfig, "Copy the "+c.Name+" configuration for this server")
-		m.base[connect], m.base[disconnect], m.base[copyItem] = labelConnect, labelDisconnect, labelCopyConfig
 		m.clientItems = append(m.clientItems, clientItems{sub, connect, disconnect})
-		m.on(ctx, connect, func() { m.changeClient(connect, i, true) })
-		m.on(ctx, disconnect, func() { m.changeClient(disconnect, i, false) })
-		m.on(ctx, copyItem, func() { m.copyConfig(copyItem, i) })
+		m.on(ctx, connect, func() { m.changeClient(i, true) })
+		m.on(ctx, disconnect, func() { m.changeClient(i, false) })
+		m.on(ctx, copyItem, func() { m.copyConfig(i) })
 	}
 	systray.AddSeparator()
 
@@ -203,7 +199,7 @@ func (m *Menu) build(ctx context.Context) {
 		m.on(ctx, m.autostart, m.toggleAutostart)
 	}
 	systray.AddSeparator()
-	systray.AddMenuItem(escapeLabel("Gemini Search MCP "+m.o.Version), "The version of this app").Disable()
+	systray.AddMenuItem(escapeLabel(versionLabel(m.o.Version)), "The version of this app").Disable()
 	quit := systray.AddMenuItem(labelQuit, "Stop the server and quit")
 	m.onConfirmed(ctx, quit, labelQuit, "quit", m.o.Quit)
 
@@ -213,7 +209,7 @@ func (m *Menu) build(ctx context.Context) {
 // render computes the menu's view from the app's state now.
 func (m *Menu) render() view {
 	st := m.app.State()
-	v := render(st.Server, st.Setup, st.Activity, st.Recent[:min(len(st.Recent), MaxRecent)], m.o.Now())
+	v := render(st, m.o.Now())
 	v.Usage = usageLine(st.Usage, st.Config.MonthlyGroundedLimit)
 	for _, c := range m.app.Clients() {
 		v.Clients = append(v.Clients, clientView(c.Name, c.Status()))
@@ -239,28 +235,31 @@ func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
 	}()
 }
 
-// onConfirmed serves item's clicks like on, but while searches run a click only asks for a second one: the item
-// says what that would cancel ("Click again to stop: 2 searches will be cancelled") for confirmTime. Tray menus
-// have no dialog that works on every platform, so the menu itself asks. Only build calls it, holding m.mu.
+// onConfirmed serves item's clicks like on, but while searches run a click only asks for a second one: a
+// notification says what that would cancel ("2 searches will be cancelled") and waits confirmTime for it. Tray menus
+// have no dialog that works on every platform, and a menu closes on the click, so the question is asked where the
+// user looks. Only build calls it.
 func (m *Menu) onConfirmed(ctx context.Context, item *systray.MenuItem, label, verb string, do func()) {
-	m.base[item] = label
 	m.on(ctx, item, func() {
 		running := len(m.app.State().Activity.Running)
+		now := m.o.Now()
 		m.mu.Lock()
-		confirmed := m.armed[item] == m.gen[item] && m.armed[item] != 0
+		confirmed := now.Before(m.asked[item])
+		delete(m.asked, item)
+		if !confirmed && running > 0 {
+			m.asked[item] = now.Add(confirmTime)
+		}
+		m.mu.Unlock()
 		if confirmed || running == 0 {
-			m.gen[item]++ // ends the question
-			setLabel(item, m.base[item])
-			m.mu.Unlock()
 			do()
 			return
 		}
-		defer m.mu.Unlock()
 		searches := "1 search"
 		if running > 1 {
 			searches = fmt.Sprintf("%d searches", running)
 		}
-		m.armed[item] = m.flashLocked(item, fmt.Sprintf("Click again to %s: %s will be cancelled", verb, searches), confirmTime)
+		m.notify(desktop.Notification{Title: label + ": " + searches + " will be cancelled",
+			Body: fmt.Sprintf("Click %s again within %d seconds to %s anyway.", label, int(confirmTime/time.Second), verb)})
 	})
 }
 
@@ -339,10 +338,7 @@ func (m *Menu) applyLocked(v view) {
 		if i < len(v.Clients) {
 			now := v.Clients[i]
 			setTitle(items.title, first, was.Title, now.Title)
-			if first || was.Connect != now.Connect {
-				m.base[items.connect] = now.Connect
-				setLabel(items.connect, now.Connect)
-			}
+			setTitle(items.connect, first, was.Connect, now.Connect)
 			setEnabled(items.disconnect, first, was.Connected, now.Connected)
 		}
 	}
@@ -410,28 +406,12 @@ func applyTips(slots []*systray.MenuItem, old, now []string) {
 	}
 }
 
-// flash shows label on item for flashTime, then its usual label again.
-func (m *Menu) flash(item *systray.MenuItem, label string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.flashLocked(item, label, flashTime)
-}
-
-// flashLocked shows label on item for d, then its usual label again, and returns the flash's generation: it stays
-// the item's until the flash ends or another begins.
-func (m *Menu) flashLocked(item *systray.MenuItem, label string, d time.Duration) int {
-	m.gen[item]++
-	gen := m.gen[item]
-	setLabel(item, label)
-	time.AfterFunc(d, func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if m.gen[item] == gen {
-			m.gen[item]++
-			setLabel(item, m.base[item])
-		}
-	})
-	return gen
+// notify shows the outcome of a click in a desktop notification, and logs it: the menu closed on the click.
+func (m *Menu) notify(n desktop.Notification) {
+	m.o.Logger.Info(n.Title, "detail", n.Body)
+	if m.o.Notify != nil {
+		m.o.Notify(n)
+	}
 }
 
 // report shows a failed action among the last errors.
@@ -468,18 +448,34 @@ var (
 )
 
 // open opens link's page in the browser; a failure shows among the last errors.
-func (m *Menu) open(link pageLink) {
+func (m *Menu) open(link pageLink) { m.openAt(link, "") }
+
+// openAt opens link's page at its section anchor ("" for the top) in the browser; a failure shows among the last
+// errors.
+func (m *Menu) openAt(link pageLink, anchor string) {
 	if link.checkFirst {
 		m.report(link.what, m.act.CheckSetup())
 	}
 	u, err := m.pages.PageURL(link.page)
+	if err == nil && anchor != "" {
+		u += "#" + anchor
+	}
 	if err == nil {
 		err = m.o.Open(u)
 	}
 	m.report(link.what, err)
 }
 
-func (m *Menu) openStatus() { m.open(statusLink) }
+// openSetup opens the setup page at the check that the i-th line of Setup shows.
+func (m *Menu) openSetup(i int) {
+	m.mu.Lock()
+	var anchor string
+	if i < len(m.shown.SetupAnchors) {
+		anchor = m.shown.SetupAnchors[i]
+	}
+	m.mu.Unlock()
+	m.openAt(setupLink, anchor)
+}
 
 // openReport opens the page of the report that the i-th line of Recent research shows.
 func (m *Menu) openReport(i int) {
@@ -507,7 +503,7 @@ func (m *Menu) client(i int) (clients.Client, error) {
 	return all[i], nil
 }
 
-func (m *Menu) copyConfig(item *systray.MenuItem, i int) {
+func (m *Menu) copyConfig(i int) {
 	c, err := m.client(i)
 	if err != nil {
 		m.report("copy a client config", err)
@@ -519,16 +515,17 @@ func (m *Menu) copyConfig(item *systray.MenuItem, i int) {
 		return
 	}
 	if err := m.o.Copy(snippet); err != nil {
-		// A clipboard that cannot be used is no failure of the server: the item says so for a moment, the log why.
+		// A clipboard that cannot be used is no failure of the server: a notification says so, the log why.
 		m.o.Logger.Warn("could not copy the client config", "client", c.Name, "err", err)
-		m.flash(item, "✗ Not copied: "+Shorten(strings.TrimPrefix(err.Error(), "copy to the clipboard: "), 100))
+		m.notify(desktop.Notification{Title: "The " + c.Name + " configuration was not copied",
+			Body: strings.TrimPrefix(err.Error(), "copy to the clipboard: ")})
 		return
 	}
-	m.flash(item, "✓ Copied "+c.Name+" config")
+	m.notify(desktop.Notification{Title: "Copied the " + c.Name + " configuration", Body: "Paste it into " + c.Path + "."})
 }
 
-// changeClient connects (or disconnects) the i-th client and shows the outcome on item and in its state.
-func (m *Menu) changeClient(item *systray.MenuItem, i int, connect bool) {
+// changeClient connects (or disconnects) the i-th client and shows the outcome in a notification and in its state.
+func (m *Menu) changeClient(i int, connect bool) {
 	c, err := m.client(i)
 	what := map[bool]string{true: "connect to ", false: "disconnect from "}[connect] + c.Name
 	if err == nil {
@@ -540,7 +537,12 @@ func (m *Menu) changeClient(item *systray.MenuItem, i int, connect bool) {
 		}
 		if err == nil {
 			m.o.Logger.Info(what, "file", c.Path, "backup", backup)
-			m.flash(item, map[bool]string{true: "✓ Connected", false: "✓ Disconnected"}[connect]+" (restart "+c.Name+")")
+			body := "Restart " + c.Name + " to load the change."
+			if backup != "" {
+				body += " The file as it was is kept in " + backup + "."
+			}
+			m.notify(desktop.Notification{Title: map[bool]string{true: "Connected ", false: "Disconnected "}[connect] + c.Name,
+				Body: body})
 			v := m.render()
 			m.mu.Lock()
 			m.applyLocked(v)

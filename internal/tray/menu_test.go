@@ -122,3 +122,21 @@ func TestOpenReport(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenSetupLine: a line of Setup opens the setup page at its check, after looking the setup up again.
+func TestOpenSetupLine(t *testing.T) {
+	t.Parallel()
+	ctl := &fakeController{}
+	var opened []string
+	m := newMenu(Options{Actions: ctl, Pages: ctl, Open: func(target string) error {
+		opened = append(opened, target)
+		return nil
+	}})
+	m.shown.SetupAnchors = []string{"check-gemini-cli", "check-auth"}
+	m.openSetup(1)
+	m.openSetup(5) // a line no longer shown: the page's top
+	want := []string{"http://127.0.0.1:3000/setup?token=t0k#check-auth", "http://127.0.0.1:3000/setup?token=t0k"}
+	if !slices.Equal(opened, want) {
+		t.Errorf("opened %q, want %q", opened, want)
+	}
+}

@@ -25,7 +25,7 @@ func Run(ctx context.Context, o Options) error {
 	// Setting the first icon before Run makes it part of the exported properties; the menu's loop sets it
 	// again once registration is surely over, for a state that changed meanwhile.
 	st := o.App.State()
-	m.setIcon(render(st.Server, st.Setup, st.Activity, nil, m.o.Now()).Icon)
+	m.setIcon(render(st, m.o.Now()).Icon)
 	systray.Run(func() {
 		m.build(ctx)
 		loopDone := make(chan struct{})

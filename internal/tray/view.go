@@ -9,6 +9,8 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
@@ -47,8 +49,16 @@ const maxRunLines = 10
 // MaxRecent is how many reports of the history the menu lists.
 const MaxRecent = 10
 
-// maxSetupProblems is how many setup problems the menu lists, each on two lines: what is wrong, then the fix.
-const maxSetupProblems = 4
+// maxSetupLines is how many of the setup's problems and notes the menu lists, one line each.
+const maxSetupLines = 4
+
+// labelWidth is how many characters a line of the menu shows at most: a menu of readable width. The details and
+// the fixes are on the pages a click opens. The status line and the usage line, whose words are not to be cut, may
+// take up to maxLabel, the longest label the menu ever shows.
+const (
+	labelWidth = 50
+	maxLabel   = 60
+)
 
 // view is everything the menu shows at one moment; render computes it, Menu applies it.
 type view struct {
@@ -57,13 +67,14 @@ type view struct {
 	Usage                string // what the research used today and this month; "" hides the item
 	Tooltip              string
 	SetupTitle           string   // "Setup: 2 problems"; "" hides the item
-	Setup                []string // each problem, then its fix, for at most maxSetupProblems
+	Setup                []string // each problem, then each note, for at most maxSetupLines
+	SetupAnchors         []string // their sections on the setup page, for the clicks
 	Start, Stop, Restart bool     // enabled
 	RunsTitle            string
 	Runs                 []string // at most maxRunLines+1
 	RunTips              []string // the tooltip of each line of Runs: its research id, where the host shows one
 	ErrorsTitle          string
-	Errors               []string // each failure, then each warning, each followed by its fix when it has one
+	Errors               []string // each failure, then each warning; their fixes are on the status page
 	Recent               []string // the newest reports of the history, at most MaxRecent
 	RecentIDs            []string // their ids, for the clicks
 	Clients              []clientLine
@@ -79,7 +90,7 @@ type clientLine struct {
 // clientView is the line of client name in status: its state, or why its file cannot be read.
 func clientView(name string, status clients.Status) clientLine {
 	state := status.State
-	l := clientLine{Title: name + " · " + Shorten(status.String(), 120), Connect: labelConnect,
+	l := clientLine{Title: fit(name + " · " + status.String()), Connect: labelConnect,
 		Connected: state == clients.Connected || state == clients.Outdated}
 	if state == clients.Outdated {
 		l.Connect = labelUpdate
@@ -87,17 +98,20 @@ func clientView(name string, status clients.Status) clientLine {
 	return l
 }
 
-// render computes the menu for a server status, the setup's problems, an activity snapshot and the newest reports
-// of the history at now.
-func render(st httpserver.Status, problems []checklist.Check, snap activity.Snapshot, recent []record.Summary, now time.Time) view {
-	running := st.State == httpserver.Running
+// render computes the menu for the app's state st at now: the server, the setup's checks, the activity and the
+// newest reports of the history. Only a broken check (checklist.Check.Broken) makes the server down: a hint is a
+// note, listed without the error icon.
+func render(st appstate.State, now time.Time) view {
+	running := st.Server.State == httpserver.Running
+	words := serving(st)
 	v := view{
-		Status:    st.Line(),
+		Status:    Shorten(statusLine(st.Server, words.short), maxLabel),
 		Start:     !running,
 		Stop:      running,
 		Restart:   running,
-		RunsTitle: fmt.Sprintf("Running searches (%d)", len(snap.Running)),
+		RunsTitle: fmt.Sprintf("Running searches (%d)", len(st.Activity.Running)),
 	}
+	snap := st.Activity
 	failures, warnings := len(snap.Failures), len(snap.Warnings)
 	v.ErrorsTitle = fmt.Sprintf("Last errors (%d)", failures)
 	if warnings > 0 {
@@ -113,20 +127,21 @@ func render(st httpserver.Status, problems []checklist.Check, snap activity.Snap
 		v.RunTips = append(v.RunTips, runTip(run))
 	}
 	for _, f := range slices.Concat(snap.Failures, snap.Warnings) {
-		v.Errors = append(v.Errors, errorLines(f)...)
+		v.Errors = append(v.Errors, errorLine(f))
 	}
-	for _, r := range recent[:min(len(recent), MaxRecent)] {
+	for _, r := range st.Recent[:min(len(st.Recent), MaxRecent)] {
 		v.Recent = append(v.Recent, recentLine(r, now))
 		v.RecentIDs = append(v.RecentIDs, r.ID)
 	}
-	if n := len(problems); n > 0 {
-		v.SetupTitle = fmt.Sprintf("Setup: %d problem%s", n, map[bool]string{true: "s"}[n > 1])
-		for _, p := range problems[:min(n, maxSetupProblems)] {
-			v.Setup = append(v.Setup, problemLines(p)...)
-		}
+	broken, notes := splitChecks(st.Setup)
+	v.SetupTitle = setupTitle(len(broken), len(notes))
+	for _, c := range slices.Concat(broken, notes)[:min(len(broken)+len(notes), maxSetupLines)] {
+		v.Setup = append(v.Setup, fit(c.Mark()+" "+c.Name+": "+firstLine(c.Detail)))
+		v.SetupAnchors = append(v.SetupAnchors, c.Anchor())
 	}
+	down := st.Server.State == httpserver.Failed || len(broken) > 0
 	switch {
-	case st.State == httpserver.Failed || len(problems) > 0:
+	case down:
 		v.Icon = assets.Error
 	case !running:
 		v.Icon = assets.Stopped
@@ -137,8 +152,60 @@ func render(st httpserver.Status, problems []checklist.Check, snap activity.Snap
 	default:
 		v.Icon = assets.Idle
 	}
-	v.Tooltip = tooltip(v.Status, len(problems), len(snap.Running), failures, warnings)
+	v.Tooltip = tooltip(statusLine(st.Server, words.long), len(broken), len(snap.Running), failures, warnings)
 	return v
+}
+
+// splitChecks sorts the setup's checks that did not pass into the broken ones and the hints.
+func splitChecks(checks []checklist.Check) (broken, notes []checklist.Check) {
+	for _, c := range checks {
+		switch {
+		case c.Broken():
+			broken = append(broken, c)
+		case !c.OK:
+			notes = append(notes, c)
+		}
+	}
+	return broken, notes
+}
+
+// setupTitle is the Setup item's label: the problems, else the notes; "" when there is neither.
+func setupTitle(problems, notes int) string {
+	plural := func(n int) string { return map[bool]string{true: "s"}[n > 1] }
+	switch {
+	case problems > 0:
+		return fmt.Sprintf("Setup: %d problem%s", problems, plural(problems))
+	case notes > 0:
+		return fmt.Sprintf("Setup: %d note%s", notes, plural(notes))
+	}
+	return ""
+}
+
+// backendWords name the backend that serves the next search, in the menu's few words (short) and the tooltip's
+// (long, with auto's reason).
+type backendWords struct{ short, long string }
+
+// serving names the backend that serves the next search, or says none can: the check of the backend in force is
+// broken (checklist.CannotServe).
+func serving(st appstate.State) backendWords {
+	api := st.Backend.Active == backend.API
+	name := map[bool]string{false: "Gemini CLI", true: "Gemini API"}[api]
+	if checklist.CannotServe(st.Setup, api) {
+		return backendWords{"no backend", "no backend can serve: the " + name + " cannot start (see Setup)"}
+	}
+	short := name
+	if st.Backend.Warm > 0 {
+		short += fmt.Sprintf(", %d warm", st.Backend.Warm)
+	}
+	return backendWords{short, st.Backend.String()}
+}
+
+// statusLine is the server's state, with the backend's words while it runs.
+func statusLine(st httpserver.Status, backend string) string {
+	if st.State == httpserver.Running {
+		st.Backend = backend
+	}
+	return st.Line()
 }
 
 // tooltip says at a glance whether the server is down (not serving, or its setup broken: the error icon) or merely
@@ -165,11 +232,11 @@ func tooltip(status string, problems, running, failures, warnings int) string {
 
 // runLine is one running search: tool, short query, elapsed mm:ss and stage.
 func runLine(r activity.Run, now time.Time) string {
-	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 40), r.Elapsed(now))
+	line := fmt.Sprintf("%s · %q · %s", r.Tool, Shorten(r.Query, 20), r.Elapsed(now))
 	if r.Stage != "" {
-		line += " · " + Shorten(r.Stage, 40)
+		line += " · " + r.Stage
 	}
-	return line
+	return fit(line)
 }
 
 // runTip is the tooltip of a running search's line: its research id, which research_result and research_cancel
@@ -181,23 +248,14 @@ func runTip(r activity.Run) string {
 	return "Research id " + r.Research + ": open the research library, where it can be cancelled"
 }
 
-// errorLines are one recent failure's lines: when, tool, query, code and what went wrong (for a warning, "warning",
-// how many calls it was about when more than one, the newest's time, tool and query, and what the result lacks),
-// then, on a line of its own so that neither pushes the other out of a menu of readable width, the fix.
-func errorLines(f activity.Failure) []string {
-	line := f.Time.Local().Format("15:04:05") + " " + f.Tool
-	if f.Query != "" {
-		line += fmt.Sprintf(" %q", Shorten(f.Query, 30))
-	}
+// errorLine is one recent failure: when, tool, code and what went wrong (for a warning, "warning" and how many
+// calls it was about when more than one). Its query and fix are on the status page, which a click opens.
+func errorLine(f activity.Failure) string {
 	what := string(f.Code)
 	if f.Warning {
 		what = "warning" + calls(f.Count)
 	}
-	lines := []string{line + " " + what + ": " + Shorten(f.Message, 80)}
-	if fix := firstLine(f.Details); fix != "" {
-		lines = append(lines, fixLine(fix))
-	}
-	return lines
+	return fit(f.Time.Local().Format("15:04") + " " + f.Tool + " " + what + ": " + f.Message)
 }
 
 // calls is how a warning about count calls says so when they are more than one: " (12 calls)".
@@ -208,21 +266,11 @@ func calls(count int) string {
 	return fmt.Sprintf(" (%d calls)", count)
 }
 
-// fixLine is the line under a failure or a setup problem that says what to do about it.
-func fixLine(fix string) string { return "    → " + Shorten(fix, 140) }
+// versionLabel is the item that names the app's version: a pseudo-version of a build in a git clone is long.
+func versionLabel(version string) string { return Shorten("Gemini Search MCP "+version, maxLabel) }
 
-// problemLines are one setup problem's lines: what is wrong, then, on a line of its own so that a menu stays
-// readable, the fix (doctor's "fix: " line).
-func problemLines(c checklist.Check) []string {
-	lines := []string{c.Name + ": " + Shorten(firstLine(c.Detail), 60)}
-	for l := range strings.Lines(c.Detail) {
-		if fix, ok := strings.CutPrefix(strings.TrimSpace(l), "fix: "); ok {
-			lines = append(lines, fixLine(fix))
-			break
-		}
-	}
-	return lines
-}
+// fit puts s on one line of the menu: at most labelWidth characters.
+func fit(s string) string { return Shorten(s, labelWidth) }
 
 // firstLine is the first line of s with text on it: the hint of a tool's details, before the CLI's own lines.
 func firstLine(s string) string {
@@ -234,9 +282,9 @@ func firstLine(s string) string {
 	return ""
 }
 
-// usageLine is the usage meter in one line: "Today: 23 searches · 41k tokens · 112 Google searches this month", the
-// month's searches out of GEMINI_MONTHLY_GROUNDED_LIMIT when it is set (monthly, 0: none) ("112/5000 Google
-// searches"); "" before the month's first research. A search here is any research call.
+// usageLine is the usage meter in one line: "Today: 23 searches, 41k tokens · Month: 112 Google", the month's
+// Google searches out of GEMINI_MONTHLY_GROUNDED_LIMIT when it is set (monthly, 0: none) ("112/5000 Google");
+// "" before the month's first research. A search here is any research call; /status has the details.
 func usageLine(meter *record.UsageMeter, monthly int) string {
 	if meter == nil || len(meter.Month) == 0 {
 		return ""
@@ -252,8 +300,8 @@ func usageLine(meter *record.UsageMeter, monthly int) string {
 	if monthly > 0 {
 		month += fmt.Sprintf("/%d", monthly)
 	}
-	return fmt.Sprintf("Today: %d search%s · %s tokens · %s Google searches this month", calls,
-		map[bool]string{true: "es"}[calls != 1], count(tokens), month)
+	return Shorten(fmt.Sprintf("Today: %d search%s, %s tokens · Month: %s Google", calls,
+		map[bool]string{true: "es"}[calls != 1], count(tokens), month), maxLabel)
 }
 
 // count is n in a few characters: 980, 41k, 1.2M.
@@ -270,11 +318,15 @@ func count(n int) string {
 // recentLine is one report of the history: short topic, when it started, how long it took, and whether it was cut
 // short.
 func recentLine(r record.Summary, now time.Time) string {
-	line := fmt.Sprintf("%q · %s · %s", Shorten(r.Topic, 40), r.When(now), r.Took())
+	topic := Shorten(r.Topic, 26)
+	if r.Partial {
+		topic = Shorten(r.Topic, 16)
+	}
+	line := fmt.Sprintf("%q · %s · %s", topic, r.When(now), r.Took())
 	if r.Partial {
 		line += " · partial"
 	}
-	return line
+	return fit(line)
 }
 
 // Shorten puts s on one line and cuts it to at most n characters, ending in "…" when cut.

@@ -101,6 +101,7 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 			Open:      openHidingQuery(desktop.Open),
 			Copy:      desktop.CopyText,
 			Quit:      stop,
+			Notify:    c.Notify,
 			Logger:    logger,
 			Version:   version,
 		}

@@ -219,6 +219,25 @@ func (m *Menu) Icon() (Pixmap, error) {
 	return pixmaps[0], nil
 }
 
+// Tooltip returns the tray icon's tooltip title as the StatusNotifierItem publishes it: what a host shows on hover.
+func (m *Menu) Tooltip() (string, error) {
+	var v dbus.Variant
+	item := m.conn.Object(m.obj.Destination(), "/StatusNotifierItem")
+	if err := item.Call("org.freedesktop.DBus.Properties.Get", 0, "org.kde.StatusNotifierItem", "ToolTip").Store(&v); err != nil {
+		return "", fmt.Errorf("get ToolTip: %w", err)
+	}
+	var tip struct {
+		IconName string
+		Icons    []Pixmap
+		Title    string
+		Text     string
+	}
+	if err := dbus.Store([]any{v.Value()}, &tip); err != nil {
+		return "", fmt.Errorf("decode ToolTip: %w", err)
+	}
+	return tip.Title, nil
+}
+
 // Pixmap is one icon image of a StatusNotifierItem.
 type Pixmap struct {
 	W, H int32
