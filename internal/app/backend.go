@@ -34,7 +34,6 @@ func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 	var err error
 	c.engine, err = research.New(gatedRunner{c.backends.Runner(), a.runs}, research.Settings{
 		Model:               cfg.Model,
-		ResolveModel:        cfg.ResolveModel,
 		CorrectionModel:     cfg.CorrectionModel,
 		FallbackModel:       cfg.FallbackModel,
 		Prompts:             cfg.Prompts,

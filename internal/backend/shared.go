@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"golang.org/x/net/idna"
 )
 
 // What a model name may be, wherever one comes from (a call's argument, GEMINI_MODEL, an alias): a name like
@@ -48,6 +50,16 @@ func Timeout(code Code, limit time.Duration, variable string, cause error) *Erro
 // WebURL reports whether u is an http(s) URL, which a reader can follow.
 func WebURL(u string) bool {
 	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
+}
+
+// ASCIIHost is a URL's host as DNS has it: lower case, without a final dot, a name in any script in its ASCII
+// form (münchen.de is xn--mnchen-3ya.de; 127。0。0。1 is 127.0.0.1). A host that is no valid name stays as it is.
+func ASCIIHost(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		return ascii
+	}
+	return host
 }
 
 // WithTimeout is context.WithTimeout for a run's time limit, where 0 means none.

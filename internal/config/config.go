@@ -128,10 +128,21 @@ func (c Config) APIKey() (key Secret, from string) {
 	return "", ""
 }
 
-// ResolveModel resolves an alias (pro, flash, flash-lite) to the model it stands for; any other name is returned as it is.
+// ResolveModel is the model an alias (pro, flash, flash-lite) stands for on the Gemini API (GEMINI_ALIAS_*: the
+// API's own -latest names by default); any other name is returned as it is.
 func (c Config) ResolveModel(name string) string {
 	if m, ok := c.Aliases[name]; ok {
 		return m
+	}
+	return name
+}
+
+// CLIModel is the model name the Gemini CLI gets for name: an alias whose GEMINI_ALIAS_* the user set, the model
+// it was set to; any other name, an alias too, as it is: the CLI resolves pro, flash and flash-lite itself, to the
+// models the account it runs with may use (a Google sign-in is not served the API's -latest names).
+func (c Config) CLIModel(name string) string {
+	if v := aliasVar(name); v != "" && (c.Overridden[v] || c.inDotenv[v]) {
+		return c.Aliases[name]
 	}
 	return name
 }
@@ -333,9 +344,6 @@ func load(e Env, dir string, file map[string]string, strict bool) (Config, error
 		return Config{}, err
 	}
 	c.applyHistoryMax()
-	for _, m := range []*string{&c.Model, &c.CorrectionModel, &c.FallbackModel} {
-		*m = c.ResolveModel(*m)
-	}
 	return c, nil
 }
 

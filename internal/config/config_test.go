@@ -44,7 +44,7 @@ func TestLoadDefaults(t *testing.T) {
 		Aliases: map[string]string{AliasPro: "gemini-pro-latest", AliasFlash: "gemini-flash-latest",
 			AliasFlashLite: "gemini-flash-lite-latest"},
 		APIJSONModels:        []string{"gemini-3*", "gemini-4*", "gemini-*-latest"},
-		FallbackModel:        "gemini-flash-lite-latest",
+		FallbackModel:        "flash-lite",
 		SearchTimeout:        300 * time.Second,
 		DeepSearchTimeout:    900 * time.Second,
 		AskTimeout:           600 * time.Second,
@@ -473,13 +473,22 @@ func TestModelAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Model != "gemini-pro-latest" || c.FallbackModel != "gemini-2.5-flash" ||
-		c.CorrectionModel != "gemini-flash-lite-latest" {
-		t.Errorf("models: got %q, %q, %q; want the aliases resolved, GEMINI_ALIAS_FLASH overridden",
+	if c.Model != "pro" || c.FallbackModel != "flash" || c.CorrectionModel != "flash-lite" {
+		t.Errorf("models: got %q, %q, %q; want the aliases kept, for each backend to resolve",
 			c.Model, c.FallbackModel, c.CorrectionModel)
 	}
-	if got := c.ResolveModel("flash"); got != "gemini-2.5-flash" {
-		t.Errorf("ResolveModel(flash) = %q", got)
+	// On the API each alias is a model: the API's -latest name, or the one the user set.
+	for alias, want := range map[string]string{"pro": "gemini-pro-latest", "flash": "gemini-2.5-flash", "flash-lite": "gemini-flash-lite-latest"} {
+		if got := c.ResolveModel(alias); got != want {
+			t.Errorf("ResolveModel(%s) = %q, want %q", alias, got, want)
+		}
+	}
+	// The CLI resolves an alias itself, for its account, unless the user set what it stands for.
+	for alias, want := range map[string]string{"pro": "pro", "flash": "gemini-2.5-flash", "flash-lite": "flash-lite",
+		"gemini-2.0-flash": "gemini-2.0-flash"} {
+		if got := c.CLIModel(alias); got != want {
+			t.Errorf("CLIModel(%s) = %q, want %q", alias, got, want)
+		}
 	}
 	if got := c.ResolveModel("gemini-2.0-flash"); got != "gemini-2.0-flash" {
 		t.Errorf("ResolveModel of a model name = %q, want it unchanged", got)

@@ -403,10 +403,11 @@ func (c *Config) applyHistoryMax() {
 
 // aliasVariable is the variable GEMINI_ALIAS_<ALIAS> that says which model alias stands for.
 func aliasVariable(alias, model, what string) variable {
-	name := "GEMINI_ALIAS_" + strings.ToUpper(strings.ReplaceAll(alias, "-", "_"))
+	name := aliasVar(alias)
 	return variable{VarDoc{Name: name, Default: model, Description: fmt.Sprintf("The model the alias %s "+
-		"stands for (%s), in GEMINI_MODEL and the other model settings and in a tool's model argument. The default "+
-		"is the Gemini API's own name for its newest such model, so that a new generation needs no update.", alias, what)},
+		"stands for (%s) on the Gemini API, in GEMINI_MODEL and the other model settings and in a tool's model "+
+		"argument. The default is the API's own name for its newest such model, so that a new generation needs no "+
+		"update. The Gemini CLI resolves the alias itself, for its account, unless this is set.", alias, what)},
 		func(c *Config, v string) (err error) {
 			if c.Aliases == nil {
 				c.Aliases = map[string]string{}
@@ -414,6 +415,15 @@ func aliasVariable(alias, model, what string) variable {
 			c.Aliases[alias], err = modelName(v)
 			return err
 		}}
+}
+
+// aliasVar is the variable that says which model alias stands for; "" for a name that is no alias.
+func aliasVar(alias string) string {
+	switch alias {
+	case AliasPro, AliasFlash, AliasFlashLite:
+		return "GEMINI_ALIAS_" + strings.ToUpper(strings.ReplaceAll(alias, "-", "_"))
+	}
+	return ""
 }
 
 // folderList parses a list of folders separated by os.PathListSeparator: each must be an absolute path to an

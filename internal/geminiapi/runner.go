@@ -14,6 +14,9 @@ package geminiapi
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,8 +69,8 @@ type Runner struct {
 	client *genai.Client
 	mask   credential.Masker
 	system *genai.Content // prompts/api-system.md: the built-in tools, citations left to us, page text is data
-	// schemaRefused holds the models of JSONModels that refused a schema with their tools (400): they get the
-	// prompt alone from then on, as the models outside the list do.
+	// schemaRefused holds the models of JSONModels that refused a schema with their tools (400) and answered
+	// without it, with the schema (schemaKey): they get the prompt alone for it from then on.
 	schemaRefused sync.Map
 }
 
@@ -124,20 +127,17 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		err               error
 		serverRetries     int
 		rateLimitRetried  int
-		schemaRefusals    int
+		schemaRetried     bool // asked once more without req.Schema after a 400
 		retryWait, waited time.Duration
-		asJSON            = len(req.Schema) > 0 && r.takesSchema(model)
+		asJSON            = len(req.Schema) > 0 && r.takesSchema(model, req.Schema)
 	)
 	for {
 		s = newStream(r.cfg.MaxOutput, r.maskedEvents(req.OnEvent))
 		err = r.call(runCtx, model, req, asJSON, s)
-		if asJSON && schemaRefused(err) {
-			// The table said yes and the model said no: the prompt alone asks for JSON, as on any other model.
-			r.schemaRefused.Store(model, true)
-			r.cfg.Logger.Warn("the model refused a response JSON schema with its tools; asking in the prompt alone "+
-				"from now on (remove it from GEMINI_API_JSON_MODELS)", "model", model, "status", apiStatus(err))
-			asJSON = false
-			schemaRefusals++
+		if asJSON && invalidArgument(err) {
+			// Perhaps the model takes no schema with its tools, perhaps the schema or the request is at fault: ask
+			// once more with the prompt alone, and remember the refusal only if that is answered.
+			asJSON, schemaRetried = false, true
 			continue
 		}
 		e := r.classify(err, s)
@@ -164,9 +164,15 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		waited += retryWait
 	}
 
+	if schemaRetried && r.classify(err, s) == nil {
+		r.schemaRefused.Store(schemaKey(model, req.Schema), true)
+		r.cfg.Logger.Warn("the model refused a response JSON schema with its tools and answered without it: it gets "+
+			"that schema in the prompt alone from now on (if it refuses every schema, take it out of GEMINI_API_JSON_MODELS)",
+			"model", model)
+	}
 	res := s.result(model).Masked(r.mask.Mask)
 	res.Duration = time.Since(start)
-	res.Usage = res.Usage.Plus(&backend.Usage{Requests: 1 + serverRetries + rateLimitRetried + schemaRefusals})
+	res.Usage = res.Usage.Plus(&backend.Usage{Requests: 1 + serverRetries + rateLimitRetried + btoi(schemaRetried)})
 	r.cfg.Logger.Debug("gemini api call end", "duration", res.Duration, "answer_bytes", len(res.Text),
 		"queries", len(res.Queries), "sources", len(res.URLs), "waited", waited, "json_schema", asJSON)
 	switch {
@@ -189,20 +195,37 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	return res, nil
 }
 
-// takesSchema reports whether model is one of GEMINI_API_JSON_MODELS that has not refused a schema.
-func (r *Runner) takesSchema(model string) bool {
-	if _, refused := r.schemaRefused.Load(model); refused {
+// takesSchema reports whether model is one of GEMINI_API_JSON_MODELS and has not refused schema.
+func (r *Runner) takesSchema(model string, schema json.RawMessage) bool {
+	if _, refused := r.schemaRefused.Load(schemaKey(model, schema)); refused {
 		return false
 	}
-	return slices.ContainsFunc(r.cfg.JSONModels, func(pattern string) bool {
-		ok, _ := path.Match(pattern, model)
-		return ok
-	})
+	return slices.ContainsFunc(r.cfg.JSONModels, func(pattern string) bool { return matches(pattern, model) })
 }
 
-// schemaRefused reports whether err is the API refusing a request as invalid (400 INVALID_ARGUMENT), which is how
-// a model that does not take a response schema together with tools answers one; a key refused is not that.
-func schemaRefused(err error) bool {
+// matches reports whether model is pattern, where * stands for any characters ('/' too: models/gemini-3-flash).
+func matches(pattern, model string) bool {
+	ok, _ := path.Match(strings.ReplaceAll(pattern, "/", "\x00"), strings.ReplaceAll(model, "/", "\x00"))
+	return ok
+}
+
+// schemaKey is what the runner remembers a model's refusal of a schema by.
+func schemaKey(model string, schema json.RawMessage) string {
+	sum := sha256.Sum256(schema)
+	return model + " " + hex.EncodeToString(sum[:])
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// invalidArgument reports whether err is the API refusing a request as invalid (400 INVALID_ARGUMENT), which is
+// how a model that does not take a response schema together with tools answers one; a key refused is not that.
+func invalidArgument(err error) bool {
 	var ae genai.APIError
 	return errors.As(err, &ae) && ae.Code == http.StatusBadRequest && ae.Status == "INVALID_ARGUMENT" && !keyRejected(ae)
 }

@@ -272,7 +272,7 @@ func TestJSONSchemaOnTheModelsThatTakeIt(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(mock.Close)
 	r, err := geminiapi.New(t.Context(), geminiapi.Config{APIKey: testKey, BaseURL: srv.URL, Model: "gemini-test-flash",
-		JSONModels: []string{"gemini-3*", "gemini-*-latest"}})
+		JSONModels: []string{"gemini-3*", "gemini-*-latest", "*gemini-4*"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestJSONSchemaOnTheModelsThatTakeIt(t *testing.T) {
 		return reqs[len(reqs)-1]
 	}
 
-	for _, model := range []string{"gemini-3.5-flash", "gemini-flash-latest"} {
+	for _, model := range []string{"gemini-3.5-flash", "gemini-flash-latest", "models/gemini-4-argon"} {
 		if res := run(model); res.Usage == nil || res.Usage.Requests != 1 {
 			t.Errorf("%s: usage %+v, want one request", model, res.Usage)
 		}
@@ -319,6 +319,19 @@ func TestJSONSchemaOnTheModelsThatTakeIt(t *testing.T) {
 	reqs := mock.Requests()[before:]
 	if len(reqs) != 3 || reqs[0].ResponseSchema == nil || reqs[1].ResponseSchema != nil || reqs[2].ResponseSchema != nil {
 		t.Errorf("want the schema once, then never again for that model: %d requests", len(reqs))
+	}
+
+	// A 400 that has nothing to do with the schema fails the run without it too: the model keeps getting schemas.
+	mock.Handle(mockgemini.KindSearch, mockgemini.Always(mockgemini.Error(400, "INVALID_ARGUMENT",
+		"The input token count exceeds the maximum number of tokens allowed.")))
+	before = len(mock.Requests())
+	if _, err := r.Run(t.Context(), backend.Request{Prompt: "Research Go 1.26.", Model: "gemini-3.5-flash", Schema: schema}); err == nil {
+		t.Fatal("an invalid request succeeded")
+	}
+	mock.Handle(mockgemini.KindSearch, mockgemini.Always(mockgemini.Text("{}")))
+	run("gemini-3.5-flash")
+	if reqs := mock.Requests()[before:]; len(reqs) != 3 || reqs[2].ResponseSchema == nil {
+		t.Errorf("after an unrelated 400 the model lost its schema: %d requests", len(reqs))
 	}
 }
 

@@ -158,7 +158,9 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 		prose := "Der Föhn ist ein warmer Fallwind in den Alpen."
 		mock.Handle(mg.KindSearch, mg.Always(mg.GroundedAnswer(prose, apiSources, mg.Cite(prose, 0))))
 		mock.Handle(mg.KindChat, mg.Always(mg.Text(jsonAnswer(prose))))
-		e := apiEngine(t, mock, time.Minute, research.Settings{JSONMaxRetries: 1})
+		var spent []research.Spent // one call: no other goroutine tells it
+		e := apiEngine(t, mock, time.Minute, research.Settings{JSONMaxRetries: 1, CorrectionModel: "gemini-fix",
+			Used: func(s research.Spent) { spent = append(spent, s) }})
 		rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
 		if err != nil {
 			t.Fatal(err)
@@ -169,6 +171,10 @@ func TestJSONCorrectionAndTimeoutOnTheAPI(t *testing.T) {
 		}
 		if u := rep.Metadata.Usage; u == nil || u.Requests != 2 {
 			t.Errorf("usage %+v: want the search and its correction counted, 2 requests", u)
+		}
+		if len(spent) != 2 || spent[0].Model != "gemini-test" || spent[1].Model != "gemini-fix" ||
+			spent[0].Usage.Requests != 1 || spent[1].Usage.Requests != 1 {
+			t.Errorf("the meter was told %+v; want the search's model and the correction's apart", spent)
 		}
 		chats := mock.RequestsOf(mg.KindChat)
 		if len(chats) != 1 || !strings.Contains(chats[0].Prompt, correctionPrompt) || len(chats[0].BuiltinTools) != 0 {
@@ -266,6 +272,30 @@ func TestLimitsHoldRunByRun(t *testing.T) {
 	if len(spent) != 2 || spent[0].Tool != "deep_search" || spent[0].Usage.Requests != 1 || spent[1].Tool != "search" ||
 		spent[1].Usage.Requests != 1 || spent[1].Backend != "api" {
 		t.Errorf("the meter was told %+v; want the deep_search's one request, then the failed search's", spent)
+	}
+}
+
+// TestALimitReachedStopsTheCorrections: a JSON correction the usage meter's limit refuses is not made, and no
+// other is tried: the answer comes back as written (parse_warning), counting no correction.
+func TestALimitReachedStopsTheCorrections(t *testing.T) {
+	t.Parallel()
+	mock := mg.New()
+	prose := "Der Föhn ist ein warmer Fallwind in den Alpen."
+	mock.Handle(mg.KindSearch, mg.Always(mg.GroundedAnswer(prose, apiSources, mg.Cite(prose, 0))))
+	e := apiEngine(t, mock, time.Minute, research.Settings{JSONMaxRetries: 3,
+		Admit: func(_ string, so backend.Usage) error {
+			if so.Requests >= 1 {
+				return &research.Failure{Code: backend.CodeQuota, Message: "The daily request limit is reached."}
+			}
+			return nil
+		}})
+	rep, err := e.Search(t.Context(), research.SearchRequest{Query: "Föhn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.ParseWarning || rep.Metadata.JSONCorrections != 0 || len(mock.Requests()) != 1 {
+		t.Errorf("parse warning %v, %d corrections, %d requests; want the answer as written after one request",
+			rep.ParseWarning, rep.Metadata.JSONCorrections, len(mock.Requests()))
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/idna"
-
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
@@ -55,10 +53,7 @@ func Domain(given string) (string, error) {
 	if u, err := url.Parse(d); err == nil && u.Host != "" {
 		d = u.Hostname()
 	}
-	d = strings.TrimSuffix(strings.TrimPrefix(d, "www."), ".")
-	if ascii, err := idna.Lookup.ToASCII(d); err == nil {
-		d = ascii
-	}
+	d = strings.TrimPrefix(backend.ASCIIHost(d), "www.")
 	if !domainPattern.MatchString(d) {
 		return "", fmt.Errorf("%q is not a domain like example.org", strings.TrimSpace(given))
 	}
@@ -181,7 +176,7 @@ func (c Controls) grounding(g *backend.Grounding, f *Filtered) *backend.Groundin
 // anew, and text's markers to match; a marker of a source removed is dropped.
 func (c Controls) cited(text string, sources []backend.Source, f *Filtered) (string, []backend.Source) {
 	number, kept := c.keep(sources, f)
-	renumbered, _ := renumber(text, 0, number)
+	renumbered, _ := renumber(text, 0, len(sources), number)
 	return renumbered, kept
 }
 

@@ -20,11 +20,10 @@ import (
 
 // Settings is the part of the configuration the engine needs.
 type Settings struct {
-	Model           string              // "" lets the backend choose
-	ResolveModel    func(string) string // a model alias (pro, flash, flash-lite) → the model; nil: names as given
-	CorrectionModel string              // model for JSON corrections; "" lets the backend choose
-	FallbackModel   string              // model to retry with after a quota error; "" disables the fallback
-	Prompts         map[string]string   // replacements of the embedded templates, by name (prompts.Names)
+	Model           string            // "" lets the backend choose
+	CorrectionModel string            // model for JSON corrections; "" lets the backend choose
+	FallbackModel   string            // model to retry with after a quota error; "" disables the fallback
+	Prompts         map[string]string // replacements of the embedded templates, by name (prompts.Names)
 	// The time limits of whole calls (deadline.go); 0: the backend's own limit for each run.
 	SearchTimeout       time.Duration // search (GEMINI_SEARCH_TIMEOUT)
 	DeepSearchTimeout   time.Duration // deep_search (GEMINI_DEEP_SEARCH_TIMEOUT)
@@ -43,7 +42,8 @@ type Settings struct {
 	AgentTimeout     time.Duration // the longest the agent's run is followed (GEMINI_DEEP_RESEARCH_TIMEOUT); 0: no limit
 	DeepSearchEngine string        // the engine of a deep_search that names none (GEMINI_DEEP_RESEARCH_ENGINE); "": EngineRounds
 	AgentPlan        string        // whether the agent plans first (GEMINI_DEEP_RESEARCH_PLAN): PlanAuto (""), PlanConfirm or PlanOff
-	// Used, when set, is told what each call spent over all its runs, failed ones too: the usage meter.
+	// Used, when set, is told what each call spent over all its runs, failed ones too, once per backend and model:
+	// the usage meter.
 	Used func(Spent)
 	// Admit, when set, says whether a call of tool may make a run now, given what it spent so far (the usage
 	// meter's limits): a *Failure refuses it. It is asked before each run of the backend or the agent; a call the
@@ -263,11 +263,9 @@ func (e *Engine) ask(ctx context.Context, req AskRequest, model string) (Report,
 	return b.report(e.now()), nil
 }
 
-// model is the model of a call: the one it names (an alias resolved), else the configured one.
+// model is the model of a call: the one it names, else the configured one. An alias stays one: each backend
+// resolves it its own way (internal/runners).
 func (e *Engine) model(requested string) string {
-	if e.settings.ResolveModel != nil {
-		requested = e.settings.ResolveModel(requested)
-	}
 	return cmp.Or(requested, e.settings.Model)
 }
 

@@ -156,7 +156,11 @@ func (p Prior) cited(text string, given []agentSource) (string, []backend.Source
 			number[s.Number] = n
 		}
 	}
-	renumbered, _ := renumber(text, len(p.Sources), number)
+	cites := len(p.Sources)
+	for _, s := range given {
+		cites = max(cites, s.Number)
+	}
+	renumbered, _ := renumber(text, len(p.Sources), cites, number)
 	return renumbered, slices.Clip(all)
 }
 
@@ -176,7 +180,7 @@ func (p Prior) grounded(text string, g *backend.Grounding) (string, *backend.Gro
 		}
 		number[i+1] = n
 	}
-	renumbered, moved := renumber(text, len(p.Sources), nil)
+	renumbered, moved := renumber(text, len(p.Sources), len(p.Sources), nil)
 	from := 0
 	for _, c := range g.Citations {
 		at, ok := find(text, c.Text, from)
@@ -231,18 +235,25 @@ func markers(text string) []markerAt {
 	return out
 }
 
-// markerNumbers are the numbers a marker's text between its brackets stands for, a range's each; nil when a range
-// runs backwards or spans more than maxMarkerRange (a year's span, say: no marker).
+// markerNumbers are the numbers a marker's text between its brackets stands for, a range's each. A group must look
+// like citations: numbers from 1 without a leading zero, ranges forwards and shorter than maxMarkerRange, and no
+// thousands ([1,000]); nil otherwise ([0, 1], [2021-1990], [1-2000]: no marker).
 func markerNumbers(group string) []int {
+	if n, err := strconv.Atoi(group); err == nil {
+		return []int{n}
+	}
+	if thousands.MatchString(group) {
+		return nil
+	}
 	var ns []int
 	for _, part := range strings.Split(group, ",") {
 		from, to, isRange := strings.Cut(strings.ReplaceAll(part, "–", "-"), "-")
-		a, _ := strconv.Atoi(strings.TrimSpace(from))
-		b := a
+		a, ok := citationNumber(from)
+		b, okTo := a, true
 		if isRange {
-			b, _ = strconv.Atoi(strings.TrimSpace(to))
+			b, okTo = citationNumber(to)
 		}
-		if b < a || b-a >= maxMarkerRange {
+		if !ok || !okTo || b < a || b-a >= maxMarkerRange {
 			return nil
 		}
 		for n := a; n <= b; n++ {
@@ -252,17 +263,32 @@ func markerNumbers(group string) []int {
 	return ns
 }
 
+// thousands is a number written with thousands separators, [1,000]: no group of citations.
+var thousands = regexp.MustCompile(`^[0-9]{1,3}(,[0-9]{3})+$`)
+
+// citationNumber is s as a number a source could be cited by: from 1, without a leading zero.
+func citationNumber(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 1 && s[0] != '0'
+}
+
 // renumber rewrites the markers of text: [n] becomes [number[n]] when number maps n, stays when n is one of the
 // kept first numbers (1 to kept), and is dropped otherwise; a group ([1, 4], [2-5]) becomes the markers of its
 // numbers so rewritten ([1][4]). A marker left with no number is dropped with the blanks before it when
-// punctuation, a blank or the end follows (not another marker: "A [1][2]" without [1] is "A [2]"). moved tells where a place of text is in the result: a place in a rewritten marker (or in the
+// punctuation, a blank or the end follows (not another marker: "A [1][2]" without [1] is "A [2]"). cites, when not
+// 0, is the highest number the text cites a source by: a group with a number past it is text, not citations (ages
+// [10-12] in a report of 5 sources). moved tells where a place of text is in the result: a place in a rewritten marker (or in the
 // blanks dropped with it) is the end of what replaced it.
-func renumber(text string, kept int, number map[int]int) (renumbered string, moved func(int) int) {
+func renumber(text string, kept, cites int, number map[int]int) (renumbered string, moved func(int) int) {
 	type edit struct{ from, to, at, end int } // text[from:to] became out[at:end]
 	var edits []edit
 	out := make([]byte, 0, len(text))
 	last := 0
 	for _, m := range markers(text) {
+		if cites > 0 && len(m.ns) > 1 && slices.Max(m.ns) > cites {
+			continue
+		}
 		out = append(out, text[last:m.start]...)
 		last = m.end
 		var ns []int

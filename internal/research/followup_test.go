@@ -38,9 +38,11 @@ func TestRenumber(t *testing.T) {
 			map[int]int{4: 3}, "A [1][3]. B [3]. C [1][2][3]. D [2]. E [3]."},
 		{"groups of no source go", "A [3, 5]. B [6-8].", nil, "A. B."},
 		{"no marker in years or long spans", "In [2020-2021] and [1-40] and [5-3].", nil, "In [2020-2021] and [1-40] and [5-3]."},
+		{"no marker in intervals, thousands or lists past the sources", "In [0, 1], [0, 255], [01-3], [1,000] and [1, 2, 30]; ages [10-12].",
+			nil, "In [0, 1], [0, 255], [01-3], [1,000] and [1, 2, 30]; ages [10-12]."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := renumber(tc.text, 2, tc.number); got != tc.want {
+			if got, _ := renumber(tc.text, 2, 9, tc.number); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
@@ -51,7 +53,7 @@ func TestRenumber(t *testing.T) {
 func TestRenumberMovesPlaces(t *testing.T) {
 	t.Parallel()
 	text := "One [7]. Two [3] and [1]."
-	got, moved := renumber(text, 2, map[int]int{3: 4})
+	got, moved := renumber(text, 2, 0, map[int]int{3: 4})
 	if got != "One. Two [4] and [1]." {
 		t.Fatalf("got %q", got)
 	}

@@ -160,12 +160,13 @@ func (e *Engine) counted(tool string, run func(context.Context, Progress) (Repor
 	return func(ctx context.Context, p Progress) (Report, error) {
 		ctx, spending := withSpending(ctx, tool)
 		rep, err := run(ctx, p)
-		if spent := spending.so(); spent != nil {
-			if err == nil {
-				rep.Metadata.Usage = &spent.Usage
-			}
+		spent := spending.so()
+		if err == nil {
+			rep.Metadata.Usage = total(spent)
+		}
+		for _, sp := range spent {
 			if e.settings.Used != nil {
-				e.settings.Used(*spent)
+				e.settings.Used(sp)
 			}
 		}
 		return rep, err
@@ -180,10 +181,10 @@ func (e *Engine) admit(ctx context.Context) error {
 		return nil
 	}
 	var so backend.Usage
-	if spent := s.so(); spent != nil {
-		so = spent.Usage
+	if sum := total(s.so()); sum != nil {
+		so = *sum
 	}
-	return e.settings.Admit(s.spent.Tool, so)
+	return e.settings.Admit(s.tool, so)
 }
 
 // kept puts a finished report in the cache, if there is one, and passes it on.

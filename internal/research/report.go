@@ -121,8 +121,8 @@ func (b *builder) report(now time.Time) Report {
 			var filtered Filtered
 			text, m.Sources = b.controls.cited(text, m.Sources, &filtered)
 			m.Filtered = filtered.orNil()
-		case b.controls.Limit > 0: // markers into a list of the text's own: none past the limit
-			text, _ = renumber(text, b.controls.Limit, nil)
+		case b.controls.Limit > 0: // markers into a list of the text's own, which it does not give: none past the limit
+			text, _ = renumber(text, b.controls.Limit, 0, nil)
 		}
 		section = sourcesSection(m.Sources, m.SearchQueriesUsed)
 	}

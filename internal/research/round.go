@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -48,37 +49,60 @@ var (
 // freeText is the shape of a round whose answer is the text itself (ask, fetch), not JSON to extract.
 var freeText = answerShape{}
 
-// reportSchema is the JSON schema of agentReport: with the verification a verify round adds, and with the
-// number each source is cited by when numbered (a follow-up's).
+// reportSchema is the JSON schema of agentReport, its properties in the order the example shows them (the model
+// writes them in the schema's order: the report before the lists that describe it): with the verification a
+// verify round adds, and with the number each source is cited by when numbered (a follow-up's).
 func reportSchema(verification, numbered bool) json.RawMessage {
-	str := map[string]any{"type": "string"}
-	list := map[string]any{"type": "array", "items": str}
-	source := map[string]any{"url": str, "title": str, "snippet": str}
+	str := fields{{"type", "string"}}
+	list := fields{{"type", "array"}, {"items", str}}
+	count := fields{{"type", "integer"}}
+	source := fields{{"url", str}, {"title", str}, {"snippet", str}}
 	if numbered {
-		source["number"] = map[string]any{"type": "integer"}
+		source = append(fields{{"number", count}}, source...)
 	}
-	props := map[string]any{
-		"success": map[string]any{"type": "boolean"},
-		"report":  map[string]any{"type": "string", "description": "The report in Markdown, citing sources as [1]."},
-		"metadata": map[string]any{"type": "object", "properties": map[string]any{
-			"sources": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": source,
-				"required": []string{"url"}}},
-			"sources_visited": list, "search_queries_used": list, "iterations": map[string]any{"type": "integer"},
-		}},
-	}
-	required := []string{"success", "report", "metadata"}
+	props := fields{{"success", fields{{"type", "boolean"}}}, {"report", fields{{"type", "string"},
+		{"description", "The report in Markdown."}}}}
+	required := []string{"success", "report"}
 	if verification {
-		count := map[string]any{"type": "integer"}
-		props["verification"] = map[string]any{"type": "object", "properties": map[string]any{
-			"claims_checked": count, "claims_corrected": count, "corrections": list, "new_findings": list, "open_gaps": list,
-		}}
+		props = append(props, field{"verification", fields{{"type", "object"}, {"properties", fields{
+			{"claims_checked", count}, {"claims_corrected", count}, {"corrections", list}, {"new_findings", list},
+			{"open_gaps", list}}}}})
 		required = append(required, "verification")
 	}
-	schema, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required})
+	props = append(props, field{"metadata", fields{{"type", "object"}, {"properties", fields{
+		{"sources", fields{{"type", "array"}, {"items", fields{{"type", "object"}, {"properties", source},
+			{"required", []string{"url"}}}}}},
+		{"sources_visited", list}, {"search_queries_used", list}, {"iterations", count}}}}})
+	schema, err := json.Marshal(fields{{"type", "object"}, {"properties", props},
+		{"required", append(required, "metadata")}})
 	if err != nil {
-		panic(err) // maps of strings: cannot fail
+		panic(err) // strings, lists and fields: cannot fail
 	}
 	return schema
+}
+
+// fields is a JSON object that keeps the order of its keys, as a map does not.
+type fields []field
+
+type field struct {
+	name  string
+	value any
+}
+
+func (f fields) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, x := range f {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, x.name)
+		v, err := json.Marshal(x.value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, ':'), v...)
+	}
+	return append(b, '}'), nil
 }
 
 // maxCorrectionInput bounds the invalid answer quoted in a correction prompt: the CLI reads at most 8 MiB of stdin,
@@ -145,7 +169,12 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape answerSha
 		e.log.Warn("research timed out; keeping its partial answer", "timeout", rr.timedOut, "chars", len(rr.res.Text))
 		return rr, nil
 	}
-	if err != nil {
+	var refused *Failure // by the usage meter's limits (Settings.Admit), before the run
+	switch {
+	case errors.As(err, &refused):
+		e.log.Info("a run was refused before it began", "code", refused.Code, "reason", refused.Message)
+		return rr, err
+	case err != nil:
 		if ctx.Err() == nil {
 			e.log.Error("main search failed", "code", cmp.Or(string(backend.ErrorCode(err)), "-"), "err", err)
 		}
@@ -172,6 +201,10 @@ func (e *Engine) round(ctx context.Context, req backend.Request, shape answerSha
 		switch {
 		case ctx.Err() != nil:
 			return rr, ctx.Err()
+		case errors.As(err, &refused): // no correction was made, and none will be
+			rr.corrections--
+			e.log.Info("a JSON correction was refused before it began", "code", refused.Code, "reason", refused.Message)
+			return rr, nil
 		case err != nil:
 			e.log.Warn("JSON correction failed", "attempt", rr.corrections, "err", err)
 		case !rr.parsed:

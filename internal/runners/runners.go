@@ -56,7 +56,7 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.Model, workers: cfg.WarmWorkers}
+	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.CLIModel(cfg.Model), workers: cfg.WarmWorkers}
 	key, from := cfg.APIKey()
 	s.KeyFrom = from
 	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, cfg.CLINpx, exec.LookPath)
@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 			WarmIdle:  cfg.WarmIdle,
 			OnWarm:    onWarm,
 		})
-		s.cli = s.warm
+		s.cli = withModels(s.warm, cfg.CLIModel)
 	}
 	s.agent = noAgent{}
 	if key == "" {
@@ -89,7 +89,8 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 			Agent: cfg.DeepResearchAgent, MaxAgent: cfg.DeepResearchMaxAgent, Secrets: cfg.Secrets(), Logger: logger}); err == nil {
 			s.agent = agent
 		}
-		s.api, s.APIErr = geminiapi.New(ctx, geminiapi.Config{
+		var api *geminiapi.Runner
+		api, s.APIErr = geminiapi.New(ctx, geminiapi.Config{
 			APIKey:     key.Reveal(),
 			BaseURL:    cfg.APIBaseURL,
 			Model:      cfg.ResolveModel(defaultAPIModel),
@@ -99,6 +100,9 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 			Prompts:    cfg.Prompts,
 			JSONModels: cfg.APIJSONModels,
 		})
+		if s.APIErr == nil {
+			s.api = withModels(api, cfg.ResolveModel)
+		}
 	}
 
 	switch cfg.Backend {
@@ -219,7 +223,25 @@ func (s *Set) auto(ctx context.Context, req backend.Request) (backend.Result, er
 		s.log.Warn("using the Gemini API instead of the Gemini CLI", "reason", reason, "key", s.KeyFrom)
 		s.warmAgain() // the CLI serves no more calls
 	}
-	return onAPI(ctx, s.api, req, reason)
+	tried := res.Usage // the CLI's run, which the call spent too
+	if e := (*backend.Error)(nil); tried == nil && errors.As(err, &e) {
+		tried = e.Partial.Usage
+	}
+	res, err = onAPI(ctx, s.api, req, reason)
+	res.Usage = tried.Plus(res.Usage)
+	if e := (*backend.Error)(nil); errors.As(err, &e) {
+		e.Partial.Usage = tried.Plus(e.Partial.Usage)
+	}
+	return res, err
+}
+
+// withModels is r with each request's model as its backend names it (model): an alias (pro, flash, flash-lite)
+// stands for another model on the Gemini API than on the Gemini CLI, which resolves those names itself.
+func withModels(r backend.Runner, model func(string) string) backend.Runner {
+	return backend.RunnerFunc(func(ctx context.Context, req backend.Request) (backend.Result, error) {
+		req.Model = model(req.Model)
+		return r.Run(ctx, req)
+	})
 }
 
 // onAPI runs req on the API and says why in the result, the partial one of a failure too.

@@ -251,3 +251,30 @@ func TestTheCLIRunsFirecrawlOnlyWhenConfigured(t *testing.T) {
 		})
 	}
 }
+
+// TestAliasesPerBackend: an alias is the API's -latest model on the API, and stays an alias for the CLI, which
+// resolves it for its own account; an alias the user pointed at a model is that model on both.
+func TestAliasesPerBackend(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	aliases := map[string]string{"pro": "gemini-pro-latest", "flash": "gemini-2.5-flash"}
+	for _, mode := range []string{backend.CLI, backend.API} {
+		s := newSetup(t, mode, key, fake.Path, true)
+		s.cfg.Aliases, s.cfg.Overridden = aliases, map[string]bool{"GEMINI_ALIAS_FLASH": true}
+		set := s.set(t)
+		for _, model := range []string{"pro", "flash"} {
+			if _, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q", Model: model}); err != nil {
+				t.Fatalf("%s, %s: %v", mode, model, err)
+			}
+		}
+		if mode == backend.API {
+			reqs := s.mock.Requests()
+			if len(reqs) != 2 || reqs[0].Model != "gemini-pro-latest" || reqs[1].Model != "gemini-2.5-flash" {
+				t.Errorf("the API was asked for %+v, want gemini-pro-latest then gemini-2.5-flash", reqs)
+			}
+		}
+	}
+	calls := fake.Calls()
+	if len(calls) != 2 || !slices.Contains(calls[0].Args, "pro") || !slices.Contains(calls[1].Args, "gemini-2.5-flash") {
+		t.Errorf("the CLI ran with %+v, want -m pro (its own alias), then -m gemini-2.5-flash (the user's)", calls)
+	}
+}

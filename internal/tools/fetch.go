@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/idna"
-
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -95,10 +93,7 @@ func publicURL(ctx context.Context, raw string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return "", fmt.Errorf("%q is not an http or https URL (without a user name)", raw)
 	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
-		host = ascii // münchen.de as DNS has it, xn--mnchen-3ya.de; 127。0。0。1 as 127.0.0.1
-	}
+	host := backend.ASCIIHost(u.Hostname())
 	var addrs []netip.Addr
 	switch a, err := netip.ParseAddr(host); {
 	case err == nil:
