@@ -80,6 +80,9 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 			OnWarm:    onWarm,
 		})
 		s.cli = withModels(s.warm, cfg.CLIModel)
+		if s.CLI.Fetched() {
+			s.cli = announcingFetch(s.cli)
+		}
 	}
 	s.agent = noAgent{}
 	if key == "" {
