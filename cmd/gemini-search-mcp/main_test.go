@@ -947,7 +947,7 @@ func TestConnectCommands(t *testing.T) {
 	}
 	// Without a terminal to ask, connect shows the change and writes nothing; --yes writes it.
 	if out, err := runServer(t, env, "connect", "cursor"); exitCode(err) != 1 || !strings.Contains(out, "\n+{\"mcpServers\": {\"mine\": {\"url\": \"http://x\"}, \"gemini-search\": {") ||
-		!strings.Contains(out, "nothing was written: run `gemini-search-mcp connect cursor --yes`") {
+		!strings.Contains(out, "nothing was written: add --yes to the command") {
 		t.Errorf("connect cursor without --yes: exit %d\n%s", exitCode(err), out)
 	}
 	if data, _ := os.ReadFile(cursor); string(data) != `{"mcpServers": {"mine": {"url": "http://x"}}}` {

@@ -170,7 +170,7 @@ func change(name, command string, c clients.Client, yes, interactive bool, stdin
 	switch {
 	case yes:
 	case !interactive:
-		fmt.Fprintf(stderr, "%s: nothing was written: run `%s %s --yes` to write this change\n", name, name, c.ID)
+		fmt.Fprintf(stderr, "%s: nothing was written: add --yes to the command to write this change\n", name)
 		return 1
 	default:
 		fmt.Fprintf(stdout, "Write this change to %s? [y/N] ", c.Path)

@@ -156,7 +156,7 @@ func TestConnectShowsTheDiffFirst(t *testing.T) {
 	}
 	code, stdout, stderr := h.connect(t, "connect", "", "goose")
 	if code != 1 || !strings.Contains(stdout, "+++ ~/.config/goose/config.yaml\n") || !strings.Contains(stdout, "+  gemini-search:\n") ||
-		!strings.Contains(stderr, "nothing was written: run `gemini-search-mcp connect goose --yes` to write this change") {
+		!strings.Contains(stderr, "gemini-search-mcp connect: nothing was written: add --yes to the command to write this change") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if data, _ := os.ReadFile(goose); string(data) != original {
