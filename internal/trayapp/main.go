@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/adrg/xdg"
@@ -30,6 +31,8 @@ opens a settings page in the browser. Without a desktop session it keeps serving
 
 Usage:
   gemini-search-tray [--headless] [--host H] [--port P]
+  gemini-search-tray help                 print this help
+  gemini-search-tray version              print the version (also --version)
 
 Flags:
 `
@@ -52,7 +55,17 @@ func Main(args []string, version string, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if flags.NArg() > 0 {
+	switch command := strings.Join(flags.Args(), " "); command {
+	case "":
+	case "help":
+		fmt.Fprint(stdout, usage)
+		flags.SetOutput(stdout)
+		flags.PrintDefaults()
+		return 0
+	case "version":
+		fmt.Fprintln(stdout, name, version)
+		return 0
+	default:
 		fmt.Fprintf(stderr, "%s: unexpected arguments %q\n\n", name, flags.Args())
 		flags.Usage()
 		return 2
