@@ -101,6 +101,9 @@ func (d *tomlDoc) Set(value json.RawMessage, path ...string) (bool, error) {
 		}
 		out = append(out, table...)
 	} else {
+		for i := 1; i < len(sections); i++ { // a subtable goes with the blank lines that set it apart
+			sections[i].start = blankLinesBefore(d.src, sections[i].start)
+		}
 		out = replaceSpans(out, sections, table)
 	}
 	return true, d.commit(out, path, value)
