@@ -147,17 +147,20 @@ func checkEdit(before, after any, path []string, value json.RawMessage, listKey 
 			return err
 		}
 	}
+	cannotCheck := func(err error) error { // a key that is not a string, say
+		return &ShapeError{Msg: "the change cannot be checked (" + err.Error() + "); change the file by hand"}
+	}
 	b, err := normalize(before)
 	if err != nil {
-		return err
+		return cannotCheck(err)
 	}
 	want, err := normalize(changedAt(b, path, v, listKey))
 	if err != nil {
-		return err
+		return cannotCheck(err)
 	}
 	got, err := normalize(after)
 	if err != nil {
-		return err
+		return cannotCheck(err)
 	}
 	if value == nil { // servers left empty may be written {} or be gone
 		dropEmpty(want, path[0])

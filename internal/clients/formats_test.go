@@ -206,6 +206,8 @@ func TestGooseYAMLShapes(t *testing.T) {
 		{name: "flow style refused", file: "extensions: {developer: {enabled: true}}\n",
 			wantErr: `cannot read ~/.config/goose/config.yaml: line 1: "extensions" is written in flow style`},
 		{name: "not YAML", file: "extensions:\n  a: [\n", wantErr: "cannot read ~/.config/goose/config.yaml: line "},
+		{name: "keys that are not strings", file: "extensions: {}\nports:\n  1: a\n",
+			wantErr: "cannot read ~/.config/goose/config.yaml: the change cannot be checked"},
 		{name: "key twice", file: "extensions: {}\nextensions: {}\n",
 			wantErr: `cannot read ~/.config/goose/config.yaml: line 2: mapping key "extensions" already defined at line 1`},
 	}
