@@ -104,6 +104,7 @@ MCP_SERVER_PORT=5000
 JSON_MAX_RETRIES=0
 MCP_SERVER_HOST=  ::1
 DEBUG=Yes
+GEMINI_CLI_NPX=On
 GEMINI_SYSTEM_PROMPT="You research {topic}.\nBe brief.  "
 GEMINI_SEARCH_TIMEOUT=
 FIRECRAWL_API_URL=https://firecrawl.example.com/
@@ -123,6 +124,7 @@ UNKNOWN_NAME=ignored
 		{"JSONMaxRetries from file", got.JSONMaxRetries, 0},
 		{"Host from file, trimmed", got.Host, "::1"},
 		{"Debug from file", got.Debug, true},
+		{"CLINpx from file", got.CLINpx, true},
 		{"SystemPrompt from file", got.Prompts["research.md"], "You research {topic}.\nBe brief."},
 		{"SearchTimeout default", got.SearchTimeout, 5 * time.Minute},
 		{"FirecrawlAPIURL from file", got.FirecrawlAPIURL, "https://firecrawl.example.com/"},
@@ -191,6 +193,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"GEMINI_MAX_CONCURRENT", "33", `invalid GEMINI_MAX_CONCURRENT="33": must be a whole number between 1 and 32`},
 		{"GEMINI_SYSTEM_PROMPT", "Research things.", `invalid GEMINI_SYSTEM_PROMPT="Research things.": must contain the {topic} placeholder, where the research question goes`},
 		{"DEBUG", "maybe", `invalid DEBUG="maybe": must be true or false`},
+		{"GEMINI_CLI_NPX", "true", `invalid GEMINI_CLI_NPX="true": must be on or off`},
 		{"FIRECRAWL_API_URL", "firecrawl.example.com", `invalid FIRECRAWL_API_URL="firecrawl.example.com": must be an absolute http or https URL`},
 		{"FIRECRAWL_API_URL", "ftp://firecrawl.example.com", `invalid FIRECRAWL_API_URL="ftp://firecrawl.example.com"`},
 		{"FIRECRAWL_API_URL", "https://", `invalid FIRECRAWL_API_URL="https://"`},

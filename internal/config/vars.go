@@ -381,10 +381,14 @@ var variables = []variable{
 	{VarDoc{Name: "GEMINI_CLI_PATH", Description: "Path to the gemini executable. Empty: look up gemini on " +
 		"PATH, then, when GEMINI_CLI_NPX is on, fetch it with npx."},
 		func(c *Config, v string) error { c.CLIPath = v; return nil }},
-	{VarDoc{Name: "GEMINI_CLI_NPX", Default: "off", Description: "Without an installed Gemini CLI, fetch it " +
-		"with npx (on) or refuse the CLI's searches with CLI_NOT_FOUND and the install command (off). npx's first " +
-		"download takes a minute or more; npm install -g @google/gemini-cli installs the CLI once."},
-		func(c *Config, v string) (err error) { c.CLINpx, err = parseBool(v); return err }},
+	{VarDoc{Name: "GEMINI_CLI_NPX", Label: "Fetch the Gemini CLI with npx", Input: "select",
+		Options: []string{"off", "on"},
+		Help: "Without an installed CLI: off refuses its searches with the install command; on downloads it at the " +
+			"first search (a minute or more).",
+		Default: "off", Description: "Without an installed Gemini CLI, fetch it with npx (on) or refuse the CLI's " +
+			"searches with CLI_NOT_FOUND and the install command (off). npx's first download takes a minute or more; " +
+			"npm install -g @google/gemini-cli installs the CLI once."},
+		func(c *Config, v string) (err error) { c.CLINpx, err = onOff(v); return err }},
 	{VarDoc{Name: "MCP_AUTH_TOKEN", Secret: true, Description: "Token that clients of the MCP HTTP server must " +
 		"send. Empty: no token is required."},
 		func(c *Config, v string) (err error) { c.AuthToken, err = secret(v); return err }},
@@ -491,6 +495,17 @@ func parseBool(v string) (bool, error) {
 		return false, nil
 	}
 	return false, errors.New("must be true or false (or 1/0, yes/no, on/off)")
+}
+
+// onOff parses a switch that the settings page offers as off and on.
+func onOff(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, errors.New("must be on or off")
 }
 
 // modelName accepts any model name the Gemini CLI might know, but refuses
