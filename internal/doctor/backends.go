@@ -107,10 +107,13 @@ func serving(set *runners.Set) checklist.Check {
 	return c
 }
 
-// fetchedNote is what doctor says of a CLI that npx fetches at its first run. doctor never runs it: a download cut
-// short at doctor's time limit is left half done, and every later npx run waits on it.
-const fetchedNote = "; npx fetches it at the first search (GEMINI_CLI_NPX=on), a download of a minute or more, " +
-	"so doctor does not run it\nfix: install the CLI, and searches start at once: `npm install -g @google/gemini-cli`"
+// fetchedNote and fetchedFix are what doctor says of a CLI that npx fetches at its first run. doctor never runs it:
+// a download cut short at doctor's time limit is left half done, and every later npx run waits on it.
+const (
+	fetchedNote = "; npx fetches it at the first search (GEMINI_CLI_NPX=on), a download of a minute or more, so " +
+		"doctor does not run it"
+	fetchedFix = "install the CLI, and searches start at once: `npm install -g @google/gemini-cli`"
+)
 
 // cli checks the Gemini CLI: it is found, it runs, and it answers when it is the active backend or signed in.
 // Where auto serves from the API anyway, its problems are hints. An installed CLI's version check runs unless
@@ -137,7 +140,7 @@ func (b backends) cli(ctx context.Context) probe {
 	}
 	cmd := b.set.CLI.String()
 	if b.set.CLI.Fetched() {
-		p.Hint, p.Detail = true, cmd+fetchedNote
+		p.Hint, p.Detail = true, cmd+fetchedNote+instead+"\nfix: "+fetchedFix
 		return p
 	}
 	if !b.still {

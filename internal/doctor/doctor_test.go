@@ -283,17 +283,20 @@ func TestNpxIsNoInstalledCLI(t *testing.T) {
 	for _, tt := range []struct {
 		npx     string
 		offline bool
+		key     string
 		healthy bool
 		want    []string
 	}{
-		{"off", true, false, []string{"✗ Gemini CLI    not found (gemini is not on PATH; npx is, and could fetch the CLI",
+		{"off", true, "", false, []string{"✗ Gemini CLI    not found (gemini is not on PATH; npx is, and could fetch the CLI",
 			"fix: Install the Gemini CLI with `npm install -g @google/gemini-cli`"}},
-		{"on", true, true, []string{"! Gemini CLI    " + filepath.Join(bin, "npx") + " -y @google/gemini-cli@",
+		{"on", true, "", true, []string{"! Gemini CLI    " + filepath.Join(bin, "npx") + " -y @google/gemini-cli@",
 			"npx fetches it at the first search (GEMINI_CLI_NPX=on)", "fix: install the CLI, and searches start at once: " +
 				"`npm install -g @google/gemini-cli`"}},
-		{"on", false, true, []string{"! Gemini CLI", "so doctor does not run it"}},
+		{"on", false, "", true, []string{"! Gemini CLI", "so doctor does not run it\n"}},
+		{"on", false, testKey, true, []string{"✓ Backend       Gemini API (auto: ", "so doctor does not run it, so auto uses the Gemini API\n"}},
 	} {
-		cfg, env := world(t, map[string]string{"GEMINI_CLI_NPX": tt.npx}, true)
+		mock, url := mockAPI(t, nil)
+		cfg, env := world(t, map[string]string{"GEMINI_CLI_NPX": tt.npx, "GEMINI_API_KEY": tt.key, "GOOGLE_GEMINI_BASE_URL": url}, tt.key == "")
 		var out bytes.Buffer
 		healthy := Print(&out, Run(t.Context(), cfg, Options{Env: env, Offline: tt.offline}))
 		for _, want := range tt.want {
@@ -303,6 +306,9 @@ func TestNpxIsNoInstalledCLI(t *testing.T) {
 		}
 		if healthy != tt.healthy {
 			t.Errorf("GEMINI_CLI_NPX=%s, offline %v: healthy %v, want %v:\n%s", tt.npx, tt.offline, healthy, tt.healthy, out.String())
+		}
+		if tt.key != "" && len(mock.RequestsOf(mockgemini.KindChat)) != 1 {
+			t.Errorf("the Gemini API got %d queries, want 1: it serves", len(mock.RequestsOf(mockgemini.KindChat)))
 		}
 	}
 	if data, err := os.ReadFile(ran); err == nil {
