@@ -190,6 +190,20 @@ func TestAPIKeyAloneIsHealthy(t *testing.T) {
 		t.Errorf("tooltip %q, want no down", tip)
 	}
 	labelsFit(t, root)
+
+	// The pages agree: /welcome and /setup find nothing broken and name the Gemini API.
+	base, token := p.pages(t)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	for _, page := range []string{"/welcome", "/setup"} {
+		html := fetch(t, browser, http.MethodGet, base+page+"?token="+token, nil, "")
+		for _, want := range []string{`class="banner ok" id="verdict"`, "/mcp · Gemini API (auto: the Gemini CLI is not installed)",
+			`<li class="check ok" id="check-backend">`, `<li class="check hint" id="check-gemini-cli">`} {
+			if !strings.Contains(html, want) {
+				t.Errorf("%s lacks %q:\n%s", page, want, html)
+			}
+		}
+	}
 }
 
 // npx is a way to fetch the Gemini CLI, not an installed CLI: with npx but no CLI on PATH and GEMINI_CLI_NPX at its
