@@ -200,10 +200,10 @@ func serving(st appstate.State) backendWords {
 	return backendWords{short, st.Backend.String()}
 }
 
-// statusLine is the server's state, with the backend's words while it runs.
-func statusLine(st httpserver.Status, backend string) string {
+// statusLine is the server's state, with words naming the backend while it runs.
+func statusLine(st httpserver.Status, words string) string {
 	if st.State == httpserver.Running {
-		st.Backend = backend
+		st.Backend = words
 	}
 	return st.Line()
 }
