@@ -467,6 +467,8 @@ func TestSetup(t *testing.T) {
 			hints: []string{"Gemini CLI"}, want: "not signed in, so auto uses the Gemini API"},
 		{name: "auto: a CLI signed in", cfg: config.Config{Dir: dir, Backend: backend.Auto, CLIPath: os.Args[0]},
 			login: "Google login found"},
+		{name: "auto: a CLI with its key in ~/.gemini/.env", cfg: config.Config{Dir: dir, Backend: backend.Auto, CLIPath: os.Args[0]},
+			login: "GEMINI_API_KEY in /home/u/.gemini/.env"},
 		{name: "cli: a CLI and a key", cfg: config.Config{Dir: dir, Backend: backend.CLI, CLIPath: os.Args[0], GeminiAPIKey: "k"}},
 		{name: "cli: no CLI", cfg: config.Config{Dir: dir, Backend: backend.CLI, CLIPath: noCLI, GeminiAPIKey: "k"},
 			broken: []string{"Gemini CLI"}, want: gemini.HintNotFound},
