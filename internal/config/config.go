@@ -347,6 +347,34 @@ func load(e Env, dir string, file map[string]string, strict bool) (Config, error
 	return c, nil
 }
 
+// ParseDotenv parses the contents of a .env file: its variables.
+func ParseDotenv(data []byte) (map[string]string, error) { return parseDotenv(bytes.NewReader(data)) }
+
+// HeldAsWritten reports whether err, the refusal of the .env file updated, is only invalid values that the file
+// old already held as they are in updated: a value the user wrote into the file by hand stays there until they
+// change it, and saving other settings does not take it away (nor apply them, while it is there).
+func HeldAsWritten(old, updated []byte, err error) bool {
+	was, oldErr := ParseDotenv(old)
+	now, newErr := ParseDotenv(updated)
+	if err == nil || oldErr != nil || newErr != nil {
+		return false
+	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		var inv *InvalidError
+		if !errors.As(e, &inv) {
+			return false // not a value of the file: the exposure of a non-loopback host, say
+		}
+		if v, held := was[inv.Var]; !held || v != now[inv.Var] {
+			return false
+		}
+	}
+	return true
+}
+
 // ReadDotenv reads and parses the .env file at path: its contents and its variables. A missing file is empty; an
 // unreadable or malformed one is an error naming the file.
 func ReadDotenv(path string) (data []byte, vars map[string]string, err error) {

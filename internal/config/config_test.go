@@ -726,3 +726,30 @@ func TestPromptFiles(t *testing.T) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 }
+
+// TestHeldAsWritten: a refusal is only of values the file held as they stay (a hand edit kept until the user
+// changes it), or it is not.
+func TestHeldAsWritten(t *testing.T) {
+	t.Parallel()
+	old := []byte("# mine\nGEMINI_SEARCH_TIMEOUT=abc\n")
+	bad := func(name, value string) error {
+		return &InvalidError{Var: name, Value: value, Reason: "bad"}
+	}
+	for _, tt := range []struct {
+		name    string
+		updated string
+		err     error
+		want    bool
+	}{
+		{"kept, another value added", "# mine\nGEMINI_SEARCH_TIMEOUT=abc\nGEMINI_MODEL=pro\n", bad("GEMINI_SEARCH_TIMEOUT", "abc"), true},
+		{"changed to another bad value", "GEMINI_SEARCH_TIMEOUT=xyz\n", bad("GEMINI_SEARCH_TIMEOUT", "xyz"), false},
+		{"a new bad value", "GEMINI_SEARCH_TIMEOUT=abc\nMCP_SERVER_PORT=0\n",
+			errors.Join(bad("GEMINI_SEARCH_TIMEOUT", "abc"), bad("MCP_SERVER_PORT", "0")), false},
+		{"not a value's error", "GEMINI_SEARCH_TIMEOUT=abc\n", errors.New("MCP_SERVER_HOST is not loopback"), false},
+		{"no error", "GEMINI_SEARCH_TIMEOUT=abc\n", nil, false},
+	} {
+		if got := HeldAsWritten(old, []byte(tt.updated), tt.err); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -17,15 +17,19 @@ import (
 func (c *controller) SaveDotenv(data []byte) (moved string, err error) {
 	c.saveMu.Lock()
 	defer c.saveMu.Unlock()
+	path := config.EnvPath(c.app.Config().Dir)
 	cfg, err := c.source.LoadDotenv(data)
-	if err != nil {
+	if old, _, readErr := config.ReadDotenv(path); err != nil && (readErr != nil || !config.HeldAsWritten(old, data, err)) {
 		return "", &web.RefusedError{Err: err}
 	}
-	path := config.EnvPath(cfg.Dir)
 	if err := config.WriteDotenv(path, data); err != nil {
 		return "", err
 	}
 	c.watcher.Wrote(path, data)
+	if err != nil { // only values the file held already, as written by hand: kept until the user changes them
+		return "", &web.NotAppliedError{Err: fmt.Errorf("the server goes on with the settings it had until the "+
+			"value marked below is corrected (kept as the .env file held it): %w", err)}
+	}
 	if err := c.app.Commit(cfg); err != nil {
 		c.app.Problem("settings", backend.CodeConfig, fmt.Errorf("the settings were saved but not applied: %w", err))
 		return "", &web.NotAppliedError{Err: err}

@@ -123,10 +123,10 @@ func (pg *settingsPage) get(w http.ResponseWriter, r *http.Request) {
 		p.Error = err.Error()
 	case n == 1:
 		p.Error = "A value in the .env file has an error, marked below: correct it, or empty its field for the " +
-			"default, and the settings can be saved again."
+			"default. Other settings can be saved meanwhile; they apply once it is corrected."
 	case n > 1:
 		p.Error = fmt.Sprintf("%d values in the .env file have errors, marked below: correct them, or empty their "+
-			"fields for the defaults, and the settings can be saved again.", n)
+			"fields for the defaults. Other settings can be saved meanwhile; they apply once they are corrected.", n)
 	}
 	pg.h.render(w, "settings.html", p)
 }
@@ -202,8 +202,9 @@ func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
 		pg.h.render(w, "settings.html", p)
 	case errors.As(err, &notApplied):
 		pg.h.log.Error("settings saved but not applied", "file", config.EnvPath(pg.h.app.State().Config.Dir), "err", notApplied.Err)
-		_, values, _ := pg.h.readDotenv()
+		data, values, _ := pg.h.readDotenv()
 		p := pg.view(values, values)
+		markInvalid(&p, invalidValues(pg.h.app.State().Config.Dir, data)) // a value kept as the file held it
 		p.NotApplied = notApplied.Err.Error()
 		pg.h.render(w, "settings.html", p)
 	case err != nil:
@@ -226,7 +227,7 @@ func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
 
 // markRefused shows why the app refused the form: each bad value at its field, anything else in the banner. A
 // value the .env file already held (saved), sent back unchanged (submitted), is said to be the file's: it stays
-// there, as it is, until the user changes it.
+// there, as it is, until the user changes it (alone, it refuses nothing: the controller saves the rest).
 func markRefused(p *settingsView, err error, submitted, saved map[string]string) {
 	reasons := map[string]string{}
 	var other []string
@@ -239,30 +240,21 @@ func markRefused(p *settingsView, err error, submitted, saved map[string]string)
 		other = append(other, e.Error())
 	}
 	markInvalid(p, reasons)
-	fromFile := 0
 	for i := range p.Fields {
 		f := &p.Fields[i]
 		switch {
 		case f.Error == "":
 		case f.Secret && submitted[f.Name] == "": // left empty: the saved key stays
 			f.Error += " (the saved key: enter a valid one, or tick Remove the saved key)"
-			fromFile++
 		case f.Secret:
 			f.Error += " (enter the key again)"
 		case submitted[f.Name] == strings.TrimSpace(saved[f.Name]):
 			f.Error += " (as the .env file holds it: correct it, or empty the field for the default)"
-			fromFile++
 		}
 	}
-	switch {
-	case len(other) > 0:
+	p.Error = "Nothing was saved: fix the values marked below."
+	if len(other) > 0 {
 		p.Error = "Nothing was saved: " + strings.Join(other, "; ")
-	case fromFile == len(reasons) && fromFile == 1:
-		p.Error = "Nothing was saved: a value of the .env file still has an error, marked below."
-	case fromFile == len(reasons):
-		p.Error = fmt.Sprintf("Nothing was saved: %d values of the .env file still have errors, marked below.", fromFile)
-	default:
-		p.Error = "Nothing was saved: fix the values marked below."
 	}
 }
 

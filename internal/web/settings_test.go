@@ -28,8 +28,8 @@ func readEnv(t *testing.T, b *fakeBackend) string {
 }
 
 // A bad value hand-edited into the .env file shows in its field, as written (a text field: a number field would
-// show it empty), with its error; and a save that sends it back unchanged, with another field changed, keeps the
-// file as it is and says that value still has an error.
+// show it empty), with its error; and a save that sends it back unchanged, with another field changed, saves that
+// field, keeps the bad line as written and says nothing applies until it is corrected.
 func TestSettingsKeepABadValueOfTheFile(t *testing.T) {
 	t.Parallel()
 	b, srv, h := setupWith(t, dotenv, nil)
@@ -48,24 +48,25 @@ func TestSettingsKeepABadValueOfTheFile(t *testing.T) {
 		}
 	}
 
-	// The browser sends the page's values back: the bad one unchanged, the model changed.
+	// The browser sends the page's values back: the bad one unchanged, the model changed. The model is saved, the
+	// bad value stays as the file held it, with its error, and nothing is applied until it is corrected.
 	form := url.Values{"csrf": {h.csrf}, "GEMINI_SEARCH_TIMEOUT": {"abc"}, "GEMINI_MODEL": {"gemini-2.5-pro"}}
 	code, body := post(t, srv, srv.URL, form)
-	if code != http.StatusUnprocessableEntity {
-		t.Fatalf("save: %d, want 422; body:\n%s", code, body)
+	if code != http.StatusOK {
+		t.Fatalf("save: %d, want 200; body:\n%s", code, body)
 	}
 	for _, want := range []string{
-		`id="error">Nothing was saved: a value of the .env file still has an error, marked below.`,
+		`id="not-applied">Saved, but not applied: `,
 		`value="abc"`,
-		`(as the .env file holds it: correct it, or empty the field for the default)`,
-		`value="gemini-2.5-pro"`, // the change waits in the form
+		`<p class="error" id="error-GEMINI_SEARCH_TIMEOUT">must be a whole number of milliseconds`,
+		`value="gemini-2.5-pro"`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %q:\n%s", want, body)
 		}
 	}
-	if got := readEnv(t, b); got != edited {
-		t.Errorf(".env became %q, want it as edited, %q", got, edited)
+	if got, want := readEnv(t, b), dotenv+"GEMINI_SEARCH_TIMEOUT=abc\nGEMINI_MODEL=gemini-2.5-pro\n"; got != want {
+		t.Errorf(".env became %q, want the model saved and the bad line kept, %q", got, want)
 	}
 
 	// Changed, the value is checked and replaced like any other.
@@ -98,7 +99,7 @@ func TestSettingsEmptyABadValue(t *testing.T) {
 }
 
 // A bad key hand-edited into the file shows its error (never the key); a save that leaves the key field empty
-// keeps it, and says so.
+// keeps it, with its error, and saves the rest.
 func TestSettingsKeepABadKeyOfTheFile(t *testing.T) {
 	t.Parallel()
 	b, srv, h := setupWith(t, dotenv, nil)
@@ -110,16 +111,16 @@ func TestSettingsKeepABadKeyOfTheFile(t *testing.T) {
 		t.Errorf("the page does not show the key's error:\n%s", body)
 	}
 	code, body := post(t, srv, srv.URL, url.Values{"csrf": {h.csrf}, "GEMINI_MODEL": {"gemini-2.5-pro"}})
-	if code != http.StatusUnprocessableEntity ||
-		!strings.Contains(body, "(the saved key: enter a valid one, or tick Remove the saved key)") {
-		t.Errorf("save: %d, want 422 saying the saved key is bad; body:\n%s", code, body)
+	if code != http.StatusOK || !strings.Contains(body, `id="not-applied"`) ||
+		!strings.Contains(body, `id="error-GEMINI_API_KEY">must not contain spaces`) {
+		t.Errorf("save: %d, want the model saved and the saved key's error shown; body:\n%s", code, body)
 	}
 	for _, page := range []string{body, func() string { _, body := get(t, srv.URL+"/settings", true); return body }()} {
 		if strings.Contains(page, "has-a-space") {
 			t.Errorf("the page shows the key:\n%s", page)
 		}
 	}
-	if got := readEnv(t, b); got != edited {
-		t.Errorf(".env became %q, want it as edited", got)
+	if got := readEnv(t, b); got != edited+"GEMINI_MODEL=gemini-2.5-pro\n" {
+		t.Errorf(".env became %q, want the key's line as edited and the model saved", got)
 	}
 }

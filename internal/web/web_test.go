@@ -117,8 +117,10 @@ func (f *fakeBackend) ResearchElsewhere() []record.Job {
 }
 
 func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
-	if _, err := config.LoadWithDotenv(config.Env{Lookup: f.lookup}, data); err != nil {
-		return "", &RefusedError{Err: err}
+	_, invalid := config.LoadWithDotenv(config.Env{Lookup: f.lookup}, data)
+	if old, _, err := config.ReadDotenv(config.EnvPath(f.cfg.Dir)); invalid != nil &&
+		(err != nil || !config.HeldAsWritten(old, data, invalid)) {
+		return "", &RefusedError{Err: invalid}
 	}
 	if f.refuse != nil {
 		return "", &RefusedError{Err: f.refuse}
@@ -126,6 +128,9 @@ func (f *fakeBackend) SaveDotenv(data []byte) (string, error) {
 	f.saved = data
 	if err := config.WriteDotenv(config.EnvPath(f.cfg.Dir), data); err != nil {
 		return "", err
+	}
+	if invalid != nil { // as the controller does: values the file held, kept as written, and nothing applied
+		return "", &NotAppliedError{Err: invalid}
 	}
 	if f.applyErr != nil {
 		return "", &NotAppliedError{Err: f.applyErr}
