@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -21,7 +20,6 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,7 +69,7 @@ func serverEnv(t testing.TB, fake *geminitest.Fake, extra ...string) (env []stri
 		"XDG_STATE_HOME="+t.TempDir(), // the records of CLI runs: never the developer's
 		"GEMINI_SEARCH_CONFIG_DIR="+configDir,
 		"PROGRESS_LOG_INTERVAL=60000",
-		"MCP_SERVER_PORT="+freePort(t), // doctor binds the port it checks: never the default 3000, which may be taken
+		"MCP_SERVER_PORT="+testkit.FreePort(t), // doctor binds the port it checks: never the default 3000, which may be taken
 	)
 	cli := filepath.Join(t.TempDir(), "no-gemini")
 	if fake != nil {
@@ -79,17 +77,6 @@ func serverEnv(t testing.TB, fake *geminitest.Fake, extra ...string) (env []stri
 	}
 	env = append(env, "GEMINI_CLI_PATH="+cli)
 	return append(env, extra...), configDir
-}
-
-// freePort is a loopback port nobody listens on now.
-func freePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // sealed overrides whatever the developer's shell sets for the server: every variable of its configuration blank

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -223,7 +222,7 @@ func TestNoDesktopSession(t *testing.T) {
 
 func TestSettingsPortChange(t *testing.T) {
 	t.Parallel()
-	p := startTray(t, trayOptions{headless: true, args: []string{}, dotenv: "MCP_SERVER_PORT=" + freePort(t) + "\n"})
+	p := startTray(t, trayOptions{headless: true, args: []string{}, dotenv: "MCP_SERVER_PORT=" + testkit.FreePort(t) + "\n"})
 	base, token := p.pages(t)
 	jar, _ := cookiejar.New(nil)
 	c := http.Client{Jar: jar, Timeout: testkit.WaitLimit}
@@ -238,7 +237,7 @@ func TestSettingsPortChange(t *testing.T) {
 		t.Fatalf("no CSRF token in:\n%s", page)
 	}
 
-	newPort := freePort(t)
+	newPort := testkit.FreePort(t)
 	form := url.Values{"csrf": {string(csrf[1])}, "MCP_SERVER_PORT": {newPort}}
 	req, _ := http.NewRequest(http.MethodPost, base+"/settings", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -263,15 +262,4 @@ func TestSettingsPortChange(t *testing.T) {
 		t.Fatalf("settings at the new address: %v %v", resp, err)
 	}
 	resp.Body.Close()
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
 }

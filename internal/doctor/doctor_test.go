@@ -22,6 +22,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/runners"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // envNodeMissing makes the test binary play a Gemini CLI whose interpreter is missing: the shell's complaint on
@@ -347,7 +348,7 @@ func TestHTTPCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			vars := map[string]string{"MCP_SERVER_PORT": freePort(t)}
+			vars := map[string]string{"MCP_SERVER_PORT": testkit.FreePort(t)}
 			maps.Copy(vars, tt.vars)
 			cfg, _ := world(t, vars, false)
 			detail := strings.ReplaceAll(tt.detail, "<port>", vars["MCP_SERVER_PORT"])
@@ -357,17 +358,6 @@ func TestHTTPCheck(t *testing.T) {
 			}
 		})
 	}
-}
-
-// freePort is a port on 127.0.0.1 that nothing listened on a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 func TestLoad(t *testing.T) {
