@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark"
@@ -24,13 +25,14 @@ type reportPage struct{ h *Handler }
 
 // markdown renders reports: CommonMark with GitHub's tables, strikethrough, task lists and bare URLs made links.
 // goldmark's defaults are kept on purpose: raw HTML in a report is left out (a report quotes pages the agent read,
-// and their markup has no place on this page), and so are links with a dangerous scheme (javascript:, say).
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// and their markup has no place on this page), and so are links with a dangerous scheme (javascript:, say). It is
+// made when a report page first asks for it: a server that never shows one never pays for its parsers.
+var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
 
 // renderMarkdown renders a report's Markdown as HTML that is safe to put on the page.
 func renderMarkdown(md string) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(md), &buf); err != nil {
+	if err := markdown().Convert([]byte(md), &buf); err != nil {
 		return "", err
 	}
 	return template.HTML(buf.String()), nil // goldmark escapes text and leaves raw HTML out
