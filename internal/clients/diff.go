@@ -44,29 +44,64 @@ type diffOp struct {
 	text string
 }
 
-// diffOps is the shortest edit from a to b, by their longest common subsequence: the files are small.
+// maxDiffCells bounds the table diffOps compares the changed lines with: a million cells, 8 MB.
+const maxDiffCells = 1 << 20
+
+// diffOps is the edit from a to b. A change to a client's file touches one entry, so the lines both files share
+// at their start and end are kept as they are, and only the lines between are compared: by their longest common
+// subsequence when few enough, otherwise shown as removed, then added. A file of 100,000 lines (Claude Code's
+// ~/.claude.json grows that long) costs time and memory in proportion to its length.
 func diffOps(a, b []string) []diffOp {
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
 	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	ops := make([]diffOp, 0, len(a)+len(b)-head-tail)
+	for _, line := range a[:head] {
+		ops = append(ops, diffOp{' ', line})
+	}
+	ops = append(ops, middleOps(a[head:len(a)-tail], b[head:len(b)-tail])...)
+	for _, line := range a[len(a)-tail:] {
+		ops = append(ops, diffOp{' ', line})
+	}
+	return ops
+}
+
+// middleOps is the shortest edit from a to b, by their longest common subsequence, or every line of a removed and
+// every line of b added when the table of that subsequence would be larger than maxDiffCells.
+func middleOps(a, b []string) []diffOp {
+	var ops []diffOp
+	if (len(a)+1)*(len(b)+1) > maxDiffCells {
+		for _, line := range a {
+			ops = append(ops, diffOp{'-', line})
+		}
+		for _, line := range b {
+			ops = append(ops, diffOp{'+', line})
+		}
+		return ops
+	}
+	width := len(b) + 1
+	lcs := make([]int, (len(a)+1)*width) // lcs[i*width+j]: the longest common subsequence of a[i:] and b[j:]
 	for i := len(a) - 1; i >= 0; i-- {
 		for j := len(b) - 1; j >= 0; j-- {
 			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
+				lcs[i*width+j] = lcs[(i+1)*width+j+1] + 1
 			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				lcs[i*width+j] = max(lcs[(i+1)*width+j], lcs[i*width+j+1])
 			}
 		}
 	}
-	var ops []diffOp
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			ops = append(ops, diffOp{' ', a[i]})
 			i, j = i+1, j+1
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]): // what goes, before what comes
+		case i < len(a) && (j == len(b) || lcs[(i+1)*width+j] >= lcs[i*width+j+1]): // what goes, before what comes
 			ops = append(ops, diffOp{'-', a[i]})
 			i++
 		default:
