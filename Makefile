@@ -18,9 +18,13 @@ WINDOWS      = $(filter windows,$(shell $(GO) env GOOS))
 EXE          = $(if $(WINDOWS),.exe)
 TRAY_LDFLAGS = $(LDFLAGS)$(if $(WINDOWS), -H=windowsgui)
 
+# As in the releases (.goreleaser.yaml), the binaries are built without cgo: static, with no C library to load and
+# no C thread stacks, which starts them sooner and keeps about 1 MB less resident. Only the macOS tray needs cgo.
+TRAY_CGO = $(if $(filter darwin,$(shell $(GO) env GOOS)),1,0)
+
 build: ## Build bin/gemini-search-mcp and bin/gemini-search-tray
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp$(EXE) ./cmd/gemini-search-mcp
-	$(GO) build -trimpath -ldflags '$(TRAY_LDFLAGS)' -o $(BIN)/gemini-search-tray$(EXE) ./cmd/tray
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/gemini-search-mcp$(EXE) ./cmd/gemini-search-mcp
+	CGO_ENABLED=$(TRAY_CGO) $(GO) build -trimpath -ldflags '$(TRAY_LDFLAGS)' -o $(BIN)/gemini-search-tray$(EXE) ./cmd/tray
 
 # Where go install puts binaries: GOBIN, else GOPATH/bin.
 INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
