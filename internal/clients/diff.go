@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -9,7 +10,8 @@ import (
 const diffContext = 3
 
 // Diff is the change as a unified diff of the client's file (as `diff -u` shows it), "" when there is nothing to
-// change: what a person reads before saying yes.
+// change: what a person reads before saying yes. It is printed to a terminal or a CI log, so each bearer token in
+// it shows only its last four characters ("Bearer ••••abcd"); the file gets the token itself.
 func (ch Change) Diff() string {
 	if !ch.Changed() {
 		return ""
@@ -25,10 +27,31 @@ func (ch Change) Diff() string {
 	for _, h := range hunks(ops) {
 		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(h.oldStart, h.oldLen), hunkRange(h.newStart, h.newLen))
 		for _, op := range ops[h.from:h.to] {
-			b.WriteString(string(op.kind) + op.text + "\n")
+			b.WriteString(string(op.kind) + masked(op.text) + "\n")
 		}
 	}
 	return b.String()
+}
+
+// bearerToken is a bearer token as the files write it: after "Bearer ", up to a quote, a blank or the line's end.
+var bearerToken = regexp.MustCompile(`(?i)(\bbearer\s+)([^\s"'\\,}]+)`)
+
+// masked is line with every bearer token in it hidden but for its last four characters: this server's, the one an
+// old entry had, and other servers' in the lines around the change. A token shorter than twelve is hidden whole,
+// as four of its characters would say too much of it.
+func masked(line string) string {
+	return bearerToken.ReplaceAllStringFunc(line, func(m string) string {
+		sub := bearerToken.FindStringSubmatch(m)
+		return sub[1] + hidden(sub[2])
+	})
+}
+
+// hidden is a secret as shown to people: "••••" and its last four characters, or "••••" alone when short.
+func hidden(secret string) string {
+	if len(secret) < 12 {
+		return "••••"
+	}
+	return "••••" + secret[len(secret)-4:]
 }
 
 // diffLines is text as lines without their line breaks.

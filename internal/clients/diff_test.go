@@ -70,3 +70,47 @@ func TestDiffOfALargeChange(t *testing.T) {
 		t.Errorf("%d ops, from %v, %v, %v to %v", len(ops), ops[0], ops[1], ops[2001], ops[len(ops)-1])
 	}
 }
+
+// TestDiffHidesTokens: the diff goes to a terminal or a CI log, so every bearer token in it, this server's, the old
+// entry's and another server's next to it, shows only its last four characters, in each format; the file gets
+// the token itself.
+func TestDiffHidesTokens(t *testing.T) {
+	t.Parallel()
+	const token, old, others = "new-secret-token-9f3a", "old-secret-token-77c1", "their-secret-token-5e2b"
+	s := server
+	s.AuthToken = token
+	files := map[string]string{
+		"cursor": `{"mcpServers": {"other": {"url": "http://o", "headers": {"Authorization": "Bearer ` + others + `"}},` +
+			"\n" + `"gemini-search": {"url": "http://127.0.0.1:3000/mcp", "headers": {"Authorization": "Bearer ` + old + `"}}}}`,
+		"codex": "[mcp_servers.other]\nurl = \"http://o\"\nhttp_headers = { Authorization = \"Bearer " + others + "\" }\n",
+		"continue": "name: Local Config\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: other\n    url: http://o\n" +
+			"    requestOptions:\n      headers:\n        Authorization: bearer " + others + "\n",
+		"goose": "extensions:\n  other:\n    uri: http://o\n    headers: {Authorization: Bearer short}\n",
+	}
+	for id, file := range files {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			c := client(t, t.TempDir(), id, s)
+			writeFile(t, c.Path, file, 0o600)
+			ch, err := c.PlanConnect()
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff := ch.Diff()
+			for _, secret := range []string{token, old, others, "short"} {
+				if strings.Contains(diff, secret) {
+					t.Errorf("the diff shows %s:\n%s", secret, diff)
+				}
+			}
+			if !strings.Contains(diff, "\n+") || !strings.Contains(diff, "Bearer ••••9f3a") {
+				t.Errorf("the diff does not show the new token as Bearer ••••9f3a:\n%s", diff)
+			}
+			if _, err := ch.Apply(time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if data := readFile(t, c.Path); !strings.Contains(data, "Bearer "+token) {
+				t.Errorf("the file does not hold the token:\n%s", data)
+			}
+		})
+	}
+}

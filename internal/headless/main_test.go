@@ -205,3 +205,19 @@ func TestConnectProject(t *testing.T) {
 		t.Errorf("claude-desktop --project: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestConnectHidesTheToken: the diff connect prints (a CI log, with --yes) shows the bearer token's last four
+// characters only; the client's file gets the token.
+func TestConnectHidesTheToken(t *testing.T) {
+	t.Parallel()
+	const token = "0123456789abcdef0123456789abcdef"
+	h := newHome(t, map[string]string{"MCP_AUTH_TOKEN": token})
+	code, stdout, stderr := h.connect(t, "connect", "", "cursor", "--yes")
+	if code != 0 || strings.Contains(stdout+stderr, token) || !strings.Contains(stdout, `+        "Authorization": "Bearer ••••cdef"`) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(h.dir, ".cursor", "mcp.json"))
+	if err != nil || !strings.Contains(string(data), `"Authorization": "Bearer `+token+`"`) {
+		t.Errorf("the file (%v):\n%s", err, data)
+	}
+}
