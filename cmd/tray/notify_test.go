@@ -63,11 +63,12 @@ func (d *notificationDaemon) list() []notice {
 	return slices.Clone(d.shown)
 }
 
-// click says that the user clicked notification id, as a server does for its default action.
-func (d *notificationDaemon) click(t *testing.T, id uint32) {
+// click says that the user invoked action of notification id: "default" for a click on the notification, "open"
+// for its button.
+func (d *notificationDaemon) click(t *testing.T, id uint32, action string) {
 	t.Helper()
 	if err := d.conn.Emit("/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked",
-		id, "default"); err != nil {
+		id, action); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -146,19 +147,19 @@ func TestNotificationOfAFailedSearch(t *testing.T) {
 		t.Errorf("expire_timeout %d, urgency %d: want 0 and 2 (critical), a failure stays until dismissed",
 			n.timeout, n.urgency)
 	}
-	if want := []string{"default", "Show the error"}; !slices.Equal(n.actions, want) {
+	if want := []string{"default", "Show the error", "open", "Show the error"}; !slices.Equal(n.actions, want) {
 		t.Errorf("actions %q, want %q", n.actions, want)
 	}
 	p.checkIcon(t, n.icon)
 
-	d.click(t, n.id)
+	d.click(t, n.id, "default")
 	link := waitOpened(t, opened)
 	if m := errorsLinkRE.FindStringSubmatch(link); m == nil || m[1] != base {
 		t.Errorf("the click opened %q, want %s/status?token=…#errors", link, base)
 	}
 }
 
-// A finished search's notification goes after the server's usual time, and a click on it opens the report's page.
+// A finished search's notification goes after the server's usual time, and its button opens the report's page.
 // (Not parallel: it owns the bus's notification name.)
 func TestNotificationOpensTheReport(t *testing.T) {
 	needBus(t)
@@ -179,12 +180,12 @@ func TestNotificationOpensTheReport(t *testing.T) {
 	if n.timeout != -1 || n.urgency != 1 {
 		t.Errorf("expire_timeout %d, urgency %d: want -1 (the server's) and 1 (normal)", n.timeout, n.urgency)
 	}
-	if want := []string{"default", "Open report"}; !slices.Equal(n.actions, want) {
+	if want := []string{"default", "Open report", "open", "Open report"}; !slices.Equal(n.actions, want) {
 		t.Errorf("actions %q, want %q", n.actions, want)
 	}
 	p.checkIcon(t, n.icon)
 
-	d.click(t, n.id)
+	d.click(t, n.id, "open")
 	link := waitOpened(t, opened)
 	if m := reportLinkRE.FindStringSubmatch(link); m == nil || m[1] != base {
 		t.Errorf("the click opened %q, want %s/report?id=…&token=…", link, base)

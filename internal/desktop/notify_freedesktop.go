@@ -3,10 +3,14 @@
 package desktop
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -18,6 +22,13 @@ const (
 	notificationsIface = "org.freedesktop.Notifications"
 	// defaultAction is the action invoked by a click on the notification itself.
 	defaultAction = "default"
+	// openAction is the same action as a button: GNOME and KDE show no button for the default action, and dunst
+	// and mako offer the named actions in their menu. Both open the link, once.
+	openAction = "open"
+	// answerTime bounds each notification's wait for the notification server: one that hangs fails that
+	// notification (the caller logs it), and the next one is asked again, instead of every later one waiting for
+	// an answer that never comes.
+	answerTime = 5 * time.Second
 	// keptLinks bounds the links remembered for notifications still on screen, should the server never say that
 	// some were closed.
 	keptLinks = 64
@@ -52,9 +63,11 @@ type linkFor struct {
 func (p *platformNotifier) show(o NotifierOptions, n Notification, icon string) error {
 	p.mu.Lock() // held until the id is known: an action on this notification waits for its link
 	defer p.mu.Unlock()
-	conn, err := p.connect(o)
+	ctx, cancel := context.WithTimeout(context.Background(), answerTime)
+	defer cancel()
+	conn, err := p.connect(ctx, o)
 	if err != nil {
-		return err
+		return unanswered(err)
 	}
 	body := n.Body
 	if p.markup {
@@ -74,13 +87,13 @@ func (p *platformNotifier) show(o NotifierOptions, n Notification, icon string) 
 	}
 	actions := []string{}
 	if n.Link != "" {
-		actions = []string{defaultAction, n.LinkLabel}
+		actions = []string{defaultAction, n.LinkLabel, openAction, n.LinkLabel}
 	}
 	var id uint32
-	err = conn.Object(notificationsName, notificationsPath).Call(notificationsIface+".Notify", 0,
+	err = conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, notificationsIface+".Notify", 0,
 		o.AppName, uint32(0), appIcon, n.Title, body, actions, hints, timeout).Store(&id)
 	if err != nil {
-		return err
+		return unanswered(err)
 	}
 	if n.Link != "" {
 		p.links = append(p.links, linkFor{id, n.Link})
@@ -91,9 +104,17 @@ func (p *platformNotifier) show(o NotifierOptions, n Notification, icon string) 
 	return nil
 }
 
+// unanswered says that the notification server did not answer in time, rather than "context deadline exceeded".
+func unanswered(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the notification server did not answer within %s: %w", answerTime, err)
+	}
+	return err
+}
+
 // connect returns the connection, made (again) when there is none: it listens for the server's signals and
-// learns whether bodies are markup. p.mu is held.
-func (p *platformNotifier) connect(o NotifierOptions) (*dbus.Conn, error) {
+// learns whether bodies are markup, within ctx. p.mu is held.
+func (p *platformNotifier) connect(ctx context.Context, o NotifierOptions) (*dbus.Conn, error) {
 	if p.conn != nil && p.conn.Connected() {
 		return p.conn, nil
 	}
@@ -105,7 +126,7 @@ func (p *platformNotifier) connect(o NotifierOptions) (*dbus.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.AddMatchSignal(dbus.WithMatchObjectPath(notificationsPath),
+	if err := conn.AddMatchSignalContext(ctx, dbus.WithMatchObjectPath(notificationsPath),
 		dbus.WithMatchInterface(notificationsIface)); err != nil {
 		conn.Close()
 		return nil, err
@@ -114,7 +135,12 @@ func (p *platformNotifier) connect(o NotifierOptions) (*dbus.Conn, error) {
 	conn.Signal(signals)
 	go p.listen(o, signals)
 	var caps []string
-	_ = conn.Object(notificationsName, notificationsPath).Call(notificationsIface+".GetCapabilities", 0).Store(&caps)
+	err = conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, notificationsIface+".GetCapabilities",
+		0).Store(&caps)
+	if errors.Is(err, context.DeadlineExceeded) { // a server that hangs; one that lacks the method is fine
+		conn.Close()
+		return nil, err
+	}
 	p.conn, p.markup, p.links = conn, slices.Contains(caps, "body-markup"), nil
 	return conn, nil
 }
@@ -127,7 +153,7 @@ func (p *platformNotifier) listen(o NotifierOptions, signals <-chan *dbus.Signal
 		switch sig.Name {
 		case notificationsIface + ".ActionInvoked":
 			var action string
-			if dbus.Store(sig.Body, &id, &action) != nil || action != defaultAction {
+			if dbus.Store(sig.Body, &id, &action) != nil || action != defaultAction && action != openAction {
 				continue
 			}
 			if link := p.take(id); link != "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,13 +35,21 @@ type shown struct {
 type fakeServer struct {
 	conn *dbus.Conn
 	caps []string
-	mu   sync.Mutex
-	all  []shown
+	// hang, when set, is the title of a notification the server never answers (until the test ends)
+	hang    string
+	release chan struct{}
+	mu      sync.Mutex
+	all     []shown
 }
 
 func (s *fakeServer) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
 	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
 	s.mu.Lock()
+	if summary == s.hang {
+		s.mu.Unlock()
+		<-s.release
+		return 0, dbus.MakeFailedError(errors.New("the test ended"))
+	}
 	defer s.mu.Unlock()
 	n := shown{id: uint32(len(s.all) + 1), app: app, icon: icon, summary: summary, body: body, actions: actions,
 		timeout: timeout}
@@ -48,6 +57,13 @@ func (s *fakeServer) Notify(app string, replaces uint32, icon, summary, body str
 	_ = hints["desktop-entry"].Store(&n.desktopEntry)
 	s.all = append(s.all, n)
 	return n.id, nil
+}
+
+// neverAnswer has the server leave the notifications titled title unanswered.
+func (s *fakeServer) neverAnswer(title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hang = title
 }
 
 func (s *fakeServer) GetCapabilities() ([]string, *dbus.Error) { return s.caps, nil }
@@ -82,7 +98,8 @@ func startServer(t *testing.T, caps ...string) (*fakeServer, *Notifier, <-chan s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	s := &fakeServer{conn: conn, caps: caps}
+	s := &fakeServer{conn: conn, caps: caps, release: make(chan struct{})}
+	t.Cleanup(func() { close(s.release) })
 	if err := conn.Export(s, notificationsPath, notificationsIface); err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +117,8 @@ func startServer(t *testing.T, caps ...string) (*fakeServer, *Notifier, <-chan s
 	return s, n, opened, o
 }
 
-// A notification carries the app's name, icon and desktop entry; one with a link offers the default action under
-// its label, and a sticky one is critical and never expires.
+// A notification carries the app's name, icon and desktop entry; one with a link offers the default action and an
+// "open" action (a button), both under its label, and a sticky one is critical and never expires.
 func TestNotifyOverDBus(t *testing.T) {
 	t.Parallel()
 	s, n, _, o := startServer(t, "body", "actions")
@@ -118,8 +135,9 @@ func TestNotifyOverDBus(t *testing.T) {
 	}
 	icon := (&url.URL{Scheme: "file", Path: o.IconPath}).String()
 	want := []shown{
-		{1, "Test App", icon, "Research finished", "search \"x\" · 3s", []string{"default", "Open report"}, 1, "test-app", -1},
-		{2, "Test App", icon, "Research failed", "QUOTA_ERROR", []string{"default", "Open"}, 2, "test-app", 0},
+		{1, "Test App", icon, "Research finished", "search \"x\" · 3s", []string{"default", "Open report", "open", "Open report"}, 1,
+			"test-app", -1},
+		{2, "Test App", icon, "Research failed", "QUOTA_ERROR", []string{"default", "Open", "open", "Open"}, 2, "test-app", 0},
 		{3, "Test App", icon, "Plain", "<b>not markup</b>", []string{}, 1, "test-app", -1},
 	}
 	got := s.list()
@@ -152,12 +170,13 @@ func TestNotifyEscapesMarkup(t *testing.T) {
 	}
 }
 
-// The default action opens the notification's link, once; a notification closed before, or another action, opens
-// nothing.
+// The default action, or the "open" button, opens the notification's link, once: a click on both opens one page.
+// A notification closed before, or another action, opens nothing.
 func TestNotificationActionOpensItsLink(t *testing.T) {
 	t.Parallel()
 	s, n, opened, _ := startServer(t, "actions")
-	for _, link := range []string{"http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "http://127.0.0.1:1/c"} {
+	links := []string{"http://127.0.0.1:1/a", "http://127.0.0.1:1/b", "http://127.0.0.1:1/c", "http://127.0.0.1:1/d"}
+	for _, link := range links {
 		if err := n.Notify(Notification{Title: link, Link: link}); err != nil {
 			t.Fatal(err)
 		}
@@ -167,18 +186,48 @@ func TestNotificationActionOpensItsLink(t *testing.T) {
 	s.emit(t, "ActionInvoked", uint32(2), "other")
 	s.emit(t, "ActionInvoked", uint32(3), "default")
 	s.emit(t, "ActionInvoked", uint32(3), "default")
-	s.emit(t, "ActionInvoked", uint32(2), "default")
+	s.emit(t, "ActionInvoked", uint32(4), "open") // the button, then a click on the notification
+	s.emit(t, "ActionInvoked", uint32(4), "default")
+	s.emit(t, "ActionInvoked", uint32(2), "open")
 	var got []string
-	testkit.WaitFor(t, "two pages opened", func() bool {
+	testkit.WaitFor(t, "three pages opened", func() bool {
 		select {
 		case link := <-opened:
 			got = append(got, link)
 		default:
 		}
-		return len(got) == 2
+		return len(got) == 3
 	})
-	if want := []string{"http://127.0.0.1:1/c", "http://127.0.0.1:1/b"}; !slices.Equal(got, want) {
+	if want := []string{"http://127.0.0.1:1/c", "http://127.0.0.1:1/d", "http://127.0.0.1:1/b"}; !slices.Equal(got, want) {
 		t.Errorf("opened %q, want %q", got, want)
+	}
+}
+
+// A notification server that never answers fails that notification, saying so, and the next one is asked again:
+// it shows, and its button opens its link.
+func TestNotifyServerThatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	s, n, opened, _ := startServer(t, "actions")
+	s.neverAnswer("Lost")
+	err := n.Notify(Notification{Title: "Lost", Link: "http://127.0.0.1:1/lost"})
+	if err == nil || !strings.Contains(err.Error(), "the notification server did not answer within 5s") {
+		t.Fatalf("Notify to a server that never answers: %v, want it to say the server did not answer", err)
+	}
+	if err := n.Notify(Notification{Title: "Next", Link: "http://127.0.0.1:1/next"}); err != nil {
+		t.Fatalf("the notification after one that was not answered: %v", err)
+	}
+	got := s.list()
+	if len(got) != 1 || got[0].summary != "Next" {
+		t.Fatalf("shown %+v, want the next notification", got)
+	}
+	s.emit(t, "ActionInvoked", got[0].id, "open")
+	select {
+	case link := <-opened:
+		if link != "http://127.0.0.1:1/next" {
+			t.Errorf("opened %q, want the next notification's link", link)
+		}
+	case <-time.After(testkit.WaitLimit):
+		t.Fatal("the button of the next notification opened nothing")
 	}
 }
 
