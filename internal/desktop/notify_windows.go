@@ -1,40 +1,25 @@
 package desktop
 
 import (
-	"bytes"
-	"encoding/xml"
-	"strings"
+	"fmt"
 
-	"git.sr.ht/~jackmordaunt/go-toast"
+	"git.sr.ht/~jackmordaunt/go-toast/wintoast"
 )
 
-// platformNotifier shows toasts through the Windows Runtime: a click on the toast, or on its button, has Windows
-// open the link (protocol activation), with no process of ours listening. A sticky toast stays for the long
-// duration (25 seconds), then waits in the Action Center.
+// platformNotifier shows toasts through the Windows Runtime (toastOf writes them): a click on the toast, or on its
+// button, has Windows open the link, with no process of ours listening; a sticky toast stays on screen until the
+// user dismisses it.
 type platformNotifier struct{}
 
 func (platformNotifier) show(o NotifierOptions, n Notification, icon string) error {
-	t := toast.Notification{AppID: o.AppName, Title: cdata(n.Title), Body: cdata(n.Body), Icon: icon,
-		Audio: toast.Silent, Duration: toast.Short}
-	if n.Sticky {
-		t.Audio, t.Duration = toast.Default, toast.Long
+	doc, err := toastOf(n, icon)
+	if err != nil {
+		return err
 	}
-	if n.Link != "" {
-		// go-toast writes these into XML attributes as they are (text/template): escape them.
-		link := xmlAttr(n.Link)
-		t.ActivationType, t.ActivationArguments = toast.Protocol, link
-		t.Actions = []toast.Action{{Type: toast.Protocol, Content: xmlAttr(n.LinkLabel), Arguments: link}}
+	if err := wintoast.SetAppData(wintoast.AppData{AppID: o.AppName, IconPath: icon}); err != nil {
+		return fmt.Errorf("register the app for notifications: %w", err)
 	}
-	return t.Push()
+	return wintoast.Push(doc, wintoast.PowershellFallback)
 }
 
 func (platformNotifier) close() {}
-
-func xmlAttr(s string) string {
-	var b bytes.Buffer
-	_ = xml.EscapeText(&b, []byte(s)) // never fails on a bytes.Buffer
-	return b.String()
-}
-
-// cdata is s made safe inside the CDATA section go-toast puts the title and body in.
-func cdata(s string) string { return strings.ReplaceAll(s, "]]>", "]] >") }
