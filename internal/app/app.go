@@ -118,7 +118,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 	if cfg.RunsDir != "" { // before this server starts a CLI of its own
 		gemini.SweepLeftovers(cfg.RunsDir, a.log)
 	}
-	login := gemini.Login(a.env.Home)
+	login := gemini.Login(a.env.Home, cfg.Dir)
 	if err := a.keepWorkspace(cfg, login, false); err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (a *App) Commit(to config.Config) error {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
 	from := a.Config()
-	login := gemini.Login(a.env.Home)
+	login := gemini.Login(a.env.Home, to.Dir)
 	if err := a.keepWorkspace(to, login, true); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (a *App) Commit(to config.Config) error {
 func (a *App) RepairWorkspace() {
 	a.commitMu.Lock()
 	defer a.commitMu.Unlock()
-	if err := a.keepWorkspace(a.Config(), gemini.Login(a.env.Home), false); err != nil {
+	if err := a.keepWorkspace(a.Config(), gemini.Login(a.env.Home, a.Config().Dir), false); err != nil {
 		a.Problem("settings.json", backend.CodeSettings, err)
 	}
 	a.configured.Load().backends.Refresh() // warm CLIs read the settings at their start
@@ -265,7 +265,7 @@ func isFile(path string) bool {
 
 // warn logs what the setup checks find wrong with a configuration put in force: no Gemini CLI, no credential.
 func (c *configured) warn(log *slog.Logger) {
-	for _, p := range c.problems {
+	for _, p := range *c.problems.Load() {
 		log.Warn(p.Name + ": " + p.Detail)
 	}
 }
@@ -296,7 +296,14 @@ func (a *App) Library() *library.Library { return a.library }
 // with; offline sends no query to the backends. The HTTP host needs no check: a configuration that exposes it
 // without a token was refused at load.
 func (a *App) Checklist(ctx context.Context, offline bool) []checklist.Check {
-	return doctor.Run(ctx, a.Config(), doctor.Options{Env: a.env, Offline: offline})
+	c := a.configured.Load()
+	checks := doctor.Run(ctx, c.cfg, doctor.Options{Env: a.env, Offline: offline})
+	// What it found is what the tray and the status views show from now on, until the next configuration: one set
+	// of checks for all of them.
+	problems := checklist.Problems(checks)
+	c.problems.Store(&problems)
+	a.changes.Notify()
+	return checks
 }
 
 // ServeStdio serves MCP over in/out until in closes or ctx is cancelled, then shuts the app down.

@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/config"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/web"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/workspace"
@@ -175,5 +178,44 @@ func TestReadOnlySettingsAreUsedAsTheyAre(t *testing.T) {
 	}
 	if f := a.Activity().Snapshot().Failures; len(f) == 0 || f[0].Code != "SETTINGS_ERROR" || !strings.Contains(f[0].Message, "used as it is") {
 		t.Errorf("failures %+v, want a SETTINGS_ERROR saying the file is used as it is", f)
+	}
+}
+
+// TestChecklistIsWhatTheTrayShows: a Gemini CLI that is installed but does not run (its interpreter missing) is no
+// problem the setup can see without starting it; once the pages run the checklist, the tray and the status views
+// show what it found: one set of checks for all of them.
+func TestChecklistIsWhatTheTrayShows(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("the CLI that does not run is a shell script")
+	}
+	dir := t.TempDir()
+	cli := filepath.Join(t.TempDir(), "gemini")
+	if err := os.WriteFile(cli, []byte("#!/bin/sh\necho \"/usr/bin/env: 'node': No such file or directory\" >&2\nexit 127\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(load(t, dir, map[string]string{"GEMINI_CLI_PATH": cli, "GEMINI_BACKEND": "cli"}), Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Shutdown)
+	broken := func(checks []checklist.Check) []string {
+		var names []string
+		for _, c := range checks {
+			if c.Broken() {
+				names = append(names, c.Name)
+			}
+		}
+		return names
+	}
+	if got := broken(a.State().Setup); slices.Contains(got, "Gemini CLI") {
+		t.Fatalf("before any check ran the CLI, the setup says %q", got)
+	}
+	found := broken(a.Checklist(t.Context(), true))
+	if !slices.Contains(found, "Gemini CLI") {
+		t.Fatalf("the checklist found %q, want the CLI that does not run", found)
+	}
+	if got := broken(a.State().Setup); !slices.Equal(got, found) {
+		t.Errorf("the tray shows %q, the pages %q", got, found)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -19,14 +20,17 @@ type configured struct {
 	cfg      config.Config
 	backends *runners.Set
 	engine   *research.Engine
-	problems []checklist.Check // what the setup checks find wrong with it: no CLI, no credentials
+	// problems are what the setup checks find wrong with it (no CLI, no credentials): doctor.Setup's at first, then
+	// those of the last whole checklist run on it (Checklist: a CLI that does not start shows only there).
+	problems atomic.Pointer[[]checklist.Check]
 }
 
 // configure builds the backends cfg asks for, with the CLI's sign-in login, and the engine around them. The queue and the joined calls are the
 // App's, shared with the engines built before; the queue and the cache take cfg's limits once the engine is built.
 func (a *App) configure(cfg config.Config, login string) (*configured, error) {
 	c := &configured{cfg: cfg, backends: runners.New(context.Background(), cfg, login, a.log, a.warmth.Notify)}
-	c.problems = checklist.Problems(doctor.Setup(cfg, c.backends, login))
+	problems := checklist.Problems(doctor.Setup(cfg, c.backends, login))
+	c.problems.Store(&problems)
 	if c.backends.CLIErr == nil {
 		a.log.Info("using the Gemini CLI", "command", c.backends.CLI.String())
 	}

@@ -25,7 +25,7 @@ func (a *App) glance() appstate.State {
 		Config:   c.cfg,
 		Backend:  c.backends.State(),
 		SignedIn: c.backends.Login != "",
-		Setup:    c.problems,
+		Setup:    *c.problems.Load(),
 		Running:  running,
 		Queued:   queued,
 	}

@@ -6,13 +6,16 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
@@ -33,7 +36,7 @@ type Options struct {
 
 // Run runs every check for cfg, in the order people read them, the queries to the backends last.
 func Run(ctx context.Context, cfg config.Config, o Options) []checklist.Check {
-	login := gemini.Login(o.Env.Home)
+	login := gemini.Login(o.Env.Home, cfg.Dir)
 	checks := []checklist.Check{
 		checkConfigDir(cfg, login), // first: it prepares the dir the CLI runs in
 		checkSettings(cfg, login),
@@ -191,12 +194,37 @@ func checkHTTP(cfg config.Config, exposure func(config.Config) error) checklist.
 		return c
 	}
 	ln, err := net.Listen("tcp", cfg.Addr())
-	if err != nil {
+	switch {
+	case err == nil:
+		ln.Close()
+	case servedHere(cfg):
+		c.Detail = "http://" + cfg.Addr() + "/mcp is served by a running gemini-search-mcp (the tray app, or a " +
+			"server started with --http): clients reach it there; another --http would find the port taken"
+	default:
 		c.OK, c.Detail = false, fmt.Sprintf("--http cannot listen on %s: %v\nfix: quit the program that holds port "+
-			"%d (the tray app, or another server started with --http), or set MCP_SERVER_PORT to a free port",
-			cfg.Addr(), err, cfg.Port)
-		return c
+			"%d, or set MCP_SERVER_PORT to a free port", cfg.Addr(), err, cfg.Port)
 	}
-	ln.Close()
 	return c
+}
+
+// servedHere reports whether cfg's address is served by this program already: its /healthz answers as ours does.
+func servedHere(cfg config.Config) bool {
+	req, err := http.NewRequest(http.MethodGet, "http://"+cfg.Addr()+"/healthz", nil)
+	if err != nil {
+		return false
+	}
+	if cfg.AuthToken != "" {
+		req.Header.Set("Authorization", "Bearer "+cfg.AuthToken.Reveal())
+	}
+	resp, err := (&http.Client{Timeout: 3 * time.Second}).Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var status struct {
+		Status, Version string
+		Backend         string `json:"backend_mode"`
+	}
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&status) == nil &&
+		status.Status != "" && status.Version != "" && status.Backend != ""
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -331,6 +333,16 @@ func TestHTTPCheck(t *testing.T) {
 	}
 	t.Cleanup(func() { taken.Close() })
 	takenPort := strconv.Itoa(taken.Addr().(*net.TCPAddr).Port)
+	// A running server of ours (the tray, say) holds a port too, and answers /healthz as ours does.
+	ours := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" && r.Header.Get("Authorization") == "Bearer tok-1234567" {
+			_, _ = io.WriteString(w, `{"status":"ok","version":"1.2.3","backend_mode":"auto"}`)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(ours.Close)
+	oursPort := strconv.Itoa(ours.Listener.Addr().(*net.TCPAddr).Port)
 	tests := []struct {
 		name   string
 		vars   map[string]string
@@ -344,6 +356,8 @@ func TestHTTPCheck(t *testing.T) {
 			"--http cannot listen on 127.0.0.1:" + takenPort + ": "},
 		{"port taken: the fix", map[string]string{"MCP_SERVER_PORT": takenPort}, false,
 			"\nfix: quit the program that holds port " + takenPort},
+		{"port served by a running server of ours", map[string]string{"MCP_SERVER_PORT": oursPort, "MCP_AUTH_TOKEN": "tok-1234567"},
+			true, "is served by a running gemini-search-mcp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

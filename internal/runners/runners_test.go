@@ -57,7 +57,7 @@ func newSetup(t *testing.T, mode string, key string, cliPath string, signedIn bo
 }
 
 func (s *setup) set(t *testing.T) *runners.Set {
-	return runners.New(t.Context(), s.cfg, gemini.Login(s.home), slog.New(slog.NewTextHandler(&s.log, nil)), nil)
+	return runners.New(t.Context(), s.cfg, gemini.Login(s.home, s.cfg.Dir), slog.New(slog.NewTextHandler(&s.log, nil)), nil)
 }
 
 const key = "AIzaRunnersTestKey-0123456789-abcdefghij"

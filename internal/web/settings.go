@@ -98,7 +98,7 @@ func pageVars() []config.VarDoc {
 func (pg *settingsPage) view(values map[string]string, saved map[string]string) settingsView {
 	st := pg.h.app.State()
 	cfg := st.Config
-	p := settingsView{CSRF: pg.h.csrf, Server: st.Server.Line(), DotenvPath: config.EnvPath(cfg.Dir)}
+	p := settingsView{CSRF: pg.h.csrf, Server: serverLine(st), DotenvPath: config.EnvPath(cfg.Dir)}
 	for _, v := range pageVars() {
 		f := field{VarDoc: v, Value: values[v.Name], Overridden: cfg.Overridden[v.Name], Flag: cfg.SetBy[v.Name]}
 		if f.Overridden {

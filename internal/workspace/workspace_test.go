@@ -258,7 +258,7 @@ func TestOptionsFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := OptionsFor(cfg, gemini.Login(home)); got != tt.want {
+			if got := OptionsFor(cfg, gemini.Login(home, cfg.Dir)); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
