@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jsonedit"
 )
 
 var server = Server{URL: "http://127.0.0.1:3000/mcp", StdioCommand: "/opt/gsm/gemini-search-mcp"}
@@ -91,7 +93,7 @@ func TestEveryClient(t *testing.T) {
 		}
 		have, found, err := doc.Get(c.path()...)
 		want, _ := c.entryJSON()
-		if err != nil || !found || !contains(have, want) {
+		if err != nil || !found || !jsonedit.Equal(have, want) {
 			t.Errorf("%s: the snippet holds %s (%v), want %s", c.Name, have, err, want)
 		}
 		if c.ID != "claude-desktop" && !strings.Contains(snippet, "Bearer tok") {

@@ -54,33 +54,6 @@ func isFileProblem(err error) bool {
 	return errors.As(err, &dup) || errors.As(err, &notObject) || errors.As(err, &syntax) || errors.As(err, &shape)
 }
 
-// contains reports whether have, an entry read from a file, holds every member of want with its value: a client
-// may add members of its own (Cline's "autoApprove", Goose's "bundled"), which do not make the entry another one.
-func contains(have, want []byte) bool {
-	var h, w any
-	if json.Unmarshal(have, &h) != nil || json.Unmarshal(want, &w) != nil {
-		return false
-	}
-	return containsValue(h, w)
-}
-
-func containsValue(have, want any) bool {
-	wantObj, ok := want.(map[string]any)
-	if !ok {
-		return reflect.DeepEqual(have, want)
-	}
-	haveObj, ok := have.(map[string]any)
-	if !ok {
-		return false
-	}
-	for k, v := range wantObj {
-		if hv, found := haveObj[k]; !found || !containsValue(hv, v) {
-			return false
-		}
-	}
-	return true
-}
-
 // normalize is v as encoding/json reads it back, so that values decoded from TOML or YAML (int64, time.Time)
 // compare with values decoded from JSON.
 func normalize(v any) (any, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/atomicfile"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/jsonedit"
 )
 
 // State is how a client's file stands towards this server.
@@ -75,7 +76,8 @@ func (c Client) shownPath() string {
 }
 
 // Status reads the client's file: whether it has this server's entry, whether that entry is the current one, or
-// why the file cannot be read. An entry with members of the client's own besides this server's is the current one.
+// why the file cannot be read. An entry whose members this server writes are as it would write them now is the
+// current one, whatever members of the client's own it has besides.
 func (c Client) Status() Status {
 	data, err := os.ReadFile(c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -96,7 +98,7 @@ func (c Client) Status() Status {
 	if !found {
 		return Status{State: NotConnected}
 	}
-	if want, err := c.entryJSON(); err == nil && contains(have, want) {
+	if want, err := c.entryJSON(); err == nil && current(have, want) {
 		return Status{State: Connected}
 	}
 	return Status{State: Outdated}
@@ -116,19 +118,34 @@ type Change struct {
 func (ch Change) Changed() bool { return !bytes.Equal(ch.Old, ch.New) }
 
 // PlanConnect is the change that writes this server's entry into the client's file, creating the file when
-// missing; a file that already has the entry (with members of the client's own, if any) is left as it is. A file
-// that cannot be read, or not safely changed, gives a *FileError.
+// missing. An entry already there is brought up to date (after a change of port or token): only the members this
+// server writes change, and the client's own members and settings in it stay (see updated); a current one is left
+// as it is. A file that cannot be read, or not safely changed, gives a *FileError.
 func (c Client) PlanConnect() (Change, error) {
 	entry, err := c.entryJSON()
 	if err != nil {
 		return Change{}, err
 	}
 	return c.plan(func(doc document) (bool, error) {
-		if have, found, err := doc.Get(c.path()...); err != nil || (found && contains(have, entry)) {
+		have, found, err := doc.Get(c.path()...)
+		if err != nil || !found {
+			if err == nil {
+				return doc.Set(entry, c.path()...)
+			}
 			return false, err
 		}
-		return doc.Set(entry, c.path()...)
+		next, err := updated(have, entry)
+		if err != nil || jsonedit.Equal(next, have) {
+			return false, err
+		}
+		return setEntry(doc, c.path(), have, next)
 	})
+}
+
+// current reports whether have, the entry in a client's file, is want as far as this server writes it.
+func current(have, want json.RawMessage) bool {
+	next, err := updated(have, want)
+	return err == nil && jsonedit.Equal(next, have)
 }
 
 // PlanDisconnect is the change that removes this server's entry from the client's file, and nothing else; a file

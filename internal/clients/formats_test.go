@@ -441,15 +441,16 @@ func TestReadmeLinks(t *testing.T) {
 	}
 }
 
-// TestReplaceInPlace: an old entry is replaced where it stands, with its subtables (TOML) or deeper lines (YAML),
-// whatever follows it; line breaks stay the file's (\r\n).
+// TestReplaceInPlace: an old entry is brought up to date where it stands, its subtables (TOML) kept as subtables,
+// its deeper lines (YAML) replaced, whatever follows it; what the client or the person set in it (an environment,
+// enabled: false) stays; line breaks stay the file's (\r\n).
 func TestReplaceInPlace(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ id, file, want string }{
 		{"codex", "[mcp_servers.gemini-search]\r\nurl = \"http://old/mcp\"\r\n\r\n[mcp_servers.gemini-search.env]\r\nA = \"1\"\r\n\r\n# next\r\n[mcp_servers.z]\r\ncommand = \"z\"\r\n",
-			"[mcp_servers.gemini-search]\r\nurl = \"http://127.0.0.1:3000/mcp\"\r\n\r\n# next\r\n[mcp_servers.z]\r\ncommand = \"z\"\r\n"},
+			"[mcp_servers.gemini-search]\r\nurl = \"http://127.0.0.1:3000/mcp\"\r\n\r\n[mcp_servers.gemini-search.env]\r\nA = \"1\"\r\n\r\n# next\r\n[mcp_servers.z]\r\ncommand = \"z\"\r\n"},
 		{"goose", "extensions:\n  gemini-search:\n    enabled: false\n    uri: http://old/mcp\n    args:\n      - a\n\n  zeta:\n    enabled: true\nGOOSE_MODE: auto\n",
-			"extensions:\n  gemini-search:\n    enabled: true\n    type: streamable_http\n    name: gemini-search\n    description: Web research through Gemini\n" +
+			"extensions:\n  gemini-search:\n    enabled: false\n    type: streamable_http\n    name: gemini-search\n    description: Web research through Gemini\n" +
 				"    uri: http://127.0.0.1:3000/mcp\n    envs: {}\n    env_keys: []\n    timeout: 300\n\n  zeta:\n    enabled: true\nGOOSE_MODE: auto\n"},
 		{"continue", "name: c\nversion: 1.0.0\nschema: v1\nmcpServers:\n- name: gemini-search\n  url: http://old/mcp\n- name: files\n  command: npx\n",
 			"name: c\nversion: 1.0.0\nschema: v1\nmcpServers:\n- name: gemini-search\n  type: streamable-http\n  url: http://127.0.0.1:3000/mcp\n- name: files\n  command: npx\n"},

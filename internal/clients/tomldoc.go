@@ -68,7 +68,37 @@ func (d *tomlDoc) Get(path ...string) (json.RawMessage, bool, error) {
 		return nil, false, nil
 	}
 	data, err := json.Marshal(entry)
-	return data, true, err
+	if err != nil {
+		return nil, false, err
+	}
+	order, _ := d.memberOrder(path)
+	return inOrder(data, order), true, nil
+}
+
+// memberOrder is the order in which the members of the table at path are written: its keys, then its subtables,
+// which are also returned alone.
+func (d *tomlDoc) memberOrder(path []string) (keys, subtables []string) {
+	var table []string
+	p := unstable.Parser{}
+	p.Reset(d.src)
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			table = table[:0]
+			for it := e.Key(); it.Next(); {
+				table = append(table, string(it.Node().Data))
+			}
+			if len(table) == len(path)+1 && slices.Equal(table[:len(path)], path) && e.Kind == unstable.Table {
+				keys, subtables = append(keys, table[len(path)]), append(subtables, table[len(path)])
+			}
+		case unstable.KeyValue:
+			if it := e.Key(); slices.Equal(table, path) && it.Next() {
+				keys = append(keys, string(it.Node().Data))
+			}
+		}
+	}
+	return keys, subtables
 }
 
 func (d *tomlDoc) Set(value json.RawMessage, path ...string) (bool, error) {
@@ -76,7 +106,8 @@ func (d *tomlDoc) Set(value json.RawMessage, path ...string) (bool, error) {
 	if err != nil || (found && jsonedit.Equal(have, value)) {
 		return false, err
 	}
-	table, err := tomlTable(path, value)
+	_, subtables := d.memberOrder(path)
+	table, err := tomlTable(path, value, subtables)
 	if err != nil {
 		return false, err
 	}
@@ -273,22 +304,31 @@ func tomlString(s string) string {
 }
 
 // tomlTable is the entry value at path as a table: its header, then a line for each member in the entry's order,
-// objects inside it as inline tables.
-func tomlTable(path []string, value json.RawMessage) (string, error) {
+// objects inside it as inline tables, but for the members named in subtables, which follow as tables of their own
+// ([servers.name.env]), as the file had them.
+func tomlTable(path []string, value json.RawMessage, subtables []string) (string, error) {
 	obj, err := jsonedit.Parse(value)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
+	var b, subs strings.Builder
 	fmt.Fprintf(&b, "[%s]\n", tomlKey(path))
 	for _, m := range obj {
+		if _, err := jsonedit.Parse(m.Value); err == nil && slices.Contains(subtables, m.Key) {
+			sub, err := tomlTable(append(slices.Clone(path), m.Key), m.Value, nil)
+			if err != nil {
+				return "", err
+			}
+			subs.WriteString("\n" + sub)
+			continue
+		}
 		v, err := tomlValue(m.Value)
 		if err != nil {
 			return "", err
 		}
 		fmt.Fprintf(&b, "%s = %s\n", tomlKeyPart(m.Key), v)
 	}
-	return b.String(), nil
+	return b.String() + subs.String(), nil
 }
 
 // tomlValue is a JSON value written as TOML.

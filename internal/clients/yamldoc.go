@@ -154,7 +154,14 @@ func (d *yamlDoc) Get(path ...string) (json.RawMessage, bool, error) {
 		return nil, false, yamlError(err)
 	}
 	data, err := json.Marshal(v)
-	return data, true, err
+	if err != nil {
+		return nil, false, err
+	}
+	var order []string // the entry's keys as the file writes them
+	for i := 0; i+1 < len(p.entryValue.Content); i += 2 {
+		order = append(order, p.entryValue.Content[i].Value)
+	}
+	return inOrder(data, order), true, nil
 }
 
 func (d *yamlDoc) Set(value json.RawMessage, path ...string) (bool, error) {
