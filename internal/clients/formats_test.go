@@ -195,7 +195,8 @@ func TestGooseYAML(t *testing.T) {
 	})
 }
 
-// TestGooseYAMLShapes: a missing file, no extensions yet, `extensions: {}`, and a flow mapping (refused).
+// TestGooseYAMLShapes: a missing file, no extensions yet, `extensions: {}` (its comment kept), and a flow mapping
+// (refused).
 func TestGooseYAMLShapes(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, file, want, wantErr string }{
@@ -203,6 +204,10 @@ func TestGooseYAMLShapes(t *testing.T) {
 		{name: "no extensions", file: "GOOSE_MODEL: x\n", want: "GOOSE_MODEL: x\nextensions:\n  gemini-search:\n"},
 		{name: "empty extensions", file: "extensions: {}\nGOOSE_MODEL: x\n",
 			want: "extensions:\n  gemini-search:\n    enabled: true\n"},
+		{name: "empty extensions with a comment", file: "extensions: {}  # none yet\nGOOSE_MODEL: x\n",
+			want: "extensions: # none yet\n  gemini-search:\n    enabled: true\n"},
+		{name: "no extensions with a comment", file: "extensions: # mine\nGOOSE_MODEL: x\n",
+			want: "extensions: # mine\n  gemini-search:\n    enabled: true\n"},
 		{name: "flow style refused", file: "extensions: {developer: {enabled: true}}\n",
 			wantErr: `cannot read ~/.config/goose/config.yaml: line 1: "extensions" is written in flow style`},
 		{name: "not YAML", file: "extensions:\n  a: [\n", wantErr: "cannot read ~/.config/goose/config.yaml: line "},
@@ -231,8 +236,9 @@ func TestGooseYAMLShapes(t *testing.T) {
 			if got := readFile(t, c.Path); !strings.HasPrefix(got, tt.want) || c.Status().State != Connected {
 				t.Errorf("got\n%s\nwant it to start with\n%s", got, tt.want)
 			}
-			if tt.name == "empty extensions" {
-				if _, err := c.Disconnect(time.Now().Add(time.Second)); err != nil || readFile(t, c.Path) != tt.file {
+			if strings.HasPrefix(tt.name, "empty extensions") {
+				want := strings.Replace(tt.file, "{}  #", "{} #", 1) // the comment stays, after one space
+				if _, err := c.Disconnect(time.Now().Add(time.Second)); err != nil || readFile(t, c.Path) != want {
 					t.Errorf("after disconnect (%v):\n%s", err, readFile(t, c.Path))
 				}
 			}

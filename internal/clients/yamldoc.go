@@ -205,7 +205,7 @@ func (d *yamlDoc) Set(value json.RawMessage, path ...string) (bool, error) {
 			return false, &ShapeError{Line: p.servers.Line, Msg: fmt.Sprintf("%q is empty in an unusual way: change it by hand", path[0])}
 		}
 		col := p.key.Column - 1
-		keyLine := lines[at][:col] + path[0] + ":" + nl
+		keyLine := lines[at][:col] + path[0] + ":" + lineComment(lines[at], p.key) + nl
 		out = concatLines(lines[:at], []string{keyLine}, textLines(indent(entry, col+2), nl), lines[at+1:])
 	default: // no servers yet: at the end of the file
 		out = append(out, lines...)
@@ -244,7 +244,7 @@ func (d *yamlDoc) Delete(path ...string) (bool, error) {
 		if colon >= len(line) || line[colon] != ':' {
 			return false, &ShapeError{Line: p.key.Line, Msg: fmt.Sprintf("%q is written in an unusual way: change it by hand", path[0])}
 		}
-		out[at] = line[:colon+1] + empty + lineBreak(d.src)
+		out[at] = line[:colon+1] + empty + lineComment(line, p.key) + lineBreak(d.src)
 	}
 	return true, d.commit([]byte(strings.Join(out, "")), path, nil)
 }
@@ -265,6 +265,21 @@ func (d *yamlDoc) commit(out []byte, path []string, value json.RawMessage) error
 	}
 	d.src = out
 	return nil
+}
+
+// lineComment is the comment at the end of line, the line of key whose value is empty or goes ("extensions: {}
+// # mine"), with a space before it: " # mine"; "" when there is none.
+func lineComment(line string, key *yaml.Node) string {
+	line = strings.TrimRight(line, "\r\n")
+	colon := key.Column - 1 + len(key.Value)
+	if colon >= len(line) {
+		return ""
+	}
+	_, comment, found := strings.Cut(line[colon+1:], "#") // the value is null, {} or []: a # starts a comment
+	if !found {
+		return ""
+	}
+	return " #" + comment
 }
 
 // column is the indentation of the entry that starts at n: its key's column, or the dash of its sequence item.
