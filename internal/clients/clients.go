@@ -264,7 +264,9 @@ func continueDev(p Platform, s Server) Client {
 }
 
 // crush keeps its servers under mcp in ~/.config/crush/crush.json (%LOCALAPPDATA%\crush on Windows), or a
-// project's crush.json.
+// project's crush.json. Crush now prefers a Bash crushrc beside it, but still loads crush.json (deprecated, kept
+// "for the foreseeable future") and merges the two, the crushrc winning where both set a key: the entry is read
+// either way.
 func crush(p Platform, s Server) Client {
 	dir := filepath.Join(xdgConfigDir(p), "crush")
 	if p.GOOS == "windows" {
