@@ -111,3 +111,32 @@ func inMemoryOf(part, whole string) bool {
 	p, w := uintptr(unsafe.Pointer(unsafe.StringData(part))), uintptr(unsafe.Pointer(unsafe.StringData(whole)))
 	return w <= p && p < w+uintptr(len(whole))
 }
+
+// BenchmarkSplitAndPut is what a long report costs the parts store: cut into parts of 20,000 characters (a
+// response's size) and kept. b.SetBytes makes go test print MB/s: the same at every size when both are linear in
+// the report's length.
+func BenchmarkSplitAndPut(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		bytes int
+	}{{"1KB", 1_000}, {"100KB", 100_000}, {"5MB", 5_000_000}} {
+		b.Run(size.name, func(b *testing.B) {
+			var sb strings.Builder
+			for i := 0; sb.Len() < size.bytes; i++ {
+				fmt.Fprintf(&sb, "Line %d of the report, with a multi-byte word: Grüße.\n", i)
+			}
+			report := sb.String()
+			s := NewStore()
+			b.SetBytes(int64(len(report)))
+			for b.Loop() {
+				id := s.Put(report, Split(report, 20_000))
+				if _, _, err := s.Get(id, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if held := s.Sweep(s.now()); held > max(MaxBytes, len(report)) {
+				b.Fatalf("%d bytes of parts held, over the bound of %d", held, MaxBytes)
+			}
+		})
+	}
+}
