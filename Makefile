@@ -7,7 +7,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build install run test fuzz load vuln lint bench clean e2e run-tray screenshot dist release
+.PHONY: help build install run test fuzz load vuln lint bench bench-go clean e2e run-tray screenshot dist release
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -98,17 +98,21 @@ lint: ## Check formatting (gofmt), run go vet (also for Windows and make dist's 
 	GOOS=darwin CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/gemini-search-mcp # it must link no tray code
 	$(GO) vet -tags dist ./packaging/
 
-# Then searches on the Gemini API backend and on the Gemini CLI backend (the real CLI, from the e2e cache), cold
-# and warm, through the built server over HTTP against the same mock: time to the first API request, to the first
-# search reported and to the result, and idle RSS, printed as a table (e2e/bench_test.go). BENCH_RUNS searches
-# each (the median), after one to warm up.
+# make bench measures the built binaries as users meet them and prints one table, each figure beside its target
+# (e2e/bench_test.go, BenchmarkTable, and the rows other e2e benchmarks add): idle memory and initialize, searches on
+# the real Gemini CLI (from the e2e cache, installed as make e2e installs it) cold and warm, the API backend's
+# share, cache hits on long reports, 100 calls at once over stdio and HTTP. Offline, against the mock Gemini API.
+# BENCH_RUNS runs of each (the median), after one to warm up. bench-go runs the Go benchmarks of every package.
 BENCH_RUNS ?= 10
 
-bench: build ## Run the benchmarks, then time searches on the Gemini API and the Gemini CLI, cold and warm (mock, offline)
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+bench: build ## Measure the built server and tray against the mock Gemini API and print one table with the targets (offline)
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
-		$(GO) test -tags e2e -count=1 -run '^$$' -bench '^BenchmarkBackends$$' -benchtime $(BENCH_RUNS)x -timeout 10m
+		E2E_TRAY=$(abspath $(BIN)/gemini-search-tray) BENCH_RUNS=$(BENCH_RUNS) \
+		$(GO) test -tags e2e -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m
+
+bench-go: ## Run the Go benchmarks of every package (the research library, parts of long reports, the server's share)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Releases: GoReleaser, run as a Go module at a pinned version (its npm wrapper downloads a binary), builds what
 # .goreleaser.yaml lists: the headless server for Linux, Windows and macOS, the tray for Linux and Windows (macOS's
