@@ -699,6 +699,9 @@ func TestStopAsksFirstAndTellsTheClientWhy(t *testing.T) {
 	if _, ok := root.Find("Running searches (1)"); !ok || !runningRE.MatchString(root.Children[0].Label) {
 		t.Fatalf("the first click stopped something:\n%s", root)
 	}
+	if _, ok := root.Find("Stop server"); !ok {
+		t.Errorf("the label changed, though the notification asked:\n%s", root)
+	}
 	select {
 	case res := <-done:
 		t.Fatalf("the search ended on the first click: %s", testkit.Text(res))
@@ -714,6 +717,49 @@ func TestStopAsksFirstAndTellsTheClientWhy(t *testing.T) {
 	}
 	p.waitMenu(t, "Stopped", func(root traytest.Item) bool { return root.Children[0].Label == "Stopped" })
 	testkit.WaitFor(t, "the CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
+}
+
+// Without a notification server, Stop server asks in its own label instead, seen on opening the menu again: for
+// as long as the second click confirms, then the label is back and a click asks again; clicking the question
+// stops the server. (Not parallel: no test may own the bus's notification name meanwhile.)
+func TestStopAsksInItsLabelWithoutNotifications(t *testing.T) {
+	needBus(t)
+	fake := geminitest.NewLocal(t, geminitest.ScenarioHang)
+	p := startTray(t, trayOptions{fake: fake, env: fake.Env()})
+	base, _ := p.waitRunning(t)
+	done := searchAsync(t, base, "hangs forever")
+	p.waitMenu(t, "the hanging search", func(root traytest.Item) bool { _, ok := root.Find("Running searches (1)"); return ok })
+	const question = "Click again to stop (cancels 1 search)"
+	asking := func(root traytest.Item) bool { _, ok := root.Find(question); return ok }
+
+	p.click(t, "Stop server")
+	p.waitMenu(t, "the question in the label", asking)
+	p.waitMenu(t, "the label back once the time to confirm is over", func(root traytest.Item) bool {
+		_, ok := root.Find("Stop server")
+		return ok && !asking(root)
+	})
+	p.click(t, "Stop server")
+	root := p.waitMenu(t, "the question asked again", asking)
+	if _, ok := root.Find("Running searches (1)"); !ok || !runningRE.MatchString(root.Children[0].Label) {
+		t.Fatalf("a click after the time to confirm stopped something:\n%s", root)
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("the search ended before the confirming click: %s", testkit.Text(res))
+	default:
+	}
+
+	p.click(t, question)
+	select {
+	case res := <-done:
+		wantCancelled(t, res, "the server was stopped from the tray menu")
+	case <-time.After(testkit.WaitLimit):
+		t.Fatal("the client's search call did not end when the server stopped")
+	}
+	p.waitMenu(t, "Stopped, and the label back", func(root traytest.Item) bool {
+		_, ok := root.Find("Stop server")
+		return root.Children[0].Label == "Stopped" && ok
+	})
 }
 
 // The tray keeps a signed-in CLI warm while its server runs, and says so in the status line; Stop server and

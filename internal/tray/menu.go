@@ -58,8 +58,9 @@ type Options struct {
 	Copy      func(text string) error   // puts text on the clipboard
 	Quit      func()                    // asked to quit; the caller stops everything and ends Run
 	// Notify shows the outcome of a click where the user looks once the menu has closed: a desktop notification.
-	// It returns at once. nil: the log only.
-	Notify  func(desktop.Notification)
+	// It returns once the desktop has shown it, or why it could not (no notification server), within seconds.
+	// nil: the log only, and the confirmation of Stop server, Restart and Quit in the item's label.
+	Notify  func(desktop.Notification) error
 	Version string // shown above Quit
 	Logger  *slog.Logger
 	Now     func() time.Time
@@ -76,9 +77,10 @@ type Menu struct {
 	act   Actions
 	pages Pages
 
-	mu    sync.Mutex
-	shown view                            // what the items show now
-	asked map[*systray.MenuItem]time.Time // until when a click of the item confirms its action
+	mu        sync.Mutex
+	shown     view                              // what the items show now
+	asked     map[*systray.MenuItem]time.Time   // until when a click of the item confirms its action
+	relabeled map[*systray.MenuItem]*time.Timer // the items whose label asks for the confirming click, until then
 
 	status, usage, setup, runs, errs, clear  *systray.MenuItem
 	setupSlots, runSlots, errSlots, recSlots []*systray.MenuItem
@@ -98,7 +100,8 @@ func newMenu(o Options) *Menu {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Menu{o: o, app: o.App, act: o.Actions, pages: o.Pages, asked: map[*systray.MenuItem]time.Time{}}
+	return &Menu{o: o, app: o.App, act: o.Actions, pages: o.Pages, asked: map[*systray.MenuItem]time.Time{},
+		relabeled: map[*systray.MenuItem]*time.Timer{}}
 }
 
 // build adds every item, starts one goroutine per clickable item and shows the first view. It must not block:
@@ -238,19 +241,22 @@ func (m *Menu) on(ctx context.Context, item *systray.MenuItem, do func()) {
 // onConfirmed serves item's clicks like on, but while searches run a click only asks for a second one: a
 // notification says what that would cancel ("2 searches will be cancelled") and waits confirmTime for it. Tray menus
 // have no dialog that works on every platform, and a menu closes on the click, so the question is asked where the
-// user looks. Only build calls it.
+// user looks. Where no notification can be shown (no notification server), the item's label asks instead, for as
+// long as the second click confirms, and the user sees it on opening the menu again. Only build calls it.
 func (m *Menu) onConfirmed(ctx context.Context, item *systray.MenuItem, label, verb string, do func()) {
 	m.on(ctx, item, func() {
 		running := len(m.app.State().Activity.Running)
 		now := m.o.Now()
+		until := now.Add(confirmTime)
 		m.mu.Lock()
 		confirmed := now.Before(m.asked[item])
 		delete(m.asked, item)
 		if !confirmed && running > 0 {
-			m.asked[item] = now.Add(confirmTime)
+			m.asked[item] = until
 		}
 		m.mu.Unlock()
 		if confirmed || running == 0 {
+			m.restoreLabel(item, label)
 			do()
 			return
 		}
@@ -258,9 +264,43 @@ func (m *Menu) onConfirmed(ctx context.Context, item *systray.MenuItem, label, v
 		if running > 1 {
 			searches = fmt.Sprintf("%d searches", running)
 		}
-		m.notify(desktop.Notification{Title: label + ": " + searches + " will be cancelled",
+		err := m.notify(desktop.Notification{Title: label + ": " + searches + " will be cancelled",
 			Body: fmt.Sprintf("Click %s again within %d seconds to %s anyway.", label, int(confirmTime/time.Second), verb)})
+		if err != nil {
+			m.askInLabel(item, label, "Click again to "+verb+" (cancels "+searches+")", until)
+		}
 	})
+}
+
+// askInLabel shows question as item's label until the time a click confirms ends, then label again.
+func (m *Menu) askInLabel(item *systray.MenuItem, label, question string, until time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old := m.relabeled[item]; old != nil {
+		old.Stop()
+	}
+	setLabel(item, question)
+	var restore *time.Timer
+	restore = time.AfterFunc(until.Sub(m.o.Now()), func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.relabeled[item] == restore { // not a question asked since
+			delete(m.relabeled, item)
+			setLabel(item, label)
+		}
+	})
+	m.relabeled[item] = restore
+}
+
+// restoreLabel shows label on item again if its label asks for a confirming click.
+func (m *Menu) restoreLabel(item *systray.MenuItem, label string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if restore := m.relabeled[item]; restore != nil {
+		restore.Stop()
+		delete(m.relabeled, item)
+		setLabel(item, label)
+	}
 }
 
 // loop redraws the menu on every change, and every second while searches run (their elapsed times move).
@@ -406,12 +446,17 @@ func applyTips(slots []*systray.MenuItem, old, now []string) {
 	}
 }
 
-// notify shows the outcome of a click in a desktop notification, and logs it: the menu closed on the click.
-func (m *Menu) notify(n desktop.Notification) {
+// errNoNotifications is notify's error when the menu was given no way to show notifications.
+var errNoNotifications = errors.New("no desktop notifications")
+
+// notify shows the outcome of a click in a desktop notification, and logs it: the menu closed on the click. It
+// returns once the notification is shown, or why it is not.
+func (m *Menu) notify(n desktop.Notification) error {
 	m.o.Logger.Info(n.Title, "detail", n.Body)
-	if m.o.Notify != nil {
-		m.o.Notify(n)
+	if m.o.Notify == nil {
+		return errNoNotifications
 	}
+	return m.o.Notify(n)
 }
 
 // report shows a failed action among the last errors.
@@ -517,11 +562,11 @@ func (m *Menu) copyConfig(i int) {
 	if err := m.o.Copy(snippet); err != nil {
 		// A clipboard that cannot be used is no failure of the server: a notification says so, the log why.
 		m.o.Logger.Warn("could not copy the client config", "client", c.Name, "err", err)
-		m.notify(desktop.Notification{Title: "The " + c.Name + " configuration was not copied",
+		_ = m.notify(desktop.Notification{Title: "The " + c.Name + " configuration was not copied",
 			Body: strings.TrimPrefix(err.Error(), "copy to the clipboard: ")})
 		return
 	}
-	m.notify(desktop.Notification{Title: "Copied the " + c.Name + " configuration", Body: "Paste it into " + c.Path + "."})
+	_ = m.notify(desktop.Notification{Title: "Copied the " + c.Name + " configuration", Body: "Paste it into " + c.Path + "."})
 }
 
 // changeClient connects (or disconnects) the i-th client and shows the outcome in a notification and in its state.
@@ -541,12 +586,12 @@ func (m *Menu) changeClient(i int, connect bool) {
 			if backup != "" {
 				body += " The file as it was is kept in " + backup + "."
 			}
-			m.notify(desktop.Notification{Title: map[bool]string{true: "Connected ", false: "Disconnected "}[connect] + c.Name,
-				Body: body})
 			v := m.render()
 			m.mu.Lock()
 			m.applyLocked(v)
 			m.mu.Unlock()
+			_ = m.notify(desktop.Notification{Title: map[bool]string{true: "Connected ", false: "Disconnected "}[connect] + c.Name,
+				Body: body})
 			return
 		}
 	}

@@ -35,14 +35,15 @@ var notifier = sync.OnceValue(func() *desktop.Notifier {
 })
 
 // Notify shows n on the desktop: a click on it opens n.Link (a page of the tray: PageURL, ReportURL). It is how the
-// tray tells the user something where they look, such as the outcome of a menu click. It returns at once: the
-// notification is sent on a goroutine of its own, and a failure to show it is logged.
-func (c *controller) Notify(n desktop.Notification) { go c.show(n) }
-
-func (c *controller) show(n desktop.Notification) {
-	if err := notifier().Notify(n); err != nil {
+// tray tells the user something where they look, such as the outcome of a menu click. It returns once the desktop
+// has taken n, or with why it could not (logged too), within seconds even when the notification server hangs, so
+// that the menu can say it otherwise.
+func (c *controller) Notify(n desktop.Notification) error {
+	err := notifier().Notify(n)
+	if err != nil {
 		c.log.Warn("the desktop notification could not be shown", "err", err)
 	}
+	return err
 }
 
 // finished notifies the desktop of a search that ran longer than GEMINI_NOTIFY_AFTER, unless GEMINI_NOTIFY is off:
@@ -56,7 +57,7 @@ func (c *controller) finished(f app.Finished) {
 	go func() {
 		n := notification(f)
 		n.Link = c.pageOf(f)
-		c.show(n)
+		_ = c.Notify(n) // logged
 	}()
 }
 
