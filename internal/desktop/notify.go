@@ -49,7 +49,8 @@ func NewNotifier(o NotifierOptions) *Notifier {
 	return &Notifier{o: o}
 }
 
-// Notify shows n and returns once the desktop has taken it; its link is opened later, if the user acts on it.
+// Notify shows n and returns once the desktop has taken it, or with why it could not: on Linux within seconds,
+// even when the notification server hangs. Its link is opened later, if the user acts on it.
 func (nr *Notifier) Notify(n Notification) error {
 	if n.LinkLabel == "" {
 		n.LinkLabel = "Open"
