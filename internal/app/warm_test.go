@@ -4,12 +4,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/gemini/geminitest"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
-// Warm CLIs follow the configuration: a commit replaces them with ones started for it, a repaired workspace too,
-// and keepWarm(false) and Shutdown end them.
+// No CLI starts before a search; the first search runs cold and starts the warm CLI. Warm CLIs follow the
+// configuration: a commit ends them (the new configuration's starts with its first search), a repaired workspace
+// replaces them, and keepWarm(false) and Shutdown end them.
 func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
 	dir := t.TempDir()
@@ -19,32 +21,44 @@ func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Shutdown)
-	changed := a.warmth.Changed()
 	a.keepWarm(true)
-	<-changed
-	// replaced waits until the warm CLI is the nth started, and the ones before it have ended.
-	replaced := func(what string, n int) {
+	if n := len(fake.Started()); n != 0 || a.State().Backend.Warm != 0 {
+		t.Fatalf("%d CLIs started before any search, want none", n)
+	}
+	search := func() {
+		t.Helper()
+		if _, err := a.configured.Load().backends.Runner().Run(t.Context(), backend.Request{Prompt: "q"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// warm waits until the warm CLI is the nth started, and the ones before it have ended.
+	warm := func(what string, n int) {
 		t.Helper()
 		testkit.WaitFor(t, what, func() bool {
 			started, live := fake.Started(), fake.LivePIDs()
 			return a.State().Backend.Warm == 1 && len(started) == n && slices.Equal(live, started[n-1:])
 		})
 	}
-	replaced("a warm CLI", 1)
+	search()
+	warm("a warm CLI after the first search", 2)
 
 	vars["GEMINI_MODEL"] = "m2"
 	if err := a.Commit(load(t, dir, vars)); err != nil {
 		t.Fatal(err)
 	}
-	replaced("a warm CLI for the new configuration", 2)
+	testkit.WaitFor(t, "no warm CLI for the new configuration before its search", func() bool {
+		return a.State().Backend.Warm == 0 && len(fake.LivePIDs()) == 0
+	})
+	search()
+	warm("a warm CLI for the new configuration", 4)
 	a.RepairWorkspace()
-	replaced("a warm CLI for the repaired workspace", 3)
+	warm("a warm CLI for the repaired workspace", 5)
 
 	a.keepWarm(false)
 	testkit.WaitFor(t, "no warm CLI", func() bool { return a.State().Backend.Warm == 0 && len(fake.LivePIDs()) == 0 })
 	a.Shutdown()
-	if n := len(fake.Started()); n != 3 {
-		t.Errorf("%d CLIs started, want 3", n)
+	if n := len(fake.Started()); n != 5 {
+		t.Errorf("%d CLIs started, want 5", n)
 	}
 	if a.keepWarm(true); a.State().Backend.Warm != 0 {
 		t.Error("kept warm after Shutdown")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What the Gemini CLI (0.61.0) writes on stderr when an MCP server of its settings does not start (a command that
@@ -51,8 +52,10 @@ func mcpArgs(firecrawl bool) []string {
 }
 
 // mcpWatch reads the CLI's stderr as it arrives, every line of it (the stderr the runner keeps is only its tail,
-// and these lines come at the start), for what it says about the MCP servers. It is not safe for concurrent use.
+// and these lines come at the start), for what it says about the MCP servers. An --acp worker's is read while it
+// runs.
 type mcpWatch struct {
+	mu      sync.Mutex
 	line    []byte
 	skip    bool              // the current line passed maxMCPLine
 	issues  bool              // mcpIssuesLine was seen
@@ -60,6 +63,8 @@ type mcpWatch struct {
 }
 
 func (w *mcpWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	n := len(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
@@ -113,7 +118,20 @@ func (w *mcpWatch) end() {
 // reason when it gave one (DEBUG=true), else that it reported MCP issues and named no server, which means Firecrawl,
 // the only MCP server mcpArgs lets it start. "" when the CLI reported no failure of it.
 func (w *mcpWatch) firecrawlDown() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.end() // a last line without a newline counts too
+	return w.down()
+}
+
+// firecrawlDownSoFar is firecrawlDown for a CLI still running (an --acp worker): a line being written is not read.
+func (w *mcpWatch) firecrawlDownSoFar() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.down()
+}
+
+func (w *mcpWatch) down() string {
 	if !w.issues && len(w.reasons) == 0 {
 		return ""
 	}

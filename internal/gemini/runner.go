@@ -44,18 +44,24 @@ type Config struct {
 	MaxOutput int           // answer bytes kept; default 16 MiB
 	Logger    *slog.Logger  // nil discards
 
-	// Warm workers (KeepWarm, which says how many per model): CLI processes started ahead of their prompt.
-	WarmMax  int           // in all, across models (the queue's limit); 0: as many as KeepWarm keeps per model
-	WarmIdle time.Duration // a model's warm processes stop after this long unused; default 10 min
+	// Warm workers (KeepWarm): CLI processes started ahead of their prompts, from the first search on.
+	Warm     WarmMode      // how; default WarmACP
+	WarmMax  int           // WarmACP: prompts one worker serves at once; one-shot: processes in all (the queue's limit); 0: no limit
+	WarmIdle time.Duration // a model's warm processes stop after this long without a search; default 10 min
 	OnWarm   func()        // told whenever the number of warm processes changes; nil: nobody
+
+	ACPMaxSessions int   // WarmACP: sessions a worker opens before it is replaced; default 50
+	ACPMaxRSS      int64 // WarmACP: resident bytes past which a worker is replaced (Linux); default 600 MB
 }
 
-// Runner starts the Gemini CLI, one process per request, taken from its warm workers when one is waiting. It is
-// safe for concurrent use.
+// Runner runs prompts on the Gemini CLI: in a session of its warm --acp worker when one is ready (WarmACP), else
+// in a process of their own, taken from the warm ones when one is waiting (WarmOneShot). It is safe for concurrent
+// use.
 type Runner struct {
 	cfg  Config
 	mask credential.Masker
 	warm warmPool
+	acp  acpPool
 }
 
 // NewRunner returns a Runner for cfg, with defaults filled in. Values of
@@ -74,8 +80,17 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.WarmIdle <= 0 {
 		cfg.WarmIdle = defaultWarmIdle
 	}
+	if cfg.Warm == "" {
+		cfg.Warm = WarmACP
+	}
+	if cfg.ACPMaxSessions <= 0 {
+		cfg.ACPMaxSessions = defaultACPMaxSessions
+	}
+	if cfg.ACPMaxRSS <= 0 {
+		cfg.ACPMaxRSS = defaultACPMaxRSS
+	}
 	r := &Runner{cfg: cfg, mask: credential.NewMasker(cfg.Secrets, slices.Concat(os.Environ(), cfg.ExtraEnv))}
-	r.warm.r = r
+	r.warm.r, r.acp.r = r, r
 	return r
 }
 
@@ -87,9 +102,10 @@ func (r *Runner) Config() Config { return r.cfg }
 // wrapping ctx.Err(), not an *Error). Every other failure is an *Error. The
 // Result holds whatever was produced, on failure too. The request's documents
 // that the prompt names reach the CLI as files of the run's own
-// (withDocuments).
+// (withDocuments). A prompt that a ready --acp worker can serve (acpServes) runs
+// there, and cold if the worker ends before it answers.
 //
-// Every process the CLI started is killed when Run returns.
+// Every process a one-shot run of the CLI started is killed when Run returns.
 func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, error) {
 	if strings.TrimSpace(req.Prompt) == "" {
 		return backend.Result{}, errors.New("gemini run: empty prompt")
@@ -107,6 +123,23 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		return backend.Result{Backend: backend.CLI}, err
 	}
 	defer removeDocuments() // after the CLI's whole group is gone: wait returns only then
+	if r.cfg.Warm == WarmACP && acpServes(req) {
+		if w := r.acp.take(req.Model); w != nil {
+			if res, ok, err := r.runOnWorker(ctx, runCtx, w, req, start, limit, limitVar); ok {
+				return res, err
+			}
+		}
+	}
+	res, err := r.runProcess(ctx, runCtx, req, start, limit, limitVar)
+	if err == nil && r.cfg.Warm == WarmACP {
+		r.acp.used(req.Model) // the CLI serves: its worker starts with its first search that succeeded
+	}
+	return res, err
+}
+
+// runProcess runs req in a process of its own, a one-shot run of the CLI: one waiting warm when there is one.
+func (r *Runner) runProcess(ctx, runCtx context.Context, req backend.Request, start time.Time, limit time.Duration,
+	limitVar string) (backend.Result, error) {
 	p, warm, err := r.take(req.Model, req.Dirs)
 	if err != nil {
 		return backend.Result{Backend: backend.CLI}, err
@@ -114,16 +147,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	r.cfg.Logger.Debug("gemini run start", "command", r.mask.Mask(r.cfg.Command.Path),
 		"args", backend.MaskAll(r.mask.Mask, p.cmd.Args[1:]), "dir", r.cfg.Dir, "warm", warm, "prompt_bytes", len(req.Prompt))
 
-	stdout := newCollector(r.cfg.MaxOutput, func(ev backend.Event) {
-		ev = ev.Masked(r.mask.Mask)
-		if ev.Kind == backend.EventFailed {
-			// A failed tool (Firecrawl unreachable, say) does not fail the run, but the user should know.
-			r.cfg.Logger.Warn("research tool failed; the agent goes on without it", "tool", ev.Tool, "error", ev.Error)
-		}
-		if req.OnEvent != nil {
-			req.OnEvent(ev)
-		}
-	})
+	stdout := newCollector(r.cfg.MaxOutput, r.onEvent(req))
 	p.stdout.attach(stdout)
 	p.send(cliPrompt(req.Prompt, req.Dirs)) // no @path outside the run's folders
 	exit := p.wait(runCtx)

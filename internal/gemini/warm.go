@@ -38,13 +38,18 @@ func (r *Runner) take(model string, dirs []string) (p *process, warm bool, err e
 	return p, false, err
 }
 
-// KeepWarm keeps n processes started ahead of their prompt for each of models, and for every model a run uses
-// from now on, until Cool or Close; n is the warm policy's (warm.Workers), and 0 is Cool. A model's processes stop
-// after cfg.WarmIdle unused; one that ends before its prompt is replaced, at growing intervals when that keeps
-// happening. They never number more than cfg.WarmMax in all.
-func (r *Runner) KeepWarm(n int, models ...string) {
+// KeepWarm keeps the CLI warm for the searches to come, until Cool or Close; n is the warm policy's (warm.Workers),
+// and 0 is Cool. Nothing starts until a search: the first search of a model (cold; for WarmACP one that
+// succeeded) starts its warm processes, and they stop after cfg.WarmIdle without a search of that model, until the next one. WarmACP keeps one --acp worker
+// per model, whatever n; WarmOneShot keeps n processes per model, replacing one that ends before its prompt (at
+// growing intervals when that keeps happening), never more than cfg.WarmMax in all.
+func (r *Runner) KeepWarm(n int) {
 	if n <= 0 {
 		r.Cool()
+		return
+	}
+	if r.cfg.Warm == WarmACP {
+		r.acp.keep(true)
 		return
 	}
 	w := &r.warm
@@ -52,18 +57,21 @@ func (r *Runner) KeepWarm(n int, models ...string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.on, w.n = true, n
-	for _, model := range models {
-		m := w.model(model)
-		m.lastUse = time.Now()
+	for model, m := range w.models {
 		w.fill(model, m)
 	}
 }
 
-// Cool stops keeping processes warm and ends those waiting. It does not wait for them to be gone: Close does.
-func (r *Runner) Cool() { r.warm.cool() }
+// Cool stops keeping processes warm and ends those waiting (a worker once the prompts it serves are done). It does
+// not wait for them to be gone: Close does.
+func (r *Runner) Cool() {
+	r.warm.cool()
+	r.acp.keep(false)
+}
 
 // Refresh replaces the waiting processes with new ones: they started with a workspace that has changed since.
 func (r *Runner) Refresh() {
+	r.acp.refresh()
 	w := &r.warm
 	defer w.notify()
 	w.mu.Lock()
@@ -81,21 +89,23 @@ func (r *Runner) Refresh() {
 }
 
 // Close is Cool, then waits until the warm processes and those starting are gone, their process groups
-// killed. Runs in progress end on their own.
+// killed. Runs in progress end on their own; a worker ends once the prompts it serves are done.
 func (r *Runner) Close() {
 	ended := r.warm.cool()
+	r.acp.close()
 	r.warm.starting.Wait()
 	for _, p := range ended {
 		<-p.done
 	}
 }
 
-// Warm is the number of processes waiting for a prompt.
+// Warm is the number of processes ready for a prompt: --acp workers that answered their handshake, one-shot
+// processes waiting.
 func (r *Runner) Warm() int {
 	w := &r.warm
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := 0
+	n := r.acp.ready()
 	for _, m := range w.models {
 		n += len(m.waiting)
 	}

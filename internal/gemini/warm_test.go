@@ -16,12 +16,26 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
-// newWarmRunner is newRunner closed when the test ends, for the tests that keep workers warm (KeepWarm).
+// newWarmRunner is newRunner closed when the test ends, for the tests that keep one-shot processes warm (KeepWarm
+// with WarmOneShot).
 func newWarmRunner(t *testing.T, fake *geminitest.Fake, change func(*gemini.Config)) *gemini.Runner {
 	t.Helper()
-	r := newRunner(t, fake, change)
+	r := newRunner(t, fake, func(c *gemini.Config) {
+		c.Warm = gemini.WarmOneShot
+		if change != nil {
+			change(c)
+		}
+	})
 	t.Cleanup(r.Close)
 	return r
+}
+
+// keepWarm keeps n processes warm for each of models, as searches of them would start them.
+func keepWarm(r *gemini.Runner, n int, models ...string) {
+	r.KeepWarm(n)
+	for _, model := range models {
+		gemini.Used(r, model)
+	}
 }
 
 // waitWarm waits until r has n processes waiting and the fake has started started processes in all.
@@ -34,7 +48,7 @@ func TestWarmRunTakesTheWaitingProcess(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newWarmRunner(t, fake, nil)
-	r.KeepWarm(1, "m1")
+	keepWarm(r, 1, "m1")
 	waitWarm(t, r, fake, 1, 1)
 	warm := fake.Started()[0]
 
@@ -66,11 +80,12 @@ func TestWarmAndColdRunsStartAlike(t *testing.T) {
 	for i, warm := range []bool{false, true} {
 		fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 		r := newRunner(t, fake, func(c *gemini.Config) {
+			c.Warm = gemini.WarmOneShot
 			c.Dir = dir
 			c.ExtraEnv = append(c.ExtraEnv, "FIRECRAWL_API_URL=http://127.0.0.1:1")
 		})
 		if warm {
-			r.KeepWarm(1, "m1")
+			keepWarm(r, 1, "m1")
 			waitWarm(t, r, fake, 1, 1)
 		}
 		before := fake.Started()
@@ -114,7 +129,7 @@ func TestWarmTimeoutCountsFromTheTake(t *testing.T) {
 	// A timeout long enough for the answer on a loaded machine, and a wait longer than it.
 	const timeout = testkit.FirstWordsLimit
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Timeout = timeout })
-	r.KeepWarm(1, "")
+	keepWarm(r, 1, "")
 	waitWarm(t, r, fake, 1, 1)
 	time.Sleep(timeout + 500*time.Millisecond) // longer than the timeout: the warm process waits that long
 	if _, err := run(t, r, backend.Request{}); err != nil {
@@ -133,7 +148,7 @@ func TestWarmIdleStopsTheProcesses(t *testing.T) {
 		c.WarmIdle = 200 * time.Millisecond
 		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	r.KeepWarm(1, "")
+	keepWarm(r, 1, "")
 	testkit.WaitFor(t, "the idle warm process to stop", func() bool {
 		return strings.Contains(log.String(), "warm Gemini CLIs unused: stopping them") && r.Warm() == 0 &&
 			len(fake.LivePIDs()) == 0
@@ -148,7 +163,7 @@ func TestWarmReplacesAProcessThatDied(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	var log testkit.SyncBuffer
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.Logger = slog.New(slog.NewTextHandler(&log, nil)) })
-	r.KeepWarm(1, "")
+	keepWarm(r, 1, "")
 	waitWarm(t, r, fake, 1, 1)
 	proc, err := os.FindProcess(fake.Started()[0])
 	if err == nil {
@@ -176,6 +191,7 @@ func TestWarmStartFailuresBackOff(t *testing.T) {
 	var log testkit.SyncBuffer
 	r := gemini.NewRunner(gemini.Config{
 		Command: gemini.Command{Path: filepath.Join(t.TempDir(), "no-such-gemini")},
+		Warm:    gemini.WarmOneShot,
 		Logger:  slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	t.Cleanup(r.Close)
@@ -192,7 +208,7 @@ func TestWarmStartFailuresBackOff(t *testing.T) {
 		}
 		return at
 	}
-	r.KeepWarm(1, "")
+	keepWarm(r, 1, "")
 	testkit.WaitFor(t, "three attempts", func() bool { return len(attempts()) >= 3 })
 	if at := attempts(); at[2].Sub(at[1]) < 900*time.Millisecond {
 		t.Errorf("attempts at %v: the third came %s after the second, want a second's pause", at, at[2].Sub(at[1]))
@@ -208,7 +224,7 @@ func TestWarmLimit(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.WarmMax = 3 })
-	r.KeepWarm(2, "a", "b")
+	keepWarm(r, 2, "a", "b")
 	waitWarm(t, r, fake, 3, 3)
 	if _, err := run(t, r, backend.Request{Model: "a"}); err != nil {
 		t.Fatal(err)
@@ -227,7 +243,7 @@ func TestRefreshAndCool(t *testing.T) {
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	var notified testkit.SyncBuffer
 	r := newWarmRunner(t, fake, func(c *gemini.Config) { c.OnWarm = func() { notified.Write([]byte{'.'}) } })
-	r.KeepWarm(1, "")
+	keepWarm(r, 1, "")
 	waitWarm(t, r, fake, 1, 1)
 	if notified.String() == "" {
 		t.Error("OnWarm was not called")
@@ -253,7 +269,7 @@ func TestRunWithFoldersStartsItsOwn(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
 	r := newWarmRunner(t, fake, nil)
-	r.KeepWarm(1, "")
+	keepWarm(r, 1, "")
 	waitWarm(t, r, fake, 1, 1)
 	dir := t.TempDir()
 	if _, err := run(t, r, backend.Request{Dirs: []string{dir}}); err != nil {
@@ -366,7 +382,7 @@ func coldOrWarmRunner(t *testing.T, fake *geminitest.Fake, warm bool, change fun
 		return newRunner(t, fake, change)
 	}
 	r := newWarmRunner(t, fake, change)
-	r.KeepWarm(1, "m1")
+	keepWarm(r, 1, "m1")
 	waitWarm(t, r, fake, 1, 1)
 	return r
 }

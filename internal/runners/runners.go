@@ -36,17 +36,16 @@ type Set struct {
 	KeyFrom string         // the variable the Gemini API key came from; "" when none is set
 	APIErr  error          // why the API backend could not be set up (no key, say)
 
-	cli, api  backend.Runner // api is nil when APIErr is set
-	warm      *gemini.Runner // the CLI's runner, which keeps warm processes; nil when no CLI was found
-	warmModel string         // the model the engine uses unless a call names another: the one kept warm at once
-	workers   int            // GEMINI_WARM_WORKERS
-	warmMu    sync.Mutex     // one application of the warm policy at a time; guards servers
-	servers   warm.Server    // what the App last said of its servers (KeepWarm)
-	runner    backend.Runner
-	agent     backend.Agent          // Google's Deep Research agent, or noAgent
-	switched  atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
-	quota     atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
-	log       *slog.Logger
+	cli, api backend.Runner // api is nil when APIErr is set
+	warm     *gemini.Runner // the CLI's runner, which keeps warm processes; nil when no CLI was found
+	workers  int            // GEMINI_WARM_WORKERS
+	warmMu   sync.Mutex     // one application of the warm policy at a time; guards servers
+	servers  warm.Server    // what the App last said of its servers (KeepWarm)
+	runner   backend.Runner
+	agent    backend.Agent          // Google's Deep Research agent, or noAgent
+	switched atomic.Pointer[string] // auto: why it uses the API; nil while it uses the CLI
+	quota    atomic.Bool            // auto: a CLI daily quota sent a call to the API (logged once)
+	log      *slog.Logger
 }
 
 // New builds the backends cfg asks for. login is the CLI's own sign-in (gemini.Login), which the caller reads once
@@ -56,7 +55,7 @@ func New(ctx context.Context, cfg config.Config, login string, logger *slog.Logg
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{Mode: cfg.Backend, log: logger, warmModel: cfg.CLIModel(cfg.Model), workers: cfg.WarmWorkers}
+	s := &Set{Mode: cfg.Backend, log: logger, workers: cfg.WarmWorkers}
 	key, from := cfg.APIKey()
 	s.KeyFrom = from
 	s.CLI, s.CLIErr = gemini.Resolve(cfg.CLIPath, cfg.CLINpx, exec.LookPath)
@@ -139,9 +138,10 @@ func (s *Set) API() backend.Runner {
 	return s.api
 }
 
-// KeepWarm keeps as many CLI processes started ahead of their prompts as the warm policy says (warm.Workers) for
-// srv, the App's servers, and what the Set knows: the backend serving research, whether the CLI has a sign-in or a
-// key to serve with, GEMINI_WARM_WORKERS. auto's switch to the API applies the policy again.
+// KeepWarm keeps the CLI warm as the warm policy says (warm.Workers) for srv, the App's servers, and what the Set
+// knows: the backend serving research, whether the CLI has a sign-in or a key to serve with, GEMINI_WARM_WORKERS.
+// auto's switch to the API applies the policy again. Nothing starts before a CLI search has succeeded: the CLI's
+// runner starts its warm worker then (gemini.Runner.KeepWarm).
 func (s *Set) KeepWarm(srv warm.Server) {
 	s.warmMu.Lock()
 	defer s.warmMu.Unlock()
@@ -162,7 +162,7 @@ func (s *Set) applyWarm() {
 		return
 	}
 	s.warm.KeepWarm(warm.Workers(warm.Conditions{Server: s.servers, Backend: s.State().Active,
-		CLIReady: s.Login != "" || s.KeyFrom != "", Workers: s.workers}), s.warmModel)
+		CLIReady: s.Login != "" || s.KeyFrom != "", Workers: s.workers}))
 }
 
 // Refresh replaces the warm CLI processes: the workspace they started with has changed.

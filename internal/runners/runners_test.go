@@ -191,36 +191,61 @@ func TestFixedBackends(t *testing.T) {
 	}
 }
 
-// The CLI is kept warm only while it serves research: not on the API, and no more once auto has switched away.
-func TestKeepWarmOnlyWhileTheCLIServes(t *testing.T) {
-	fake := geminitest.New(t, geminitest.ScenarioAuth)
-	warmSetup := func(mode string) (*setup, *runners.Set) {
-		s := newSetup(t, mode, key, fake.Path, true)
+// The CLI is kept warm only while it serves research, and only after a search: no CLI starts at launch nor on the
+// API; the first CLI search runs cold and starts the warm worker, which serves the next; auto's switch to the API
+// ends it.
+func TestKeepWarmOnlyAfterACLISearch(t *testing.T) {
+	warmSetup := func(mode, path string) *runners.Set {
+		s := newSetup(t, mode, key, path, true)
 		s.cfg.WarmWorkers, s.cfg.MaxConcurrent, s.cfg.Model = 1, 3, "m1"
 		set := s.set(t)
 		t.Cleanup(set.Close)
 		set.KeepWarm(warm.Server{Serving: true})
-		return s, set
+		return set
+	}
+	search := func(set *runners.Set) backend.Result {
+		t.Helper()
+		res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q", Model: "m1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
 	}
 
-	_, set := warmSetup(backend.API)
-	if st := set.State(); st.Warm != 0 || len(fake.Started()) != 0 {
-		t.Fatalf("api: got %+v, %d CLI starts", st, len(fake.Started()))
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	set := warmSetup(backend.API, fake.Path)
+	if res := search(set); set.State().Warm != 0 || len(fake.Started()) != 0 || res.Backend != backend.API {
+		t.Fatalf("api: got %+v, %d CLI starts", set.State(), len(fake.Started()))
 	}
 
-	_, set = warmSetup(backend.Auto)
-	testkit.WaitFor(t, "a warm CLI", func() bool { return set.State().Warm == 1 && len(fake.Started()) == 1 })
-	if st := set.State().String(); st != "Gemini CLI (auto), 1 warm" {
+	set = warmSetup(backend.CLI, fake.Path)
+	if n := len(fake.Started()); n != 0 {
+		t.Fatalf("cli: %d CLI starts at launch, want none", n)
+	}
+	search(set)
+	testkit.WaitFor(t, "a warm CLI", func() bool { return set.State().Warm == 1 && len(fake.Started()) == 2 })
+	if st := set.State().String(); st != "Gemini CLI, 1 warm" {
 		t.Errorf("got %q", st)
 	}
-	res, err := set.Runner().Run(t.Context(), backend.Request{Prompt: "q", Model: "m1"})
-	if err != nil || res.Backend != backend.API || fake.Calls()[0].PID != fake.Started()[0] {
-		t.Fatalf("got %+v, %v; want the warm CLI refused, then the API", res, err)
+	search(set)
+	if calls := fake.Calls(); len(calls) != 2 || slices.Contains(calls[0].Args, "--acp") || !slices.Contains(calls[1].Args, "--acp") {
+		t.Errorf("got calls %+v, want a cold search, then one on the warm worker", calls)
 	}
-	testkit.WaitFor(t, "no CLI left", func() bool { return set.State().Warm == 0 && len(fake.LivePIDs()) == 0 })
+	set.Close()
+
+	refused := geminitest.New(t, geminitest.ScenarioAuth)
+	set = warmSetup(backend.Auto, refused.Path)
+	if n := len(refused.Started()); n != 0 {
+		t.Fatalf("auto: %d CLI starts at launch, want none", n)
+	}
+	if res := search(set); res.Backend != backend.API {
+		t.Fatalf("got %+v; want the CLI refused, then the API", res)
+	}
+	testkit.WaitFor(t, "no CLI left", func() bool { return set.State().Warm == 0 && len(refused.LivePIDs()) == 0 })
+	search(set)
 	set.KeepWarm(warm.Server{Serving: true})
-	if set.State().Warm != 0 {
-		t.Error("kept warm after the switch")
+	if n := len(refused.Started()); n != 1 || set.State().Warm != 0 {
+		t.Errorf("%d CLI starts, %d warm after the switch; want the refused search's alone", n, set.State().Warm)
 	}
 }
 

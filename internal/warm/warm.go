@@ -1,7 +1,8 @@
-// Package warm is the warm policy, in one place: how many Gemini CLI processes are kept started ahead of their
-// prompts (warm), so that a search skips the CLI's start. The App says whether its servers serve, the backends of
-// a configuration (internal/runners) add what they know and apply the number, and the CLI's runner
-// (internal/gemini) keeps as many as it is told.
+// Package warm is the warm policy, in one place: whether the Gemini CLI is kept started ahead of its prompts
+// (warm), so that a search skips the CLI's start. The App says whether its servers serve, the backends of a
+// configuration (internal/runners) add what they know and apply the number, and the CLI's runner (internal/gemini)
+// follows use: nothing starts before a CLI search has succeeded, and what started stops after GEMINI_WARM_IDLE
+// without a search.
 package warm
 
 import "github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
@@ -21,7 +22,8 @@ type Conditions struct {
 }
 
 // Workers is how many CLI processes to keep warm for each model in use: GEMINI_WARM_WORKERS while a server serves
-// and shutdown has not begun, and the CLI serves research with a sign-in or a key; none otherwise.
+// and shutdown has not begun, and the CLI serves research with a sign-in or a key; none otherwise. The CLI's --acp
+// worker, one process serving many prompts, reads any number above 0 as one.
 func Workers(c Conditions) int {
 	if !c.Serving || c.ShutDown || c.Backend != backend.CLI || !c.CLIReady {
 		return 0

@@ -57,6 +57,9 @@ func runCLI(scenario string) int {
 	if server := mcpServerDown(scenario); server != "" { // the CLI connects its MCP servers before it reads its prompt
 		c.reportMCPIssues(server)
 	}
+	if slices.Contains(c.args, "--acp") {
+		return runACP(scenario, c.args)
+	}
 	stdin, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake gemini: read stdin:", err)
@@ -87,7 +90,7 @@ func runCLI(scenario string) int {
 
 func (c *cli) play(scenario string) int {
 	switch scenario {
-	case ScenarioOK:
+	case ScenarioOK, ScenarioPermission:
 		c.stream(answer(), 0)
 	case ScenarioSlow:
 		delay := 2 * time.Second

@@ -60,6 +60,17 @@ type Step struct {
 	Answer   string `json:"answer,omitempty"`
 }
 
+// ScriptEnv is the variable that sets the steps ScenarioScript plays, for a parallel test to pass to the child
+// (NewLocal).
+func ScriptEnv(t testing.TB, steps ...Step) string {
+	t.Helper()
+	b, err := json.Marshal(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return EnvScript + "=" + string(b)
+}
+
 // Script sets the steps ScenarioScript plays, one per prompt run in order; the last step repeats.
 func Script(t testing.TB, steps ...Step) {
 	t.Helper()
@@ -181,7 +192,7 @@ var Scenarios = []string{
 	ScenarioQuota, ScenarioAuth, ScenarioAuth401, ScenarioUntrusted, ScenarioEmpty,
 	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
 	ScenarioCrashEarly, ScenarioKilled, ScenarioStderrFlood, ScenarioGarbage, ScenarioBinary, ScenarioHangStart,
-	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl, ScenarioUserMCPDown,
+	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl, ScenarioUserMCPDown, ScenarioPermission,
 }
 
 // Version is what `--version` prints.
