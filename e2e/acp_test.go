@@ -1,0 +1,99 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+)
+
+// 15b. The warm CLI over ACP (GEMINI_WARM_WORKERS=1), as issue 27 has it: no CLI process at the server's start; the
+// first search runs cold and starts one long-lived `gemini --acp` worker, which answers the searches that follow with
+// the same report and sources as a cold one-shot CLI gives for the same mock reply (the model gets the same research
+// prompt, and only the session's folder's settings, with the research tools alone); the server's end ends it.
+func TestWarmCLIOverACP(t *testing.T) {
+	s := newScenario(t, "15b warm cli over acp")
+	groundedScript(s)
+	warm := s.startHTTP("GEMINI_WARM_WORKERS=1")
+	cold := s.startHTTP()
+	time.Sleep(3 * time.Second) // a CLI started at launch would be there by now
+	if cli := cliProcs(s); len(cli) != 0 || warmWorkers(t, warm.url) != 0 {
+		t.Fatalf("CLI processes before any search: %v", cli)
+	}
+
+	search := func(srv *server) (searchBody, mg.Request) {
+		t.Helper()
+		seen := len(s.mock.Requests())
+		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil)
+		checkGroundedReport(t, srv.url, out.Result)
+		for _, r := range s.mock.Requests()[seen:] {
+			if r.Kind == mg.KindChat && r.ToolTurns == 0 {
+				return out.Result.body(t), r
+			}
+		}
+		t.Fatalf("%s: no CLI conversation reached the mock", srv.url)
+		return searchBody{}, mg.Request{}
+	}
+	search(warm) // cold: it starts the worker
+	if !waitFor(hangLimit, func() bool { return warmWorkers(t, warm.url) == 1 }) {
+		t.Fatalf("no warm CLI after the first search:\n%s", warm.stderr)
+	}
+	workers := cliProcs(s)
+	if len(workers) != 1 || !strings.Contains(workers[0].cmdline, "--acp") {
+		t.Fatalf("CLI processes after the first search: %v, want one --acp worker", workers)
+	}
+	warmReport, warmReq := search(warm)
+	coldReport, coldReq := search(cold)
+	if warmReport.Report != coldReport.Report || !slices.Equal(warmReport.Metadata.SourcesVisited, coldReport.Metadata.SourcesVisited) ||
+		!slices.Equal(warmReport.Metadata.SearchQueriesUsed, coldReport.Metadata.SearchQueriesUsed) {
+		t.Errorf("the warm CLI's report differs from the cold one's:\nwarm:\n%+v\ncold:\n%+v", warmReport, coldReport)
+	}
+	// A one-shot run is given a newline ahead of its prompt (internal/gemini prelude), which follows the CLI's
+	// session context; a session is given the prompt alone. The system instruction is the CLI's own, not compared.
+	if userPrompt(warmReq) != userPrompt(coldReq) || !strings.Contains(warmReq.Prompt, "You are an autonomous research agent") {
+		t.Errorf("the model got another prompt from the warm CLI:\nwarm:\n%q\ncold:\n%q", warmReq.Prompt, coldReq.Prompt)
+	}
+	if !slices.Equal(warmReq.Tools, coldReq.Tools) {
+		t.Errorf("the warm CLI offered the model %q, the cold one %q", warmReq.Tools, coldReq.Tools)
+	}
+	for _, tool := range forbiddenTools {
+		if slices.Contains(warmReq.Tools, tool) {
+			t.Errorf("the warm CLI offered the model %s: %q", tool, warmReq.Tools)
+		}
+	}
+	search(warm)
+	if got := cliProcs(s); len(got) != 1 || got[0].pid != workers[0].pid {
+		t.Errorf("CLI processes after two warm searches: %v, want the one worker %v", got, workers[0])
+	}
+	if n := strings.Count(warm.stderr.String(), "gemini run start command="+cliPath()+" acp=true"); n != 2 {
+		t.Errorf("runs on the warm worker: %d, want 2:\n%s", n, warm.stderr)
+	}
+	s.note("2 searches on one --acp worker; report and tools as cold; same system instruction: %v",
+		warmReq.SystemInstruction == coldReq.SystemInstruction)
+}
+
+// userPrompt is what the model got as the user's turns after the CLI's session context.
+func userPrompt(r mg.Request) string {
+	_, after, _ := strings.Cut(r.Prompt, "</session_context>")
+	return strings.TrimSpace(after)
+}
+
+// cliPath is the CLI the server finds on the scenario's PATH.
+func cliPath() string { return filepath.Join(cacheDir, "node_modules", ".bin", "gemini") }
+
+// cliProcs are the scenario's Gemini CLI processes.
+func cliProcs(s *scenario) []proc {
+	var out []proc
+	for _, p := range s.procs() {
+		if strings.Contains(p.cmdline, "gemini-cli") || strings.Contains(p.cmdline, "/.bin/gemini") ||
+			strings.HasPrefix(p.cmdline, "node ") && strings.Contains(p.cmdline, "gemini") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
