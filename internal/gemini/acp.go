@@ -471,33 +471,62 @@ type acpUpdate struct {
 }
 
 // acpRun is one prompt's updates, turned into the stream-json events a one-shot run prints (see stream.go), so
-// that both kinds of run give the same Result and the same progress events.
+// that both kinds of run give the same Result and the same progress events. The worker's reader hands the updates
+// over and goes on; a goroutine of the run's own reads them in order, so that a slow reader of one run's events
+// (a client taking its progress notifications slowly) holds up no other prompt of the worker.
 type acpRun struct {
-	mu   sync.Mutex
-	out  *collector
-	done bool
+	out *collector // only the run's goroutine touches it, until done is closed
+
+	mu      sync.Mutex
+	more    *sync.Cond
+	queue   []map[string]any // events not yet read
+	closed  bool             // no more events come
+	drained chan struct{}    // closed once every event was read
 }
 
 func newACPRun(out *collector, model string) *acpRun {
-	run := &acpRun{out: out}
+	run := &acpRun{out: out, drained: make(chan struct{})}
+	run.more = sync.NewCond(&run.mu)
 	run.event(map[string]any{"type": "init", "model": model})
+	go run.read()
 	return run
 }
 
-func (run *acpRun) event(ev map[string]any) {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return
+// read writes the events into the collector as they come, until the run is closed.
+func (run *acpRun) read() {
+	defer close(run.drained)
+	for {
+		run.mu.Lock()
+		for len(run.queue) == 0 && !run.closed {
+			run.more.Wait()
+		}
+		events, closed := run.queue, run.closed
+		run.queue = nil
+		run.mu.Unlock()
+		for _, ev := range events {
+			b, err := json.Marshal(ev)
+			if err == nil {
+				_, _ = run.out.Write(append(b, '\n'))
+			}
+		}
+		if closed && len(events) == 0 {
+			_ = run.out.Close()
+			return
+		}
 	}
-	_, _ = run.out.Write(append(b, '\n'))
+}
+
+// event queues one stream-json event; none after close.
+func (run *acpRun) event(ev map[string]any) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if !run.closed {
+		run.queue = append(run.queue, ev)
+		run.more.Signal()
+	}
 }
 
 func (run *acpRun) update(u acpUpdate) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	if run.done {
-		return
-	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk":
 		var c struct {
@@ -526,18 +555,20 @@ func (run *acpRun) failed(id, message string) {
 
 // refused records a tool the CLI asked permission for, which was refused: a failed tool, named.
 func (run *acpRun) refused(tool acpUpdate) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	if !run.done {
-		run.failed(acpToolName(tool), "refused: a research run may use only its research tools (tools.core)")
-	}
+	run.failed(acpToolName(tool), "refused: a research run may use only its research tools (tools.core)")
 }
 
-// finish ends the events with the result event of res, and closes the run to later updates.
-func (run *acpRun) finish(res promptResult) {
+// close ends the run's events and waits until they are read. Later updates are dropped.
+func (run *acpRun) close() {
 	run.mu.Lock()
-	defer run.mu.Unlock()
-	run.done = true
+	run.closed = true
+	run.more.Signal()
+	run.mu.Unlock()
+	<-run.drained
+}
+
+// finish ends the events with the result event of res, and closes the run.
+func (run *acpRun) finish(res promptResult) {
 	ev := map[string]any{"type": "result", "status": "success"}
 	switch {
 	case res.err != nil:
@@ -559,7 +590,7 @@ func (run *acpRun) finish(res promptResult) {
 			"total_tokens": q.TokenCount.InputTokens + q.TokenCount.OutputTokens, "models": models}
 	}
 	run.event(ev)
-	_ = run.out.Close()
+	run.close()
 }
 
 // acpToolName is the name of the tool of a tool call: the CLI (0.61.0) starts every call id with the tool's name

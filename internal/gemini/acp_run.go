@@ -55,6 +55,7 @@ func (r *Runner) runOnWorker(ctx, runCtx context.Context, w *acpWorker, req back
 		pr.cancelled = true
 	}
 	if pr.gone && !pr.cancelled || pr.err != nil && pr.err.Code == 429 {
+		run.close()
 		r.cfg.Logger.Warn("the warm Gemini CLI could not answer; running the search cold", "pid", w.p.cmd.Process.Pid,
 			"error", r.mask.Mask(fmt.Sprint(pr.err)), "exit", exitDesc(w.p))
 		return backend.Result{}, false, nil

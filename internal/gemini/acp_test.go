@@ -94,11 +94,14 @@ func TestACPWarmSearchMatchesTheColdOne(t *testing.T) {
 	}
 }
 
-// One worker runs prompts side by side, up to WarmMax.
+// One worker runs prompts side by side, up to WarmMax: the fake answers none until it has all four.
 func TestACPConcurrentPromptsInOneProcess(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
-	r := newACPRunner(t, fake, func(c *gemini.Config) { c.WarmMax = 4 })
+	r := newACPRunner(t, fake, func(c *gemini.Config) {
+		c.WarmMax = 4
+		c.ExtraEnv = append(c.ExtraEnv, geminitest.EnvTogether+"=4")
+	})
 	if _, err := run(t, r, backend.Request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -323,5 +326,73 @@ func TestACPFoldersRunCold(t *testing.T) {
 		if isACP(c) {
 			t.Errorf("a run with folders ran on the worker: %+v", c)
 		}
+	}
+}
+
+// A run whose events are read slowly holds up no other prompt of the worker: here the first run's reader waits
+// until the second run has ended.
+func TestACPSlowEventReaderHoldsUpNoOtherPrompt(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newACPRunner(t, fake, func(c *gemini.Config) {
+		c.WarmMax = 2
+		c.ExtraEnv = append(c.ExtraEnv, geminitest.EnvTogether+"=2")
+	})
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, r)
+	secondDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var once sync.Once
+		res, err := run(t, r, backend.Request{OnEvent: func(backend.Event) { once.Do(func() { <-secondDone }) }})
+		if err != nil || res.Text != geminitest.DefaultAnswer {
+			t.Errorf("slow reader: got %q, %v", res.Text, err)
+		}
+	})
+	res, err := run(t, r, backend.Request{})
+	close(secondDone)
+	wg.Wait()
+	if err != nil || res.Text != geminitest.DefaultAnswer {
+		t.Errorf("got %q, %v", res.Text, err)
+	}
+	if calls := fake.Calls(); !isACP(calls[1]) || !isACP(calls[2]) {
+		t.Errorf("got calls %+v, want both on the worker", calls)
+	}
+}
+
+// A prompt the worker fails is classified as a one-shot run's failure is; a quota goes to a cold run, which alone
+// tells a daily quota (on which auto switches to the API) from a rate limit.
+func TestACPFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		scenario string
+		code     backend.Code
+		cold     bool // the failing search ended in a one-shot run
+	}{
+		{geminitest.ScenarioAuth401, backend.CodeAuth, false},
+		{geminitest.ScenarioEmpty, backend.CodeEmpty, false},
+		{geminitest.ScenarioQuota, backend.CodeQuota, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			t.Parallel()
+			fake := geminitest.NewLocal(t, geminitest.ScenarioScript)
+			script := geminitest.ScriptEnv(t, geminitest.Step{Scenario: geminitest.ScenarioOK}, geminitest.Step{Scenario: tt.scenario})
+			r := newACPRunner(t, fake, func(c *gemini.Config) { c.ExtraEnv = append(c.ExtraEnv, script) })
+			if _, err := run(t, r, backend.Request{}); err != nil {
+				t.Fatal(err)
+			}
+			waitReady(t, r)
+			_, err := run(t, r, backend.Request{})
+			if e := asError(t, err); e.Code != tt.code || tt.code == backend.CodeQuota && !e.Daily {
+				t.Errorf("got %+v, want %s", e, tt.code)
+			}
+			calls := fake.Calls()
+			if !isACP(calls[1]) || isACP(calls[len(calls)-1]) != !tt.cold {
+				t.Errorf("got calls %+v; want the worker first, then cold: %v", calls, tt.cold)
+			}
+		})
 	}
 }

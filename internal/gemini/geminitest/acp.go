@@ -8,10 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
+
+// EnvTogether, over --acp, makes each prompt wait before it answers until the process has received that many
+// prompts: a client that sends them one at a time never sees an answer.
+const EnvTogether = "FAKE_GEMINI_ACP_TOGETHER"
 
 // ScenarioPermission is ScenarioOK that, over --acp, asks the client's permission (session/request_permission)
 // before its fetch and records the answer (Fake.Permissions); the fetch runs only when allowed. A one-shot run
@@ -38,6 +43,8 @@ type acpFake struct {
 	calls    map[int]chan json.RawMessage // our requests to the client, by id
 	nextID   int
 	prompts  sync.WaitGroup
+	received int        // prompts received
+	arrived  *sync.Cond // on mu: a prompt was received
 }
 
 type acpFakeSession struct {
@@ -57,6 +64,7 @@ type acpFakeMessage struct {
 func runACP(scenario string, args []string) int {
 	a := &acpFake{args: args, out: bufio.NewWriter(os.Stdout), sessions: map[string]*acpFakeSession{},
 		calls: map[int]chan json.RawMessage{}}
+	a.arrived = sync.NewCond(&a.mu)
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
 	for {
 		line, err := in.ReadBytes('\n')
@@ -103,6 +111,10 @@ func (a *acpFake) handle(scenario string, line []byte) {
 		a.mu.Unlock()
 		a.reply(*m.ID, map[string]any{"sessionId": s.id})
 	case m.Method == "session/prompt":
+		a.mu.Lock()
+		a.received++
+		a.arrived.Broadcast()
+		a.mu.Unlock()
 		a.prompts.Add(1)
 		go func() {
 			defer a.prompts.Done()
@@ -153,6 +165,13 @@ func (a *acpFake) prompt(scenario string, id int, params json.RawMessage) {
 		}
 	}
 	c.record(call)
+	if together, _ := strconv.Atoi(os.Getenv(EnvTogether)); together > 0 {
+		a.mu.Lock()
+		for a.received < together {
+			a.arrived.Wait()
+		}
+		a.mu.Unlock()
+	}
 	a.play(scenario, s, id, c)
 }
 
