@@ -8,6 +8,10 @@
 // and turns failures into an [*Error] whose [Code] says what went wrong
 // (quota, auth, untrusted workspace, empty answer, timeout ...).
 //
+// Kept warm (KeepWarm), the Runner runs prompts in sessions of a long-lived
+// `gemini --acp` worker instead (acp.go, acp_pool.go, acp_run.go), whose
+// updates it turns into the same events, so that both give the same Result.
+//
 // The measured behaviour of the CLI this package relies on is written up in
 // shared/notes/gemini-cli.md. Tests use the fake CLI in package geminitest.
 package gemini
