@@ -412,28 +412,36 @@ func warmWorkers(t *testing.T, base string) int {
 	return *h.Warm
 }
 
-// A signed-in CLI is kept warm while the server serves: a search takes the waiting process and another starts
-// for the next one; none is left once the server has stopped.
+// No CLI starts with the server: the first search runs cold, and once it succeeded a warm CLI starts, which the
+// next search takes; none is left once the server has stopped.
 func TestWarmWorkers(t *testing.T) {
 	fake := geminitest.New(t, "ok")
 	env, _ := serverEnv(t, fake, "HOME="+signedIn(t))
 	cmd, base, stderr := startHTTP(t, env)
-	testkit.WaitFor(t, "a warm CLI", func() bool { return warmWorkers(t, base) == 1 && len(fake.Started()) == 1 })
-
 	c, err := client.NewStreamableHttpClient(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	initialize(t, c)
-	res, err := search(context.Background(), c, "warm")
-	if err != nil || res.IsError {
-		t.Fatalf("search: %+v, %v", res, err)
+	if warm, started := warmWorkers(t, base), fake.Started(); warm != 0 || len(started) != 0 {
+		t.Fatalf("at launch: %d warm CLIs, CLIs %v started, want none", warm, started)
 	}
-	if calls := fake.Calls(); len(calls) != 1 || calls[0].PID != fake.Started()[0] {
-		t.Errorf("the search did not take the warm CLI %d: %+v", fake.Started()[0], calls)
+
+	for i, query := range []string{"cold", "warm"} {
+		if res, err := search(context.Background(), c, query); err != nil || res.IsError {
+			t.Fatalf("search %s: %+v, %v", query, res, err)
+		}
+		if i == 0 {
+			testkit.WaitFor(t, "a warm CLI after the first search", func() bool {
+				return warmWorkers(t, base) == 1 && len(fake.Started()) == 2
+			})
+		}
 	}
-	testkit.WaitFor(t, "another warm CLI", func() bool { return warmWorkers(t, base) == 1 && len(fake.Started()) == 2 })
+	started, calls := fake.Started(), fake.Calls()
+	if len(calls) != 2 || calls[0].PID != started[0] || calls[1].PID != started[1] {
+		t.Errorf("the first search did not run cold and the second warm (CLIs %v started): %+v", started, calls)
+	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -446,12 +454,45 @@ func TestWarmWorkers(t *testing.T) {
 	}
 }
 
-// Over stdio too, the warm CLIs end with the server, even one still starting when the client leaves.
+// Over stdio too, the warm CLI ends with the server, even one still starting when the client leaves (closes the
+// server's stdin) right after the search that started it; the server exits 0.
 func TestWarmWorkersEndWithStdio(t *testing.T) {
 	fake := geminitest.New(t, "ok")
 	env, _ := serverEnv(t, fake, "HOME="+signedIn(t))
-	if out, err := runServer(t, env); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	cmd := exec.Command(binPath)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"cold"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() && !strings.HasPrefix(lines.Text(), `{"jsonrpc":"2.0","id":2,`) {
+	}
+	stdin.Close()
+	for lines.Scan() {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v, want 0", err)
+	}
+	if calls := fake.Calls(); len(calls) != 1 {
+		t.Errorf("%d CLI runs, want the search's", len(calls))
 	}
 	if pids := fake.LivePIDs(); len(pids) > 0 {
 		t.Errorf("CLI processes %v outlived the server", pids)
