@@ -99,9 +99,10 @@ lint: ## Check formatting (gofmt), run go vet (also for Windows and make dist's 
 	$(GO) vet -tags dist ./packaging/
 
 # make bench measures the built binaries as users meet them and prints one table, each figure beside its target
-# (e2e/bench_test.go, BenchmarkTable, and the rows other e2e benchmarks add): idle memory and initialize, searches on
-# the real Gemini CLI (from the e2e cache, installed as make e2e installs it) cold and warm, the API backend's
-# share, cache hits on long reports, 100 calls at once over stdio and HTTP. Offline, against the mock Gemini API.
+# (e2e/bench_test.go's BenchmarkTable): idle memory and initialize, searches on the real Gemini CLI (from the e2e
+# cache, installed as make e2e installs it) cold and warm, its ACP worker against pre-spawned one-shot processes
+# (e2e/acp_bench_test.go), the API backend's share, cache hits on long reports, 100 calls at once over stdio and
+# HTTP. Offline, against the mock Gemini API.
 # BENCH_RUNS runs of each (the median), after one to warm up. bench-go runs the Go benchmarks of every package.
 BENCH_RUNS ?= 10
 
@@ -109,7 +110,7 @@ bench: build ## Measure the built server and tray against the mock Gemini API an
 	./e2e/install.sh $(E2E_CACHE)
 	cd e2e && E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_SERVER=$(abspath $(BIN)/gemini-search-mcp) \
 		E2E_TRAY=$(abspath $(BIN)/gemini-search-tray) BENCH_RUNS=$(BENCH_RUNS) \
-		$(GO) test -tags e2e -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m
+		$(GO) test -tags e2e -count=1 -run '^$$' -bench '^BenchmarkTable$$' -benchtime 1x -timeout 20m
 
 bench-go: ## Run the Go benchmarks of every package (the research library, parts of long reports, the server's share)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

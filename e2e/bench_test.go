@@ -34,10 +34,11 @@ import (
 // BenchmarkTable measures the server as its users meet it and fills the one table `make bench` prints
 // (printBenchTable, at the end of the run), each figure beside its target (issue 27): the built binaries' memory
 // when idle and the time to answer initialize; a search on the Gemini CLI backend (the real CLI of the e2e cache)
-// cold and warm, to the model's first request, and the CPU it costs; the API backend's own share of a search; a
-// cache hit on reports of 1 KB, 100 KB and 5 MB; 100 calls at once over stdio and HTTP. Everything runs against
-// the mock Gemini API on 127.0.0.1, offline. Figures are medians of BENCH_RUNS runs (10 unless set) after one to
-// warm up; nothing here asserts a time: a search that does not produce its report fails the benchmark.
+// cold and warm, to the model's first request, and the CPU it costs; the two ways of keeping the CLI warm side by
+// side (an --acp worker, pre-spawned one-shot processes); the API backend's own share of a search; what a report's
+// length costs, up to a cache hit on 5 MB; 100 calls at once over stdio and HTTP. Everything runs against the mock
+// Gemini API on 127.0.0.1, offline. Figures are medians of BENCH_RUNS runs (10 unless set) after one to warm up;
+// nothing here asserts a time: a search that does not produce its report fails the benchmark.
 //
 // It measures once, whatever b.N: make bench runs it with -benchtime 1x.
 func BenchmarkTable(b *testing.B) {
@@ -45,19 +46,18 @@ func BenchmarkTable(b *testing.B) {
 	for b.Loop() {
 		benchStart(b, runs)
 		benchCLI(b, runs)
+		benchWarmModes(b, runs)
 		benchAPI(b, runs)
 		benchLongReports(b, runs)
 		benchConcurrent(b)
 	}
 }
 
-// The table's sections, in the order it prints them. Other benchmarks of this package add their rows with
-// addBenchRow: e2e/acp_bench_test.go puts the Gemini CLI's ACP mode beside pre-spawned one-shot processes under
-// sectionACP.
+// The table's sections, in the order it prints them.
 const (
 	sectionStart   = "start and idle memory"
 	sectionCLI     = "search on the Gemini CLI (real CLI, mock API)"
-	sectionACP     = "warm CLI: ACP mode against pre-spawned one-shot processes"
+	sectionACP     = "warm CLI in the server's runner: an --acp worker against pre-spawned one-shot processes"
 	sectionAPI     = "search on the Gemini API backend (mock API)"
 	sectionReports = "long reports"
 	sectionLoad    = "100 calls at once"
@@ -74,7 +74,8 @@ var benchTable struct {
 	rows []benchRow
 }
 
-// addBenchRow adds a row to section; the table keeps the rows of a section in the order they came.
+// addBenchRow adds a row to section; the table keeps the rows of a section in the order they came. Other benchmarks
+// of this package may add rows too, when make bench runs them.
 func addBenchRow(section, what, target, measured string) {
 	benchTable.mu.Lock()
 	defer benchTable.mu.Unlock()
@@ -95,15 +96,10 @@ func printBenchTable() {
 	fmt.Fprintln(w, "\tmeasured\ttarget")
 	for _, section := range sections {
 		fmt.Fprintf(w, "%s\t\t\n", section)
-		rows := 0
 		for _, r := range benchTable.rows {
 			if r.section == section {
 				fmt.Fprintf(w, "  %s\t%s\t%s\n", r.what, r.measured, cmpOr(r.target, "-"))
-				rows++
 			}
-		}
-		if rows == 0 && section == sectionACP {
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", "ACP against one-shot (e2e/acp_bench_test.go)", "not measured in this run", "-")
 		}
 	}
 	w.Flush()
@@ -408,6 +404,17 @@ func benchCLI(b *testing.B, runs int) {
 	}
 }
 
+// benchWarmModes puts the two ways of keeping the CLI warm side by side, each in the server's runner with the real
+// CLI (measureWarmCLI, e2e/acp_bench_test.go): a long-lived --acp worker and pre-spawned one-shot processes.
+func benchWarmModes(b *testing.B, runs int) {
+	for _, f := range measureWarmCLI(b, runs) {
+		addBenchRow(sectionACP, fmt.Sprintf("%s: prompt to the model's first request", f.Mode),
+			fmt.Sprintf("≤ %d ms", warmFirstRequestTarget.Milliseconds()), ms(f.FirstRequest))
+		addBenchRow(sectionACP, fmt.Sprintf("%s: CPU per search (its CLI processes)", f.Mode),
+			fmt.Sprintf("≤ %.1f s", warmCPUTarget.Seconds()), fmt.Sprintf("%.3f s", f.CPU.Seconds()))
+	}
+}
+
 // benchAPI times the API backend's own share of a search: the mock answers at once, so what is left is the
 // server's and the SDK's.
 func benchAPI(b *testing.B, runs int) {
@@ -437,13 +444,13 @@ func benchLongReports(b *testing.B, runs int) {
 	var cuts []string
 	for _, size := range sizes {
 		report := longReport(size.bytes)
-		var took []time.Duration
-		for range runs + 1 {
-			began := time.Now()
-			parts.NewStore().Put(report, parts.Split(report, 20_000))
-			took = append(took, time.Since(began))
-		}
-		cuts = append(cuts, fmt.Sprintf("%.2f", float64(median(took[1:]).Nanoseconds())/float64(len(report))))
+		cut := testing.Benchmark(func(b *testing.B) { // as many times as a steady figure takes
+			store := parts.NewStore()
+			for b.Loop() {
+				store.Put(report, parts.Split(report, 20_000))
+			}
+		})
+		cuts = append(cuts, fmt.Sprintf("%.2f", float64(cut.NsPerOp())/float64(len(report))))
 	}
 	addBenchRow(sectionReports, "cut into parts and kept, in process: ns per byte at 1 KB / 100 KB / 5 MB",
 		"linear: the same", strings.Join(cuts, " / "))
