@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,6 +77,61 @@ func TestWarmCLIOverACP(t *testing.T) {
 	}
 	s.note("2 searches on one --acp worker; report and tools as cold; same system instruction: %v",
 		warmReq.SystemInstruction == coldReq.SystemInstruction)
+}
+
+// 15c. The warm --acp worker of the real CLI under a time limit and a crash: a search past GEMINI_SEARCH_TIMEOUT
+// fails with CLI_TIMEOUT and session/cancel stops its prompt, the worker going on to answer the next search; a worker
+// killed during a search leaves it to a cold run, which answers.
+func TestWarmCLIOverACPCancelAndCrash(t *testing.T) {
+	s := newScenario(t, "15c acp cancel and crash")
+	groundedScript(s)
+	var hang atomic.Bool
+	answer := agent(searchCall(searchQuery))
+	s.mock.Handle(mg.KindChat, func(r *mg.Request) mg.Reply {
+		if hang.Load() {
+			return mg.Hang()
+		}
+		return answer(r)
+	})
+	srv := s.startHTTP("GEMINI_WARM_WORKERS=1", "GEMINI_SEARCH_TIMEOUT=8000")
+	search := func() *toolResult {
+		t.Helper()
+		return s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil).Result
+	}
+	checkGroundedReport(t, srv.url, search()) // cold: it starts the worker
+	if !waitFor(hangLimit, func() bool { return warmWorkers(t, srv.url) == 1 }) {
+		t.Fatalf("no warm CLI after the first search:\n%s", srv.stderr)
+	}
+	worker := cliProcs(s)
+	if len(worker) != 1 {
+		t.Fatalf("CLI processes: %v, want the worker alone", worker)
+	}
+
+	hang.Store(true)
+	if res := search(); res == nil || !res.IsError || res.body(t).Error.Code != "CLI_TIMEOUT" {
+		t.Fatalf("a search the model never answers: %+v, want CLI_TIMEOUT", res)
+	}
+	hang.Store(false)
+	checkGroundedReport(t, srv.url, search())
+	if got := cliProcs(s); len(got) != 1 || got[0].pid != worker[0].pid {
+		t.Fatalf("CLI processes after the timeout: %v, want the worker %v still serving", got, worker[0])
+	}
+
+	hang.Store(true)
+	seen := len(s.mock.RequestsOf(mg.KindChat))
+	c := s.startSDK(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil)
+	if !waitFor(hangLimit, func() bool { return len(s.mock.RequestsOf(mg.KindChat)) > seen }) {
+		t.Fatal("the search reached no mock request")
+	}
+	hang.Store(false)
+	if err := syscall.Kill(-worker[0].pgid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	checkGroundedReport(t, srv.url, c.wait(t, hangLimit).Result)
+	if !strings.Contains(srv.stderr.String(), "running the search cold") {
+		t.Errorf("the fallback to a cold run was not logged:\n%s", srv.stderr)
+	}
+	s.note("a timeout cancelled in the worker, which served on; a killed worker's search answered cold")
 }
 
 // userPrompt is what the model got as the user's turns after the CLI's session context.
