@@ -155,7 +155,7 @@ func (a *acpPool) died(m *acpModel) {
 	}
 }
 
-// ready notes that w answered a prompt: its model's starts are no longer put off.
+// served notes that a worker of model answered a prompt: its starts are no longer put off.
 func (a *acpPool) served(model string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
