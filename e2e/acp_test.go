@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/fakefirecrawl"
 	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
 )
 
@@ -132,6 +133,47 @@ func TestWarmCLIOverACPCancelAndCrash(t *testing.T) {
 		t.Errorf("the fallback to a cold run was not logged:\n%s", srv.stderr)
 	}
 	s.note("a timeout cancelled in the worker, which served on; a killed worker's search answered cold")
+}
+
+// 15d. A warm --acp worker runs Firecrawl's MCP server as a one-shot CLI does: the model's scrape reaches the fake
+// Firecrawl with the configured key, and the scraped page the report and its sources.
+func TestWarmCLIOverACPWithFirecrawl(t *testing.T) {
+	s := newScenario(t, "15d acp firecrawl")
+	key := "fc-e2e-" + s.runID
+	const page, marker = "https://docs.example.com/go-1.26", "Scraped by the fake Firecrawl through the warm worker 5c1d"
+	s.withFirecrawl(key)
+	s.firecrawl.AddPage(page, fakefirecrawl.Page{Title: "Go 1.26 docs", Markdown: "# Go 1.26\n\n" + marker + "\n"})
+	s.mock.Handle(mg.KindChat, agent(scrapeCall(page)))
+	srv := s.startHTTP("GEMINI_WARM_WORKERS=1", "FIRECRAWL_API_KEY="+key, "FIRECRAWL_API_URL="+s.firecrawlURL)
+	search := func() searchBody {
+		t.Helper()
+		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil)
+		if out.Result == nil || out.Result.IsError {
+			t.Fatalf("search failed: %+v (%s)", out.Result, out.Error)
+		}
+		return out.Result.body(t)
+	}
+	search() // cold: it starts the worker
+	if !waitFor(hangLimit, func() bool { return warmWorkers(t, srv.url) == 1 }) {
+		t.Fatalf("no warm CLI after the first search:\n%s", srv.stderr)
+	}
+	b := search()
+	if !strings.Contains(b.Report, marker) || !slices.Contains(b.Metadata.SourcesVisited, page) {
+		t.Errorf("the scraped page did not reach the warm search's report or sources: %+v", b)
+	}
+	scrapes := 0
+	for _, r := range s.firecrawl.Requests() {
+		if r.Path == "/v2/scrape" && r.Key == key && r.Status == 200 {
+			scrapes++
+		}
+	}
+	if scrapes != 2 {
+		t.Errorf("the fake Firecrawl got %d scrapes with the key, want 2 (cold, then warm): %+v", scrapes, s.firecrawl.Requests())
+	}
+	if n := strings.Count(srv.stderr.String(), "gemini run start command="+cliPath()+" acp=true"); n != 1 {
+		t.Errorf("runs on the warm worker: %d, want 1", n)
+	}
+	checkNeverOffered(t, s)
 }
 
 // userPrompt is what the model got as the user's turns after the CLI's session context.
