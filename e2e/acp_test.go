@@ -176,6 +176,31 @@ func TestWarmCLIOverACPWithFirecrawl(t *testing.T) {
 	checkNeverOffered(t, s)
 }
 
+// 15e. A warm --acp worker whose Firecrawl MCP server did not start (npx, offline, finds no firecrawl-mcp) says so as
+// a one-shot CLI does: metadata.firecrawl "unavailable: …" on the warm search too.
+func TestWarmCLIOverACPFirecrawlDown(t *testing.T) {
+	s := newScenario(t, "15e acp firecrawl down")
+	groundedScript(s)
+	config := filepath.Join(t.TempDir(), "config") // no node_modules above it: npx cannot find firecrawl-mcp
+	srv := s.startHTTP("GEMINI_WARM_WORKERS=1", "GEMINI_SEARCH_CONFIG_DIR="+config, "FIRECRAWL_API_URL=http://"+closedPort(t))
+	search := func() honesty {
+		t.Helper()
+		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil)
+		checkGroundedReport(t, "sdk", out.Result)
+		return honestyOf(t, "search", out.Result)
+	}
+	search() // cold: it starts the worker
+	if !waitFor(hangLimit, func() bool { return warmWorkers(t, srv.url) == 1 }) {
+		t.Fatalf("no warm CLI after the first search:\n%s", srv.stderr)
+	}
+	if h := search(); !strings.HasPrefix(h.Metadata.Firecrawl, "unavailable: ") {
+		t.Errorf("the warm search's metadata.firecrawl %q, want it unavailable", h.Metadata.Firecrawl)
+	}
+	if n := strings.Count(srv.stderr.String(), "gemini run start command="+cliPath()+" acp=true"); n != 1 {
+		t.Errorf("runs on the warm worker: %d, want 1", n)
+	}
+}
+
 // userPrompt is what the model got as the user's turns after the CLI's session context.
 func userPrompt(r mg.Request) string {
 	_, after, _ := strings.Cut(r.Prompt, "</session_context>")

@@ -10,8 +10,8 @@ import (
 )
 
 // No CLI starts before a search; the first search runs cold and starts the warm CLI. Warm CLIs follow the
-// configuration: a commit ends them (the new configuration's starts with its first search), a repaired workspace
-// replaces them, and keepWarm(false) and Shutdown end them.
+// configuration: a commit and a repaired workspace end them (the next search runs cold with the new settings and
+// starts another), and keepWarm(false) and Shutdown end them.
 func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
 	dir := t.TempDir()
@@ -52,13 +52,17 @@ func TestWarmWorkersFollowTheConfiguration(t *testing.T) {
 	search()
 	warm("a warm CLI for the new configuration", 4)
 	a.RepairWorkspace()
-	warm("a warm CLI for the repaired workspace", 5)
+	testkit.WaitFor(t, "no warm CLI for the old workspace", func() bool {
+		return a.State().Backend.Warm == 0 && len(fake.LivePIDs()) == 0
+	})
+	search()
+	warm("a warm CLI for the repaired workspace", 6)
 
 	a.keepWarm(false)
 	testkit.WaitFor(t, "no warm CLI", func() bool { return a.State().Backend.Warm == 0 && len(fake.LivePIDs()) == 0 })
 	a.Shutdown()
-	if n := len(fake.Started()); n != 5 {
-		t.Errorf("%d CLIs started, want 5", n)
+	if n := len(fake.Started()); n != 6 {
+		t.Errorf("%d CLIs started, want 6", n)
 	}
 	if a.keepWarm(true); a.State().Backend.Warm != 0 {
 		t.Error("kept warm after Shutdown")

@@ -62,6 +62,8 @@ type acpWorker struct {
 	cwd   string        // every session's folder: the config folder, whose .gemini/settings.json applies
 	ready chan struct{} // closed once it has answered initialize and opened its first session
 
+	firecrawlDown string // what the cold run that started it said of Firecrawl (acpPool.used)
+
 	writeMu sync.Mutex // one message at a time on its stdin
 
 	mu       sync.Mutex
@@ -78,8 +80,8 @@ type acpWorker struct {
 	skip bool   // the line passed the limit
 }
 
-// startWorker starts a worker for model, or returns why it could not start.
-func (r *Runner) startWorker(model string) (*acpWorker, error) {
+// startWorker starts a worker for model, which reports firecrawlDown of Firecrawl, or returns why it could not start.
+func (r *Runner) startWorker(model, firecrawlDown string) (*acpWorker, error) {
 	cwd, err := filepath.Abs(cmp.Or(r.cfg.Dir, "."))
 	if err != nil {
 		return nil, fmt.Errorf("config folder: %w", err)
@@ -88,7 +90,7 @@ func (r *Runner) startWorker(model string) (*acpWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &acpWorker{r: r, model: model, p: p, cwd: cwd, ready: make(chan struct{}),
+	w := &acpWorker{r: r, model: model, p: p, cwd: cwd, ready: make(chan struct{}), firecrawlDown: firecrawlDown,
 		calls: map[int64]chan rpcMessage{}, sessions: map[string]*acpRun{}}
 	p.stdout.attach(w)
 	return w, nil

@@ -6,9 +6,10 @@ import (
 )
 
 // acpPool is a Runner's --acp workers, one per model in use (WarmACP). A worker starts after KeepWarm once a
-// search of its model has succeeded (cold), which shows that the CLI serves; it is offered to the searches that follow once it is ready, and stops after WarmIdle without
+// search of its model has succeeded cold, which shows that the CLI serves with the settings in force; it is offered to the searches that follow once it is ready, and stops after WarmIdle without
 // a search of its model; the next search starts another. One worker serves up to WarmMax prompts at once, and is
-// replaced once spent (ACPMaxSessions, ACPMaxRSS).
+// retired once spent (ACPMaxSessions, ACPMaxRSS) or when the settings change: the next search runs cold and starts
+// another.
 type acpPool struct {
 	r      *Runner
 	mu     sync.Mutex
@@ -46,34 +47,34 @@ func (a *acpPool) keep(on bool) {
 }
 
 // take notes a search of model and returns its worker, held for the search, when it is ready to take a prompt at
-// once; else nil, and the search runs cold. A spent worker is retired and another started.
+// once; else nil, and the search runs cold. A spent worker is retired: the cold search starts the next (used).
 func (a *acpPool) take(model string) *acpWorker {
 	defer a.notify()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	m := a.models[model]
-	if !a.on || m == nil {
+	if !a.on || m == nil || m.worker == nil {
 		return nil
 	}
 	m.lastUse = time.Now()
-	if w := m.worker; w != nil && w.isReady() && w.spent() {
-		a.r.cfg.Logger.Debug("replacing a spent Gemini CLI --acp worker", "model", model, "pid", w.p.cmd.Process.Pid)
+	w := m.worker
+	if w.isReady() && w.spent() {
+		a.r.cfg.Logger.Debug("retiring a spent Gemini CLI --acp worker", "model", model, "pid", w.p.cmd.Process.Pid)
 		m.worker = nil
 		w.retire()
-	}
-	if m.worker == nil {
-		a.start(model, m)
 		return nil
 	}
-	if m.worker.offer(a.r.cfg.WarmMax) {
-		return m.worker
+	if w.offer(a.r.cfg.WarmMax) {
+		return w
 	}
 	return nil
 }
 
-// used notes a search of model that ran cold and succeeded: the CLI serves, and model's worker starts unless it
-// has one.
-func (a *acpPool) used(model string) {
+// used notes a search of model that ran cold and succeeded, with firecrawlDown its FirecrawlDown: the CLI serves,
+// and model's worker starts unless it has one. The worker reports the same of Firecrawl: the CLI 0.61.0 in --acp
+// mode writes what it says of its MCP servers only when it exits, and the worker starts them as the cold run did,
+// with the same settings and environment.
+func (a *acpPool) used(model, firecrawlDown string) {
 	defer a.notify()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -83,7 +84,7 @@ func (a *acpPool) used(model string) {
 	m := a.model(model)
 	m.lastUse = time.Now()
 	if m.worker == nil {
-		a.start(model, m)
+		a.start(model, m, firecrawlDown)
 	}
 }
 
@@ -102,11 +103,11 @@ func (a *acpPool) model(model string) *acpModel {
 }
 
 // start starts a worker for model, unless one failed lately. Called with mu held.
-func (a *acpPool) start(model string, m *acpModel) {
+func (a *acpPool) start(model string, m *acpModel, firecrawlDown string) {
 	if time.Now().Before(m.notBefore) {
 		return
 	}
-	w, err := a.r.startWorker(model)
+	w, err := a.r.startWorker(model, firecrawlDown)
 	if err != nil {
 		a.r.cfg.Logger.Debug("a Gemini CLI --acp worker did not start", "model", model, "err", err)
 		a.died(m)
@@ -189,20 +190,18 @@ func (a *acpPool) drop(model string, m *acpModel) {
 	delete(a.models, model)
 }
 
-// refresh replaces the workers: the settings they started with have changed.
+// refresh retires the workers: the settings they started with have changed. The next search of each model runs
+// cold, with the new settings, and starts its next worker.
 func (a *acpPool) refresh() {
 	defer a.notify()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for model, m := range a.models {
+	for _, m := range a.models {
 		if m.worker != nil {
 			m.worker.retire()
 			m.worker = nil
 		}
 		m.deaths, m.notBefore = 0, time.Time{}
-		if a.on {
-			a.start(model, m)
-		}
 	}
 }
 

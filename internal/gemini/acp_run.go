@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -63,7 +64,7 @@ func (r *Runner) runOnWorker(ctx, runCtx context.Context, w *acpWorker, req back
 	run.finish(pr)
 	res = out.result().Masked(r.mask.Mask)
 	res.Duration, res.Backend = time.Since(start), backend.CLI
-	if down := w.p.mcp.firecrawlDownSoFar(); down != "" && r.cfg.Firecrawl {
+	if down := cmp.Or(w.p.mcp.firecrawlDownSoFar(), w.firecrawlDown); down != "" && r.cfg.Firecrawl {
 		res.FirecrawlDown = r.mask.Mask(down)
 		r.cfg.Logger.Warn("Firecrawl did not start; the agent researched without it", "reason", res.FirecrawlDown)
 	}

@@ -396,3 +396,48 @@ func TestACPFailures(t *testing.T) {
 		})
 	}
 }
+
+// A worker reports Firecrawl as the cold run that started it found it (the real CLI's --acp mode writes what it says
+// of its MCP servers only when it exits): here only that run's CLI said Firecrawl did not start.
+func TestACPFirecrawlDownAsTheColdRunSaid(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioScript)
+	script := geminitest.ScriptEnv(t, geminitest.Step{Scenario: geminitest.ScenarioNoFirecrawl}, geminitest.Step{Scenario: geminitest.ScenarioOK})
+	r := newACPRunner(t, fake, func(c *gemini.Config) {
+		c.ExtraEnv = append(c.ExtraEnv, script, "DEBUG=false")
+		c.Firecrawl = true
+	})
+	cold, err := run(t, r, backend.Request{})
+	if err != nil || cold.FirecrawlDown == "" {
+		t.Fatalf("cold: FirecrawlDown %q, %v; want it said", cold.FirecrawlDown, err)
+	}
+	waitReady(t, r)
+	warm, err := run(t, r, backend.Request{})
+	if err != nil || warm.FirecrawlDown != cold.FirecrawlDown || !isACP(fake.Calls()[1]) {
+		t.Errorf("warm: FirecrawlDown %q, %v; want %q from the worker", warm.FirecrawlDown, err, cold.FirecrawlDown)
+	}
+}
+
+// Refresh (the settings changed) retires the worker: the next search runs cold with the new settings and starts
+// the next one.
+func TestACPRefresh(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
+	r := newACPRunner(t, fake, nil)
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, r)
+	r.Refresh()
+	testkit.WaitFor(t, "the worker gone", func() bool { return r.Warm() == 0 && len(fake.LivePIDs()) == 0 })
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if isACP(fake.Calls()[1]) {
+		t.Error("the search after Refresh ran on a worker, want cold")
+	}
+	waitReady(t, r)
+	if n := len(fake.Started()); n != 4 {
+		t.Errorf("%d CLIs started, want two cold runs and two workers", n)
+	}
+}

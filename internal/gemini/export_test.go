@@ -4,7 +4,7 @@ package gemini
 // processes), without running one.
 func Used(r *Runner, model string) {
 	if r.cfg.Warm == WarmACP {
-		r.acp.used(model)
+		r.acp.used(model, "")
 		return
 	}
 	if p := r.warm.take(model); p != nil {

@@ -132,7 +132,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	}
 	res, err := r.runProcess(ctx, runCtx, req, start, limit, limitVar)
 	if err == nil && r.cfg.Warm == WarmACP {
-		r.acp.used(req.Model) // the CLI serves: its worker starts with its first search that succeeded
+		r.acp.used(req.Model, res.FirecrawlDown) // the CLI serves: its worker starts with its first search that succeeded
 	}
 	return res, err
 }
