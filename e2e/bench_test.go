@@ -57,7 +57,7 @@ func BenchmarkTable(b *testing.B) {
 const (
 	sectionStart   = "start and idle memory"
 	sectionCLI     = "search on the Gemini CLI (real CLI, mock API)"
-	sectionACP     = "warm CLI in the server's runner: an --acp worker against pre-spawned one-shot processes"
+	sectionACP     = "warm CLI in the runner: an --acp worker vs pre-spawned one-shot"
 	sectionAPI     = "search on the Gemini API backend (mock API)"
 	sectionReports = "long reports"
 	sectionLoad    = "100 calls at once"
