@@ -772,16 +772,27 @@ func TestWarmWorkersFollowTheServer(t *testing.T) {
 	warm := func(root traytest.Item) bool {
 		return strings.HasSuffix(root.Children[0].Label, "Gemini CLI, 1 warm")
 	}
+	base, _ := p.waitRunning(t)
+	if started := fake.Started(); len(started) != 0 {
+		t.Fatalf("the server started %d CLI processes before any search", len(started))
+	}
+
+	// A CLI search that succeeds makes a warm worker, which the status line counts.
+	if res := <-searchAsync(t, base, "warm me up"); res == nil || res.IsError {
+		t.Fatalf("search: %+v", res)
+	}
 	p.waitMenu(t, "one warm CLI in the status line", warm)
-	testkit.WaitFor(t, "the warm CLI", func() bool { return len(fake.Started()) == 1 })
 
 	p.click(t, "Stop server")
 	p.waitMenu(t, "Stopped", func(root traytest.Item) bool { return root.Children[0].Label == "Stopped" })
 	testkit.WaitFor(t, "the warm CLI to end", func() bool { return len(fake.LivePIDs()) == 0 })
 
+	// Started again, the server keeps nothing warm until a search comes again.
 	p.click(t, "Start server")
-	p.waitMenu(t, "one warm CLI again", warm)
-	testkit.WaitFor(t, "another warm CLI", func() bool { return len(fake.Started()) == 2 })
+	_, root := p.waitRunning(t)
+	if warm(root) || len(fake.LivePIDs()) != 0 {
+		t.Errorf("after Start server: %q, %d CLI processes; want none until a search", root.Children[0].Label, len(fake.LivePIDs()))
+	}
 
 	p.quit(t)
 	if live := fake.LivePIDs(); len(live) > 0 {
