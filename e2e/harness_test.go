@@ -184,8 +184,8 @@ func (s *scenario) saveLogs() {
 func (s *scenario) env(extra ...string) []string {
 	env := []string{
 		"GEMINI_BACKEND=cli",
-		// No CLI started ahead of its prompt: the scenarios count the CLI's runs and processes. Warm CLIs are
-		// scenario 15's subject.
+		// No CLI started ahead of its prompt: the scenarios count the CLI's runs and processes. Warm CLIs (the
+		// --acp worker) are the subject of scenarios 15b-15e (acp_test.go).
 		"GEMINI_WARM_WORKERS=0",
 		// `gemini` resolves to the pinned CLI: the server finds it on PATH, as with a global npm install.
 		"PATH=" + filepath.Join(cacheDir, "node_modules", ".bin") + string(os.PathListSeparator) + os.Getenv("PATH"),

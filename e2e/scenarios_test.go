@@ -1024,55 +1024,6 @@ func TestAutoNoCLILogin(t *testing.T) {
 	}
 }
 
-// 15. Warm CLI workers (GEMINI_WARM_WORKERS=1): the server starts a CLI ahead of the search. It waits past the
-// ~2 s after which a CLI with nothing on stdin gives up (exit 42), thanks to the newline every run is given at its
-// start, then takes the prompt and answers as a cold CLI does: the model gets the same prompt byte for byte (our
-// research prompt after that newline) and the report is the same. The next search takes the CLI started to
-// replace it.
-func TestWarmCLI(t *testing.T) {
-	s := newScenario(t, "15 warm cli")
-	groundedScript(s)
-	warm := s.startHTTP("GEMINI_WARM_WORKERS=1")
-	cold := s.startHTTP()
-	if !waitFor(hangLimit, func() bool { return warmWorkers(t, warm.url) == 1 }) {
-		t.Fatalf("no warm CLI 30s after the start:\n%s", warm.stderr)
-	}
-	time.Sleep(3 * time.Second) // past the moment an idle CLI given no newline exits
-	if warmWorkers(t, warm.url) != 1 || strings.Contains(warm.stderr.String(), "ended before its prompt") {
-		t.Fatalf("the warm CLI did not wait for its prompt:\n%s", warm.stderr)
-	}
-
-	search := func(srv *server) (searchBody, mg.Request) {
-		t.Helper()
-		seen := len(s.mock.Requests())
-		out := s.sdk(sdkRequest{Transport: "http", URL: srv.url, Arguments: map[string]any{"query": question, "fresh": true}}, nil)
-		checkGroundedReport(t, srv.url, out.Result)
-		for _, r := range s.mock.Requests()[seen:] {
-			if r.Kind == mg.KindChat && r.ToolTurns == 0 {
-				return out.Result.body(t), r
-			}
-		}
-		t.Fatalf("%s: no CLI conversation reached the mock", srv.url)
-		return searchBody{}, mg.Request{}
-	}
-	warmReport, warmReq := search(warm)
-	coldReport, coldReq := search(cold)
-	if warmReport.Report != coldReport.Report || !slices.Equal(warmReport.Metadata.SourcesVisited, coldReport.Metadata.SourcesVisited) {
-		t.Errorf("the warm CLI's report differs from the cold one's:\nwarm:\n%s\ncold:\n%s", warmReport.Report, coldReport.Report)
-	}
-	if warmReq.Prompt != coldReq.Prompt || !strings.Contains(warmReq.Prompt, "\nYou are an autonomous research agent") {
-		t.Errorf("the model got another prompt from the warm CLI:\nwarm:\n%q\ncold:\n%q", warmReq.Prompt, coldReq.Prompt)
-	}
-	if !waitFor(hangLimit, func() bool { return warmWorkers(t, warm.url) == 1 }) {
-		t.Fatal("the warm CLI taken was not replaced")
-	}
-	search(warm)
-	if n, m := strings.Count(warm.stderr.String(), "warm=true"), strings.Count(cold.stderr.String(), "warm=false"); n != 2 || m != 1 {
-		t.Errorf("runs on warm CLIs: %d (want 2), cold runs on the cold server: %d (want 1)", n, m)
-	}
-	s.note("2 searches on warm CLIs after %s idle; prompt and report as cold", 3*time.Second)
-}
-
 // warmWorkers is what the server at mcpURL says on /healthz of its warm CLIs.
 func warmWorkers(t testing.TB, mcpURL string) int {
 	t.Helper()
