@@ -178,7 +178,7 @@ func (w *acpWorker) spent() bool {
 	if opened >= w.r.cfg.ACPMaxSessions {
 		return true
 	}
-	rss, ok := processRSS(w.p.cmd.Process.Pid)
+	rss, ok := groupRSS(w.p.cmd.Process.Pid)
 	return ok && rss > w.r.cfg.ACPMaxRSS
 }
 

@@ -6,8 +6,9 @@ import (
 )
 
 // acpPool is a Runner's --acp workers, one per model in use (WarmACP). A worker starts after KeepWarm once a
-// search of its model has succeeded cold, which shows that the CLI serves with the settings in force; it is offered to the searches that follow once it is ready, and stops after WarmIdle without
-// a search of its model; the next search starts another. One worker serves up to WarmMax prompts at once, and is
+// search of its model has succeeded cold, which shows that the CLI serves with the settings in force; it is offered
+// to the searches that follow once it is ready, and stops after WarmIdle without a search of its model; the next
+// search starts another. One worker serves up to WarmMax prompts at once, and is
 // retired once spent (ACPMaxSessions, ACPMaxRSS) or when the settings change: the next search runs cold and starts
 // another.
 type acpPool struct {

@@ -2,5 +2,5 @@
 
 package gemini
 
-// processRSS cannot read a process's size here: a worker is replaced after its number of sessions alone.
-func processRSS(int) (int64, bool) { return 0, false }
+// groupRSS cannot read the size of a process group here: a worker is replaced after its number of sessions alone.
+func groupRSS(int) (int64, bool) { return 0, false }

@@ -310,7 +310,8 @@ func TestACPIdleWorkerStops(t *testing.T) {
 	testkit.WaitFor(t, "another worker", func() bool { return len(fake.Started()) == 4 })
 }
 
-// A run with folders runs cold (a session cannot carry them) but counts as a search: it starts the worker.
+// A run with folders runs cold (a session cannot carry them) and starts no worker, which could never serve it; the
+// first search without folders does.
 func TestACPFoldersRunCold(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioOK)
@@ -318,14 +319,21 @@ func TestACPFoldersRunCold(t *testing.T) {
 	if _, err := run(t, r, backend.Request{Dirs: []string{t.TempDir()}}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
 	waitReady(t, r)
 	if _, err := run(t, r, backend.Request{Dirs: []string{filepath.Join(t.TempDir())}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range fake.Calls() {
+	calls := fake.Calls()
+	for _, c := range calls {
 		if isACP(c) {
-			t.Errorf("a run with folders ran on the worker: %+v", c)
+			t.Errorf("a run ran on the worker: %+v", c)
 		}
+	}
+	if n := len(fake.Started()); n != len(calls)+1 {
+		t.Errorf("%d CLIs started for %d cold runs, want one worker besides", n, len(calls))
 	}
 }
 
@@ -397,24 +405,36 @@ func TestACPFailures(t *testing.T) {
 	}
 }
 
-// A worker reports Firecrawl as the cold run that started it found it (the real CLI's --acp mode writes what it says
-// of its MCP servers only when it exits): here only that run's CLI said Firecrawl did not start.
-func TestACPFirecrawlDownAsTheColdRunSaid(t *testing.T) {
+// While Firecrawl is on no --acp worker starts (the CLI would start a Firecrawl MCP server for every session and
+// never end one): a search that succeeded starts a one-shot process instead, the next search runs on it, and each
+// run reports Firecrawl as its own CLI found it.
+func TestACPNotWithFirecrawl(t *testing.T) {
 	t.Parallel()
-	fake := geminitest.NewLocal(t, geminitest.ScenarioScript)
-	script := geminitest.ScriptEnv(t, geminitest.Step{Scenario: geminitest.ScenarioNoFirecrawl}, geminitest.Step{Scenario: geminitest.ScenarioOK})
+	fake := geminitest.NewLocal(t, geminitest.ScenarioNoFirecrawl)
 	r := newACPRunner(t, fake, func(c *gemini.Config) {
-		c.ExtraEnv = append(c.ExtraEnv, script, "DEBUG=false")
+		c.ExtraEnv = append(c.ExtraEnv, "DEBUG=false")
 		c.Firecrawl = true
 	})
-	cold, err := run(t, r, backend.Request{})
+	if r.Config().Warm != gemini.WarmOneShot {
+		t.Errorf("warm mode %q with Firecrawl, want %q", r.Config().Warm, gemini.WarmOneShot)
+	}
+	if n := len(fake.Started()); n != 0 {
+		t.Fatalf("%d CLIs started before any search, want none", n)
+	}
+	cold, err := run(t, r, backend.Request{Model: "m1"})
 	if err != nil || cold.FirecrawlDown == "" {
 		t.Fatalf("cold: FirecrawlDown %q, %v; want it said", cold.FirecrawlDown, err)
 	}
-	waitReady(t, r)
-	warm, err := run(t, r, backend.Request{})
-	if err != nil || warm.FirecrawlDown != cold.FirecrawlDown || !isACP(fake.Calls()[1]) {
-		t.Errorf("warm: FirecrawlDown %q, %v; want %q from the worker", warm.FirecrawlDown, err, cold.FirecrawlDown)
+	waitWarm(t, r, fake, 1, 2)
+	waiting := fake.Started()[1]
+	warm, err := run(t, r, backend.Request{Model: "m1"})
+	if err != nil || warm.Text != geminitest.DefaultAnswer || warm.FirecrawlDown != cold.FirecrawlDown {
+		t.Fatalf("warm: %q, FirecrawlDown %q, %v; want the answer and %q", warm.Text, warm.FirecrawlDown, err, cold.FirecrawlDown)
+	}
+	waitWarm(t, r, fake, 1, 3) // refilled, and nothing else started
+	calls := fake.Calls()
+	if len(calls) != 2 || calls[1].PID != waiting || isACP(calls[0]) || isACP(calls[1]) {
+		t.Errorf("got calls %+v, want a cold run, then one on the waiting process %d", calls, waiting)
 	}
 }
 

@@ -45,7 +45,7 @@ type Config struct {
 	Logger    *slog.Logger  // nil discards
 
 	// Warm workers (KeepWarm): CLI processes started ahead of their prompts, from the first search on.
-	Warm     WarmMode      // how; default WarmACP
+	Warm     WarmMode      // how; default WarmACP, which becomes WarmOneShot while Firecrawl is on (NewRunner)
 	WarmMax  int           // WarmACP: prompts one worker serves at once; one-shot: processes in all (the queue's limit); 0: no limit
 	WarmIdle time.Duration // a model's warm processes stop after this long without a search; default 10 min
 	OnWarm   func()        // told whenever the number of warm processes changes; nil: nobody
@@ -82,6 +82,11 @@ func NewRunner(cfg Config) *Runner {
 	}
 	if cfg.Warm == "" {
 		cfg.Warm = WarmACP
+	}
+	if cfg.Firecrawl && cfg.Warm == WarmACP {
+		// The CLI (0.61.0) starts the settings' MCP servers for every ACP session and never frees one: a worker
+		// would hold a Firecrawl MCP server (~130 MB) per session it ever opened. Processes of their own start one each.
+		cfg.Warm = WarmOneShot
 	}
 	if cfg.ACPMaxSessions <= 0 {
 		cfg.ACPMaxSessions = defaultACPMaxSessions
@@ -131,8 +136,8 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 		}
 	}
 	res, err := r.runProcess(ctx, runCtx, req, start, limit, limitVar)
-	if err == nil && r.cfg.Warm == WarmACP {
-		r.acp.used(req.Model, res.FirecrawlDown) // the CLI serves: its worker starts with its first search that succeeded
+	if err == nil && r.warmServes(req) {
+		r.used(req.Model, res.FirecrawlDown) // the CLI serves: its warm processes start with its first search that succeeded
 	}
 	return res, err
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/backend"
 )
 
 const defaultWarmIdle = 10 * time.Minute
@@ -38,11 +40,31 @@ func (r *Runner) take(model string, dirs []string) (p *process, warm bool, err e
 	return p, false, err
 }
 
+// warmServes reports whether a warm process could have run req: a session of a worker (acpServes), or a one-shot
+// process, started with no folders.
+func (r *Runner) warmServes(req backend.Request) bool {
+	if r.cfg.Warm == WarmACP {
+		return acpServes(req)
+	}
+	return len(req.Dirs) == 0
+}
+
+// used notes a search of model that succeeded, and which a warm process could have served (warmServes), with
+// firecrawlDown its FirecrawlDown: the CLI serves, and model's warm processes start unless they are there.
+func (r *Runner) used(model, firecrawlDown string) {
+	if r.cfg.Warm == WarmACP {
+		r.acp.used(model, firecrawlDown)
+		return
+	}
+	r.warm.used(model)
+}
+
 // KeepWarm keeps the CLI warm for the searches to come, until Cool or Close; n is the warm policy's (warm.Workers),
-// and 0 is Cool. Nothing starts until a search: the first search of a model (cold; for WarmACP one that
-// succeeded) starts its warm processes, and they stop after cfg.WarmIdle without a search of that model, until the next one. WarmACP keeps one --acp worker
-// per model, whatever n; WarmOneShot keeps n processes per model, replacing one that ends before its prompt (at
-// growing intervals when that keeps happening), never more than cfg.WarmMax in all.
+// and 0 is Cool. Nothing starts until a search: the first search of a model that succeeded (cold) starts its warm
+// processes, and they stop after cfg.WarmIdle without a search of that model, until the next one. WarmACP keeps
+// one --acp worker per model, whatever n; WarmOneShot (and WarmACP while Firecrawl is on) keeps n processes per
+// model, replacing one that ends before its prompt (at growing intervals when that keeps happening), never more
+// than cfg.WarmMax in all.
 func (r *Runner) KeepWarm(n int) {
 	if n <= 0 {
 		r.Cool()
@@ -156,15 +178,16 @@ func (w *warmPool) cool() []*process {
 	return ended
 }
 
-// take hands out a waiting process of model that is still alive, or nil, and starts its replacement.
+// take hands out a waiting process of model that is still alive, or nil, and starts its replacement. A model
+// with no search that succeeded yet (used) has none.
 func (w *warmPool) take(model string) *process {
 	defer w.notify()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.on {
+	m := w.models[model]
+	if !w.on || m == nil {
 		return nil
 	}
-	m := w.model(model)
 	m.lastUse = time.Now()
 	var p *process
 	for p == nil && len(m.waiting) > 0 {
@@ -179,6 +202,19 @@ func (w *warmPool) take(model string) *process {
 	}
 	w.fill(model, m)
 	return p
+}
+
+// used notes a search of model that succeeded: the CLI serves, and model's processes start unless they are there.
+func (w *warmPool) used(model string) {
+	defer w.notify()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.on {
+		return
+	}
+	m := w.model(model)
+	m.lastUse = time.Now()
+	w.fill(model, m)
 }
 
 // model returns the entry of model, made when missing. Called with mu held.
