@@ -135,12 +135,13 @@ func TestWarmCLIOverACPCancelAndCrash(t *testing.T) {
 	s.note("a timeout cancelled in the worker, which served on; a killed worker's search answered cold")
 }
 
-// 15d. A warm --acp worker runs Firecrawl's MCP server as a one-shot CLI does: the model's scrape reaches the fake
-// Firecrawl with the configured key, and the scraped page the report and its sources.
+// 15d. With Firecrawl on, no --acp worker starts (the CLI would start a Firecrawl MCP server for every session and
+// never end one): the warm search runs on a pre-spawned one-shot CLI, and Firecrawl still scrapes: the model's
+// scrape reaches the fake Firecrawl with the configured key, and the scraped page the report and its sources.
 func TestWarmCLIOverACPWithFirecrawl(t *testing.T) {
 	s := newScenario(t, "15d acp firecrawl")
 	key := "fc-e2e-" + s.runID
-	const page, marker = "https://docs.example.com/go-1.26", "Scraped by the fake Firecrawl through the warm worker 5c1d"
+	const page, marker = "https://docs.example.com/go-1.26", "Scraped by the fake Firecrawl through the warm CLI 5c1d"
 	s.withFirecrawl(key)
 	s.firecrawl.AddPage(page, fakefirecrawl.Page{Title: "Go 1.26 docs", Markdown: "# Go 1.26\n\n" + marker + "\n"})
 	s.mock.Handle(mg.KindChat, agent(scrapeCall(page)))
@@ -153,7 +154,7 @@ func TestWarmCLIOverACPWithFirecrawl(t *testing.T) {
 		}
 		return out.Result.body(t)
 	}
-	search() // cold: it starts the worker
+	search() // cold: it starts the warm CLI
 	if !waitFor(hangLimit, func() bool { return warmWorkers(t, srv.url) == 1 }) {
 		t.Fatalf("no warm CLI after the first search:\n%s", srv.stderr)
 	}
@@ -170,14 +171,13 @@ func TestWarmCLIOverACPWithFirecrawl(t *testing.T) {
 	if scrapes != 2 {
 		t.Errorf("the fake Firecrawl got %d scrapes with the key, want 2 (cold, then warm): %+v", scrapes, s.firecrawl.Requests())
 	}
-	if n := strings.Count(srv.stderr.String(), "gemini run start command="+cliPath()+" acp=true"); n != 1 {
-		t.Errorf("runs on the warm worker: %d, want 1", n)
-	}
+	checkWarmOneShot(t, srv)
 	checkNeverOffered(t, s)
 }
 
-// 15e. A warm --acp worker whose Firecrawl MCP server did not start (npx, offline, finds no firecrawl-mcp) says so as
-// a one-shot CLI does: metadata.firecrawl "unavailable: …" on the warm search too.
+// 15e. A warm search whose Firecrawl MCP server did not start (npx, offline, finds no firecrawl-mcp) says so as a
+// cold one does: metadata.firecrawl "unavailable: …" on the warm search too, which ran on a pre-spawned one-shot CLI
+// (no --acp worker while Firecrawl is on).
 func TestWarmCLIOverACPFirecrawlDown(t *testing.T) {
 	s := newScenario(t, "15e acp firecrawl down")
 	groundedScript(s)
@@ -189,15 +189,25 @@ func TestWarmCLIOverACPFirecrawlDown(t *testing.T) {
 		checkGroundedReport(t, "sdk", out.Result)
 		return honestyOf(t, "search", out.Result)
 	}
-	search() // cold: it starts the worker
+	search() // cold: it starts the warm CLI
 	if !waitFor(hangLimit, func() bool { return warmWorkers(t, srv.url) == 1 }) {
 		t.Fatalf("no warm CLI after the first search:\n%s", srv.stderr)
 	}
 	if h := search(); !strings.HasPrefix(h.Metadata.Firecrawl, "unavailable: ") {
 		t.Errorf("the warm search's metadata.firecrawl %q, want it unavailable", h.Metadata.Firecrawl)
 	}
-	if n := strings.Count(srv.stderr.String(), "gemini run start command="+cliPath()+" acp=true"); n != 1 {
-		t.Errorf("runs on the warm worker: %d, want 1", n)
+	checkWarmOneShot(t, srv)
+}
+
+// checkWarmOneShot checks that srv's second search ran on a pre-spawned one-shot CLI and none on an --acp worker.
+func checkWarmOneShot(t *testing.T, srv *server) {
+	t.Helper()
+	logs := srv.stderr.String()
+	if n := strings.Count(logs, "gemini run start command="+cliPath()+" acp=true"); n != 0 {
+		t.Errorf("runs on an --acp worker: %d, want none with Firecrawl on", n)
+	}
+	if n := strings.Count(logs, " warm=true prompt_bytes="); n != 1 {
+		t.Errorf("runs on a pre-spawned one-shot CLI: %d, want 1:\n%s", n, logs)
 	}
 }
 
