@@ -30,10 +30,15 @@ func acpServes(req backend.Request) bool {
 	return len(req.Dirs) == 0 && !strings.HasPrefix(prompt, "/") && !strings.HasPrefix(prompt, "$")
 }
 
+// acpQuickQuota is how soon a 429 must come back to be taken for a daily quota, which the API refuses at the first
+// request (1.5 s measured); the CLI answers a per-minute rate limit only after its retries, the first 5 s in.
+const acpQuickQuota = 3 * time.Second
+
 // runOnWorker runs req in a session of w, which take held for it, and lets go of w. ok is false when the run
 // should go cold instead: w ended before it answered, it could not open a session, or the API refused the prompt
-// for a quota (the CLI's ACP answer says only "Rate limit exceeded", and a one-shot run tells a daily quota, on
-// which auto switches to the API, from a rate limit).
+// at once for a quota (the CLI's ACP answer says only "Rate limit exceeded", and a one-shot run tells a daily
+// quota, on which auto switches to the API, from a rate limit). A 429 that came back late came after the CLI's
+// retries, which it makes only on a rate limit: a cold run would retry as long again, past the time limit.
 func (r *Runner) runOnWorker(ctx, runCtx context.Context, w *acpWorker, req backend.Request, start time.Time,
 	limit time.Duration, limitVar string) (res backend.Result, ok bool, err error) {
 	defer w.release()
@@ -50,12 +55,15 @@ func (r *Runner) runOnWorker(ctx, runCtx context.Context, w *acpWorker, req back
 	out := newCollector(r.cfg.MaxOutput, r.onEvent(req))
 	run := newACPRun(out, w.model)
 	var pr promptResult
+	prompted := time.Now()
 	if err == nil {
 		pr = w.prompt(runCtx, session, req.Prompt, run) // no @ guard: ACP reads no @path in a text prompt
 	} else {
 		pr.cancelled = true
 	}
-	if pr.gone && !pr.cancelled || pr.err != nil && pr.err.Code == 429 {
+	rateLimited := pr.err != nil && pr.err.Code == 429
+	quick := time.Since(prompted) < acpQuickQuota
+	if pr.gone && !pr.cancelled || rateLimited && quick {
 		run.close()
 		r.cfg.Logger.Warn("the warm Gemini CLI could not answer; running the search cold", "pid", w.p.cmd.Process.Pid,
 			"error", r.mask.Mask(fmt.Sprint(pr.err)), "exit", exitDesc(w.p))
@@ -93,6 +101,9 @@ func (r *Runner) runOnWorker(ctx, runCtx context.Context, w *acpWorker, req back
 	e := classify(o)
 	if e == nil {
 		return res, true, nil
+	}
+	if rateLimited && e.Code == backend.CodeQuota {
+		e.Message, e.Daily = backend.MessagePerMinuteQuota, false // late: after the CLI's retries (acpQuickQuota)
 	}
 	e.Message = r.mask.Mask(e.Message)
 	e.Detail, e.Partial = r.detail("", out), res

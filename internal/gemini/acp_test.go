@@ -370,8 +370,9 @@ func TestACPSlowEventReaderHoldsUpNoOtherPrompt(t *testing.T) {
 	}
 }
 
-// A prompt the worker fails is classified as a one-shot run's failure is; a quota goes to a cold run, which alone
-// tells a daily quota (on which auto switches to the API) from a rate limit.
+// A prompt the worker fails is classified as a one-shot run's failure is; a quota refused at once goes to a cold
+// run, which alone tells a daily quota (on which auto switches to the API) from a rate limit; a 429 that came late,
+// after the CLI's retries, is a rate limit, returned as it is (a cold run would retry as long again).
 func TestACPFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -382,6 +383,7 @@ func TestACPFailures(t *testing.T) {
 		{geminitest.ScenarioAuth401, backend.CodeAuth, false},
 		{geminitest.ScenarioEmpty, backend.CodeEmpty, false},
 		{geminitest.ScenarioQuota, backend.CodeQuota, true},
+		{geminitest.ScenarioRateLimited, backend.CodeQuota, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
@@ -394,8 +396,12 @@ func TestACPFailures(t *testing.T) {
 			}
 			waitReady(t, r)
 			_, err := run(t, r, backend.Request{})
-			if e := asError(t, err); e.Code != tt.code || tt.code == backend.CodeQuota && !e.Daily {
-				t.Errorf("got %+v, want %s", e, tt.code)
+			e := asError(t, err)
+			if e.Code != tt.code || tt.code == backend.CodeQuota && e.Daily != tt.cold {
+				t.Errorf("got %+v, want %s (daily: %v)", e, tt.code, tt.cold)
+			}
+			if tt.scenario == geminitest.ScenarioRateLimited && e.Message != backend.MessagePerMinuteQuota {
+				t.Errorf("got %q, want the per-minute rate limit", e.Message)
 			}
 			calls := fake.Calls()
 			if !isACP(calls[1]) || isACP(calls[len(calls)-1]) != !tt.cold {

@@ -23,6 +23,11 @@ const EnvTogether = "FAKE_GEMINI_ACP_TOGETHER"
 // plays ScenarioOK.
 const ScenarioPermission = "permission"
 
+// ScenarioRateLimited is ScenarioQuota that, over --acp, answers its 429 only after EnvDelay (default 4s), as the
+// real CLI does after its retries on a per-minute rate limit (~242 s); a daily quota fails on its first request. A
+// one-shot run plays ScenarioQuota.
+const ScenarioRateLimited = "rate-limited"
+
 // The fake's --acp mode (the CLI's Agent Client Protocol: JSON-RPC 2.0 over stdin and stdout, one JSON object a
 // line) plays the same scenarios as its one-shot runs, one per session/prompt, each recorded as a Call whose Stdin
 // is the prompt's text and whose Dir is the session's cwd. Prompts run concurrently. As the real CLI 0.61.0 does:
@@ -179,6 +184,18 @@ func (a *acpFake) play(scenario string, s *acpFakeSession, id int, c *cli) {
 	switch scenario {
 	case ScenarioQuota:
 		a.fail(id, 429, "Rate limit exceeded. Try again later.")
+		return
+	case ScenarioRateLimited:
+		delay := 4 * time.Second
+		if d, err := time.ParseDuration(os.Getenv(EnvDelay)); err == nil {
+			delay = d
+		}
+		select {
+		case <-time.After(delay):
+			a.fail(id, 429, "Rate limit exceeded. Try again later.")
+		case <-s.cancelled:
+			a.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"stopReason": "cancelled"}})
+		}
 		return
 	case ScenarioAuth401:
 		a.fail(id, 401, "API key not valid. Please pass a valid API key.")

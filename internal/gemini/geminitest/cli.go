@@ -120,7 +120,7 @@ func (c *cli) play(scenario string) int {
 		c.event("message", "role", "assistant", "content", "Partial answer before the hang.", "delta", true)
 		c.out.Flush()
 		sleepForever()
-	case ScenarioQuota:
+	case ScenarioQuota, ScenarioRateLimited:
 		writeErrorReport()
 		c.init()
 		fmt.Fprintln(os.Stderr, "Attempt 1 failed with status 429. Retrying with backoff... ApiError: RESOURCE_EXHAUSTED")
