@@ -410,7 +410,7 @@ type acpQuota struct {
 }
 
 // prompt runs text in session, its updates going to run, until the CLI answers, the worker ends, or ctx is done:
-// then session/cancel asks the CLI to stop, and a worker that has not answered within KillGrace is ended.
+// then session/cancel asks the CLI to stop, and a worker that has not answered within KillGrace is retired.
 func (w *acpWorker) prompt(ctx context.Context, session, text string, run *acpRun) promptResult {
 	w.mu.Lock()
 	w.sessions[session] = run
@@ -439,10 +439,11 @@ func (w *acpWorker) prompt(ctx context.Context, session, text string, run *acpRu
 		case <-w.p.done:
 			return res
 		case <-time.After(w.r.cfg.KillGrace):
-			w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker did not stop a cancelled prompt; ending it", "pid", w.p.cmd.Process.Pid)
+			// The other prompts it serves go on: it ends once the last of them lets go of it.
+			w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker did not stop a cancelled prompt; retiring it",
+				"pid", w.p.cmd.Process.Pid)
 			w.forget(id)
 			w.retire()
-			w.p.end()
 			return res
 		}
 	}

@@ -176,6 +176,53 @@ func TestACPCancelAndTimeLimit(t *testing.T) {
 	}
 }
 
+// A prompt whose cancel the worker ignores retires the worker but ends no other prompt: here the one it was serving
+// beside it (slow: it answers 2 s after it came) answers from the worker, which then ends.
+func TestACPStuckCancelEndsNoOtherPrompt(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioScript)
+	script := geminitest.ScriptEnv(t, geminitest.Step{Scenario: geminitest.ScenarioOK}, geminitest.Step{Scenario: geminitest.ScenarioSlow},
+		geminitest.Step{Scenario: geminitest.ScenarioIgnoreCancel})
+	r := newACPRunner(t, fake, func(c *gemini.Config) {
+		c.WarmMax = 2
+		c.ExtraEnv = append(c.ExtraEnv, script, geminitest.EnvDelay+"=2s")
+	})
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, r)
+
+	type outcome struct {
+		res backend.Result
+		err error
+	}
+	other := make(chan outcome, 1)
+	go func() {
+		res, err := r.Run(t.Context(), backend.Request{Prompt: "the other one"})
+		other <- outcome{res, err}
+	}()
+	testkit.WaitFor(t, "the other prompt in the worker", func() bool { return len(fake.Calls()) == 2 })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	_, err := r.Run(ctx, backend.Request{Prompt: "stuck", OnEvent: func(ev backend.Event) {
+		if ev.Kind == backend.EventText {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stuck: got %v, want the cancel", err)
+	}
+	if o := <-other; o.err != nil || o.res.Text != geminitest.DefaultAnswer {
+		t.Errorf("the other prompt: got %q, %v; want its answer", o.res.Text, o.err)
+	}
+	calls := fake.Calls()
+	if len(calls) != 3 || !isACP(calls[1]) || !isACP(calls[2]) {
+		t.Fatalf("got calls %+v, want both prompts on the worker and no cold run", calls)
+	}
+	testkit.WaitFor(t, "the retired worker gone", func() bool { return !slices.Contains(fake.LivePIDs(), calls[1].PID) })
+}
+
 // A permission the CLI asks for is refused, and the tool it was for is a failed tool of the result.
 func TestACPRefusesPermissions(t *testing.T) {
 	t.Parallel()

@@ -23,6 +23,10 @@ const EnvTogether = "FAKE_GEMINI_ACP_TOGETHER"
 // plays ScenarioOK.
 const ScenarioPermission = "permission"
 
+// ScenarioIgnoreCancel is ScenarioHang that, over --acp, never answers its prompt, not even after session/cancel:
+// a stuck prompt. A one-shot run plays ScenarioHang.
+const ScenarioIgnoreCancel = "ignore-cancel"
+
 // ScenarioRateLimited is ScenarioQuota that, over --acp, answers its 429 only after EnvDelay (default 4s), as the
 // real CLI does after its retries on a per-minute rate limit (~242 s); a daily quota fails on its first request. A
 // one-shot run plays ScenarioQuota.
@@ -203,6 +207,10 @@ func (a *acpFake) play(scenario string, s *acpFakeSession, id int, c *cli) {
 	case ScenarioEmpty:
 		a.done(id, "end_turn")
 		return
+	case ScenarioIgnoreCancel:
+		a.search(s)
+		a.chunk(s, "Partial answer before the end.")
+		select {} // until the process ends
 	case ScenarioHang, ScenarioCrash, ScenarioKilled:
 		a.search(s)
 		a.chunk(s, "Partial answer before the end.")

@@ -73,6 +73,9 @@ func runCLI(scenario string) int {
 			return 2
 		}
 	}
+	if scenario == ScenarioIgnoreCancel {
+		scenario = ScenarioHang
+	}
 	if scenario == ScenarioHang || scenario == ScenarioOrphan || scenario == ScenarioOrphanDetached {
 		if scenario == ScenarioHang {
 			signal.Ignore(syscall.SIGTERM, syscall.SIGINT)

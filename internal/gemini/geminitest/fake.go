@@ -193,7 +193,7 @@ var Scenarios = []string{
 	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
 	ScenarioCrashEarly, ScenarioKilled, ScenarioStderrFlood, ScenarioGarbage, ScenarioBinary, ScenarioHangStart,
 	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl, ScenarioUserMCPDown, ScenarioPermission,
-	ScenarioRateLimited,
+	ScenarioRateLimited, ScenarioIgnoreCancel,
 }
 
 // Version is what `--version` prints.
