@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -334,10 +335,9 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	}
 }
 
-// Over stdio too, a call in progress at SIGTERM is answered CANCELLED saying why, and the server exits 0.
-func TestSIGTERMOverStdioAnswersCalls(t *testing.T) {
-	fake := geminitest.New(t, "hang")
-	env, _ := serverEnv(t, fake)
+// searchOverStdio starts the server over stdio with env, and opens a session in which call 2 is a search for query.
+func searchOverStdio(t *testing.T, env []string, query string) (*exec.Cmd, io.WriteCloser, io.Reader) {
+	t.Helper()
 	cmd := exec.Command(binPath)
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
@@ -354,12 +354,21 @@ func TestSIGTERMOverStdioAnswersCalls(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"never ends"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":` + strconv.Quote(query) + `}}}`,
 	} {
 		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return cmd, stdin, stdout
+}
+
+// Over stdio too, a call in progress at SIGTERM is answered CANCELLED saying why, and the server exits 0.
+func TestSIGTERMOverStdioAnswersCalls(t *testing.T) {
+	fake := geminitest.New(t, "hang")
+	env, _ := serverEnv(t, fake)
+	cmd, stdin, stdout := searchOverStdio(t, env, "never ends")
+	defer stdin.Close() // open until SIGTERM ends the server: its end is the signal's doing, not stdin's
 	testkit.WaitFor(t, "the fake CLI to start", func() bool { return len(fake.LivePIDs()) > 0 })
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -459,28 +468,7 @@ func TestWarmWorkers(t *testing.T) {
 func TestWarmWorkersEndWithStdio(t *testing.T) {
 	fake := geminitest.New(t, "ok")
 	env, _ := serverEnv(t, fake, "HOME="+signedIn(t))
-	cmd := exec.Command(binPath)
-	cmd.Env = env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"cold"}}}`,
-	} {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cmd, stdin, stdout := searchOverStdio(t, env, "cold")
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(nil, 1<<20)
 	for lines.Scan() && !strings.HasPrefix(lines.Text(), `{"jsonrpc":"2.0","id":2,`) {
