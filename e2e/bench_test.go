@@ -27,6 +27,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	mg "github.com/gemini-search-mcp/gemini-search-mcp/internal/mockgemini"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools/parts"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tray/traytest"
 )
@@ -443,7 +444,7 @@ func benchLongReports(b *testing.B, runs int) {
 
 	var cuts []string
 	for _, size := range sizes {
-		report := longReport(size.bytes)
+		report := testkit.LongReport(size.bytes)
 		// As many times as 100 ms hold, at least runs: a 1 KB report takes microseconds. (testing.Benchmark would
 		// wait for this benchmark to end.)
 		store, n, began := parts.NewStore(), 0, time.Now()
@@ -460,7 +461,7 @@ func benchLongReports(b *testing.B, runs int) {
 	var routes []mg.Route
 	for _, size := range sizes {
 		routes = append(routes, mg.Route{Contains: "report of " + size.name,
-			Respond: mg.Always(mg.Grounded(fencedReport(longReport(size.bytes)), goSources...))})
+			Respond: mg.Always(mg.Grounded(testkit.FencedReport(testkit.LongReport(size.bytes)), goSources...))})
 	}
 	s.mock.Handle(mg.KindSearch, mg.ByPrompt(unexpected, routes...))
 	c := stdioClient(b, s, "GEMINI_BACKEND=api", "GEMINI_MODEL=gemini-2.5-flash")
@@ -483,27 +484,6 @@ func benchLongReports(b *testing.B, runs int) {
 	addBenchRow(sectionReports, "search answered from the cache over stdio, 1 KB / 100 KB / 5 MB", "", strings.Join(hits, " / "))
 	addBenchRow(sectionReports, "the first search of it (the mock's answer, kept, cut, encoded), the same", "",
 		strings.Join(firsts, " / "))
-}
-
-// longReport is a Markdown report of about n bytes, lines of words that vary.
-func longReport(n int) string {
-	var sb strings.Builder
-	sb.Grow(n + 100)
-	sb.WriteString("# A long report\n\n")
-	for i := 0; sb.Len() < n; i++ {
-		fmt.Fprintf(&sb, "Line %d of the report says what the research found, in words that vary: %x.\n", i, i*7919)
-	}
-	return sb.String()
-}
-
-// fencedReport is the model's answer the research prompts ask for: report in a fenced JSON block.
-func fencedReport(report string) string {
-	data, err := json.Marshal(map[string]any{"success": true, "report": report,
-		"metadata": map[string]any{"sources_visited": []string{}, "search_queries_used": []string{}, "iterations": 1}})
-	if err != nil {
-		panic(err)
-	}
-	return "```json\n" + string(data) + "\n```"
 }
 
 // stdioClient starts the server over stdio through mcp-go's client and initializes it.

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -55,7 +54,7 @@ type benchServer struct {
 func newBenchServer(b *testing.B, reportBytes int) *benchServer {
 	b.Helper()
 	mock := mg.New()
-	mock.Handle(mg.KindSearch, mg.Always(mg.Grounded(jsonAnswer(benchMarkdown(reportBytes)), mg.DefaultSources...)))
+	mock.Handle(mg.KindSearch, mg.Always(mg.Grounded(testkit.FencedReport(testkit.LongReport(reportBytes)), mg.DefaultSources...)))
 	srv := httptest.NewServer(mock)
 	b.Cleanup(func() {
 		mock.Close() // first: releases hanging requests, which srv.Close waits for
@@ -168,28 +167,6 @@ func (s *benchServer) fill(b *testing.B, n int) (common, rare string) {
 	}
 	// word i of the vocabulary is drawn with a density of ln²(i/len)/2: 0.96 at a quarter, 0.083 at two thirds
 	return vocabulary[len(vocabulary)/4], vocabulary[len(vocabulary)*2/3]
-}
-
-// benchMarkdown is a report of about n bytes: a title, then lines of words, which the tools cut into parts at.
-func benchMarkdown(n int) string {
-	var sb strings.Builder
-	sb.Grow(n + 100)
-	sb.WriteString("# A long report\n\n")
-	for i := 0; sb.Len() < n; i++ {
-		fmt.Fprintf(&sb, "Line %d of the report says what the research found, in words that vary: %x.\n", i, i*7919)
-	}
-	return sb.String()
-}
-
-// jsonAnswer is the model's answer the research prompts ask for: report in a fenced JSON block.
-func jsonAnswer(report string) string {
-	v := map[string]any{"success": true, "report": report,
-		"metadata": map[string]any{"sources_visited": []string{}, "search_queries_used": []string{}, "iterations": 1}}
-	data, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return "```json\n" + string(data) + "\n```"
 }
 
 // benchCall calls tool with args and returns its structured content; a failed call fails the benchmark.

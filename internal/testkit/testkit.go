@@ -4,6 +4,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -113,4 +114,26 @@ func FreePort(t testing.TB) string {
 	}
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// LongReport is a Markdown report of about n bytes: a title, then lines of words that vary, which the tools cut
+// into parts at.
+func LongReport(n int) string {
+	var sb strings.Builder
+	sb.Grow(n + 100)
+	sb.WriteString("# A long report\n\n")
+	for i := 0; sb.Len() < n; i++ {
+		fmt.Fprintf(&sb, "Line %d of the report says what the research found, in words that vary: %x.\n", i, i*7919)
+	}
+	return sb.String()
+}
+
+// FencedReport is the model's answer the research prompts ask for: report in a fenced JSON block.
+func FencedReport(report string) string {
+	data, err := json.Marshal(map[string]any{"success": true, "report": report,
+		"metadata": map[string]any{"sources_visited": []string{}, "search_queries_used": []string{}, "iterations": 1}})
+	if err != nil {
+		panic(err) // strings and lists: cannot fail
+	}
+	return "```json\n" + string(data) + "\n```"
 }
