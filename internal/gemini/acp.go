@@ -372,6 +372,10 @@ func (w *acpWorker) answer(m rpcMessage) {
 	var p struct {
 		SessionID string    `json:"sessionId"`
 		ToolCall  acpUpdate `json:"toolCall"`
+		Options   []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	w.mu.Lock()
@@ -382,7 +386,16 @@ func (w *acpWorker) answer(m rpcMessage) {
 	}
 	w.r.cfg.Logger.Warn("the Gemini CLI asked permission to run a tool outside the research tools; refused",
 		"tool", acpToolName(p.ToolCall))
-	_ = w.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}})
+	// The request's own "reject once" option says no; "cancelled" means the prompt was cancelled, and is left for
+	// a request that offers no way to say no.
+	outcome := map[string]any{"outcome": "cancelled"}
+	for _, o := range p.Options {
+		if o.Kind == "reject_once" {
+			outcome = map[string]any{"outcome": "selected", "optionId": o.OptionID}
+			break
+		}
+	}
+	_ = w.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
 }
 
 // promptResult is how a session/prompt ended.
@@ -543,22 +556,24 @@ func (run *acpRun) update(u acpUpdate) {
 		run.event(map[string]any{"type": "tool_use", "tool_name": acpToolName(u), "tool_id": u.ToolCallID,
 			"parameters": acpToolParameters(u)})
 		if u.Status == "failed" {
-			run.failed(u.ToolCallID, contentText(u.Content))
+			run.failed(u, contentText(u.Content))
 		}
 	case "tool_call_update":
 		if u.Status == "failed" {
-			run.failed(u.ToolCallID, contentText(u.Content))
+			run.failed(u, contentText(u.Content))
 		}
 	}
 }
 
-func (run *acpRun) failed(id, message string) {
-	run.event(map[string]any{"type": "tool_result", "tool_id": id, "status": "error", "output": message})
+// failed records the failed tool call u. Its tool_id is the tool's name: the collector names a failed tool by the
+// tool_use of its id, which a call that failed before the CLI announced it (a refused one) has none of.
+func (run *acpRun) failed(u acpUpdate, message string) {
+	run.event(map[string]any{"type": "tool_result", "tool_id": acpToolName(u), "status": "error", "output": message})
 }
 
 // refused records a tool the CLI asked permission for, which was refused: a failed tool, named.
 func (run *acpRun) refused(tool acpUpdate) {
-	run.failed(acpToolName(tool), "refused: a research run may use only its research tools (tools.core)")
+	run.failed(tool, "refused: a research run may use only its research tools (tools.core)")
 }
 
 // close ends the run's events and waits until they are read. Later updates are dropped.
@@ -584,6 +599,8 @@ func (run *acpRun) finish(res promptResult) {
 		ev["status"] = "error"
 		ev["error"] = map[string]any{"message": "The Gemini CLI stopped its answer (" + res.stopReason + ")."}
 	}
+	// The CLI (0.61.0) counts a prompt's output as the answer's tokens alone (candidatesTokenCount): a thinking
+	// model's thoughts, which a one-shot run's total_tokens includes, are reported nowhere over ACP.
 	if q := res.usage; q.TokenCount.InputTokens+q.TokenCount.OutputTokens > 0 {
 		models := map[string]any{}
 		for _, m := range q.ModelUsage {

@@ -223,7 +223,7 @@ func TestACPStuckCancelEndsNoOtherPrompt(t *testing.T) {
 	testkit.WaitFor(t, "the retired worker gone", func() bool { return !slices.Contains(fake.LivePIDs(), calls[1].PID) })
 }
 
-// A permission the CLI asks for is refused, and the tool it was for is a failed tool of the result.
+// A permission the CLI asks for is refused (its reject_once option), and the tool it was for is a failed tool of the result.
 func TestACPRefusesPermissions(t *testing.T) {
 	t.Parallel()
 	fake := geminitest.NewLocal(t, geminitest.ScenarioPermission)
@@ -236,8 +236,8 @@ func TestACPRefusesPermissions(t *testing.T) {
 	if err != nil || res.Text != geminitest.DefaultAnswer {
 		t.Fatalf("got %q, %v; want the answer", res.Text, err)
 	}
-	if got := fake.Permissions(); len(got) != 1 || !strings.Contains(got[0], `"outcome":"cancelled"`) {
-		t.Errorf("the fake got %q, want one permission refused", got)
+	if got := fake.Permissions(); len(got) != 1 || got[0] != `{"outcome":{"optionId":"cancel","outcome":"selected"}}` {
+		t.Errorf("the fake got %q, want one permission refused with its reject_once option", got)
 	}
 	if len(res.ToolErrors) != 1 || res.ToolErrors[0].Tool != "web_fetch" || slices.Contains(res.URLs, geminitest.FakeURL) {
 		t.Errorf("got tool errors %+v and URLs %q, want the refused fetch failed and not read", res.ToolErrors, res.URLs)
