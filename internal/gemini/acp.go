@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -241,7 +242,7 @@ func (w *acpWorker) newSession(ctx context.Context) (string, error) {
 
 // call sends a request and waits for its result, until ctx is done or the worker ends (errWorkerGone).
 func (w *acpWorker) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	id, ch, err := w.request(method, params)
+	id, ch, err := w.request(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -260,14 +261,14 @@ func (w *acpWorker) call(ctx context.Context, method string, params any) (json.R
 }
 
 // request sends a request and returns the channel its response comes on.
-func (w *acpWorker) request(method string, params any) (int64, chan rpcMessage, error) {
+func (w *acpWorker) request(ctx context.Context, method string, params any) (int64, chan rpcMessage, error) {
 	w.mu.Lock()
 	w.nextID++
 	id := w.nextID
 	ch := make(chan rpcMessage, 1)
 	w.calls[id] = ch
 	w.mu.Unlock()
-	if err := w.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+	if err := w.send(ctx, map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
 		w.forget(id)
 		return 0, nil, err
 	}
@@ -280,18 +281,40 @@ func (w *acpWorker) forget(id int64) {
 	w.mu.Unlock()
 }
 
-// send writes one message on the worker's stdin.
-func (w *acpWorker) send(msg any) error {
+// send writes one message on the worker's stdin, unless ctx ends first: then a worker that does not read its stdin
+// is retired, and the write goes on until it has read the message or ended. A write that could not start in time
+// (another was stuck) is dropped.
+func (w *acpWorker) send(ctx context.Context, msg any) error {
 	b, err := json.Marshal(msg)
 	if err != nil {
 		return err
 	}
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	if _, err := w.p.stdin.Write(append(b, '\n')); err != nil {
+	var late atomic.Bool
+	written := make(chan error, 1)
+	go func() {
+		w.writeMu.Lock()
+		defer w.writeMu.Unlock()
+		if late.Load() {
+			written <- ctx.Err()
+			return
+		}
+		_, err := w.p.stdin.Write(append(b, '\n'))
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		if err != nil {
+			return errWorkerGone
+		}
+		return nil
+	case <-w.p.done:
 		return errWorkerGone
+	case <-ctx.Done():
+		late.Store(true)
+		w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker does not read its input; retiring it", "pid", w.p.cmd.Process.Pid)
+		w.retire()
+		return ctx.Err()
 	}
-	return nil
 }
 
 // maxACPLine bounds a line of the worker's output; a longer one is dropped.
@@ -366,7 +389,7 @@ func (w *acpWorker) handle(line []byte) {
 // unanswered, or the prompt would hang.
 func (w *acpWorker) answer(m rpcMessage) {
 	if m.Method != "session/request_permission" {
-		_ = w.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": rpcError{Code: -32601, Message: "Method not found"}})
+		_ = w.send(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": rpcError{Code: -32601, Message: "Method not found"}})
 		return
 	}
 	var p struct {
@@ -395,7 +418,7 @@ func (w *acpWorker) answer(m rpcMessage) {
 			break
 		}
 	}
-	_ = w.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
+	_ = w.send(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
 }
 
 // promptResult is how a session/prompt ended.
@@ -433,10 +456,10 @@ func (w *acpWorker) prompt(ctx context.Context, session, text string, run *acpRu
 		delete(w.sessions, session)
 		w.mu.Unlock()
 	}()
-	id, ch, err := w.request("session/prompt", map[string]any{"sessionId": session,
+	id, ch, err := w.request(ctx, "session/prompt", map[string]any{"sessionId": session,
 		"prompt": []any{map[string]any{"type": "text", "text": text}}})
 	if err != nil {
-		return promptResult{gone: true}
+		return promptResult{gone: ctx.Err() == nil, cancelled: ctx.Err() != nil} // not sent: nothing to cancel
 	}
 	var res promptResult
 	var m rpcMessage
@@ -446,12 +469,14 @@ func (w *acpWorker) prompt(ctx context.Context, session, text string, run *acpRu
 		return promptResult{gone: true}
 	case <-ctx.Done():
 		res.cancelled = true
-		_ = w.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": session}})
+		grace, cancel := context.WithTimeout(context.Background(), w.r.cfg.KillGrace)
+		defer cancel()
+		_ = w.send(grace, map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": session}})
 		select {
 		case m = <-ch:
 		case <-w.p.done:
 			return res
-		case <-time.After(w.r.cfg.KillGrace):
+		case <-grace.Done():
 			// The other prompts it serves go on: it ends once the last of them lets go of it.
 			w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker did not stop a cancelled prompt; retiring it",
 				"pid", w.p.cmd.Process.Pid)

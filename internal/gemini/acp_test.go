@@ -223,6 +223,41 @@ func TestACPStuckCancelEndsNoOtherPrompt(t *testing.T) {
 	testkit.WaitFor(t, "the retired worker gone", func() bool { return !slices.Contains(fake.LivePIDs(), calls[1].PID) })
 }
 
+// A worker that stops reading its input holds a prompt no longer than its time limit: here a prompt too long for the
+// pipe, sent while the worker is deaf, ends in a timeout, and the worker is retired.
+func TestACPWriteToADeafWorkerTimesOut(t *testing.T) {
+	t.Parallel()
+	fake := geminitest.NewLocal(t, geminitest.ScenarioScript)
+	script := geminitest.ScriptEnv(t, geminitest.Step{Scenario: geminitest.ScenarioOK}, geminitest.Step{Scenario: geminitest.ScenarioDeaf})
+	r := newACPRunner(t, fake, func(c *gemini.Config) {
+		c.WarmMax = 2
+		c.ExtraEnv = append(c.ExtraEnv, script)
+	})
+	if _, err := run(t, r, backend.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, r)
+
+	deafCtx, cancelDeaf := context.WithCancel(t.Context())
+	deaf := make(chan error, 1)
+	go func() {
+		_, err := r.Run(deafCtx, backend.Request{Prompt: "make it deaf"})
+		deaf <- err
+	}()
+	testkit.WaitFor(t, "the worker deaf", func() bool { return len(fake.Calls()) == 2 })
+
+	_, err := run(t, r, backend.Request{Prompt: strings.Repeat("a long prompt ", 1<<16), Timeout: time.Second})
+	if e := asError(t, err); e.Code != backend.CodeTimeout {
+		t.Errorf("got %+v, want a timeout", e)
+	}
+	cancelDeaf()
+	if err := <-deaf; !errors.Is(err, context.Canceled) {
+		t.Errorf("the deaf prompt: got %v, want the cancel", err)
+	}
+	worker := fake.Calls()[1].PID
+	testkit.WaitFor(t, "the deaf worker gone", func() bool { return !slices.Contains(fake.LivePIDs(), worker) })
+}
+
 // A permission the CLI asks for is refused (its reject_once option), and the tool it was for is a failed tool of the result.
 func TestACPRefusesPermissions(t *testing.T) {
 	t.Parallel()

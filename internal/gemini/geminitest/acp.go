@@ -27,6 +27,10 @@ const ScenarioPermission = "permission"
 // a stuck prompt. A one-shot run plays ScenarioHang.
 const ScenarioIgnoreCancel = "ignore-cancel"
 
+// ScenarioDeaf is ScenarioHang that, over --acp, stops reading its input when its prompt comes and never answers:
+// a worker whose stdin fills up. A one-shot run plays ScenarioHang.
+const ScenarioDeaf = "deaf"
+
 // ScenarioRateLimited is ScenarioQuota that, over --acp, answers its 429 only after EnvDelay (default 4s), as the
 // real CLI does after its retries on a per-minute rate limit (~242 s); a daily quota fails on its first request. A
 // one-shot run plays ScenarioQuota.
@@ -125,10 +129,14 @@ func (a *acpFake) handle(scenario string, line []byte) {
 		a.arrived.Broadcast()
 		a.mu.Unlock()
 		a.prompts.Add(1)
+		played := make(chan string, 1) // the scenario the prompt plays, once it is recorded
 		go func() {
 			defer a.prompts.Done()
-			a.prompt(scenario, *m.ID, m.Params)
+			a.prompt(scenario, *m.ID, m.Params, played)
 		}()
+		if <-played == ScenarioDeaf {
+			select {} // reads nothing more
+		}
 	case m.Method == "session/cancel":
 		var p struct {
 			SessionID string `json:"sessionId"`
@@ -146,7 +154,7 @@ func (a *acpFake) handle(scenario string, line []byte) {
 }
 
 // prompt plays scenario for one session/prompt.
-func (a *acpFake) prompt(scenario string, id int, params json.RawMessage) {
+func (a *acpFake) prompt(scenario string, id int, params json.RawMessage, played chan<- string) {
 	var p struct {
 		SessionID string `json:"sessionId"`
 		Prompt    []struct {
@@ -158,6 +166,7 @@ func (a *acpFake) prompt(scenario string, id int, params json.RawMessage) {
 	s := a.sessions[p.SessionID]
 	a.mu.Unlock()
 	if s == nil {
+		played <- ""
 		a.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32602, "message": "Session not found"}})
 		return
 	}
@@ -174,6 +183,7 @@ func (a *acpFake) prompt(scenario string, id int, params json.RawMessage) {
 		}
 	}
 	c.record(call)
+	played <- scenario
 	if together, _ := strconv.Atoi(os.Getenv(EnvTogether)); together > 0 {
 		a.mu.Lock()
 		for a.received < together {
@@ -207,6 +217,8 @@ func (a *acpFake) play(scenario string, s *acpFakeSession, id int, c *cli) {
 	case ScenarioEmpty:
 		a.done(id, "end_turn")
 		return
+	case ScenarioDeaf:
+		select {} // until the process ends
 	case ScenarioIgnoreCancel:
 		a.search(s)
 		a.chunk(s, "Partial answer before the end.")

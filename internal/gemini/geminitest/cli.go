@@ -73,7 +73,7 @@ func runCLI(scenario string) int {
 			return 2
 		}
 	}
-	if scenario == ScenarioIgnoreCancel {
+	if scenario == ScenarioIgnoreCancel || scenario == ScenarioDeaf {
 		scenario = ScenarioHang
 	}
 	if scenario == ScenarioHang || scenario == ScenarioOrphan || scenario == ScenarioOrphanDetached {

@@ -193,7 +193,7 @@ var Scenarios = []string{
 	ScenarioCrash, ScenarioHuge, ScenarioHugeLine, ScenarioPlain, ScenarioSlow, ScenarioScript,
 	ScenarioCrashEarly, ScenarioKilled, ScenarioStderrFlood, ScenarioGarbage, ScenarioBinary, ScenarioHangStart,
 	ScenarioOrphan, ScenarioOrphanDetached, ScenarioExit, ScenarioNoFirecrawl, ScenarioUserMCPDown, ScenarioPermission,
-	ScenarioRateLimited, ScenarioIgnoreCancel,
+	ScenarioRateLimited, ScenarioIgnoreCancel, ScenarioDeaf,
 }
 
 // Version is what `--version` prints.
