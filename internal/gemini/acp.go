@@ -63,8 +63,6 @@ type acpWorker struct {
 	cwd   string        // every session's folder: the config folder, whose .gemini/settings.json applies
 	ready chan struct{} // closed once it has answered initialize and opened its first session
 
-	firecrawlDown string // what the cold run that started it said of Firecrawl (acpPool.used)
-
 	writeMu sync.Mutex // one message at a time on its stdin
 
 	mu       sync.Mutex
@@ -81,17 +79,18 @@ type acpWorker struct {
 	skip bool   // the line passed the limit
 }
 
-// startWorker starts a worker for model, which reports firecrawlDown of Firecrawl, or returns why it could not start.
-func (r *Runner) startWorker(model, firecrawlDown string) (*acpWorker, error) {
+// startWorker starts a worker for model, or returns why it could not start. It starts no MCP server: no worker runs
+// while Firecrawl is on (NewRunner).
+func (r *Runner) startWorker(model string) (*acpWorker, error) {
 	cwd, err := filepath.Abs(cmp.Or(r.cfg.Dir, "."))
 	if err != nil {
 		return nil, fmt.Errorf("config folder: %w", err)
 	}
-	p, err := r.start(slices.Concat(acpArgs(r.cfg.Command, model), mcpArgs(r.cfg.Firecrawl)))
+	p, err := r.start(slices.Concat(acpArgs(r.cfg.Command, model), mcpArgs(false)))
 	if err != nil {
 		return nil, err
 	}
-	w := &acpWorker{r: r, model: model, p: p, cwd: cwd, ready: make(chan struct{}), firecrawlDown: firecrawlDown,
+	w := &acpWorker{r: r, model: model, p: p, cwd: cwd, ready: make(chan struct{}),
 		calls: map[int64]chan rpcMessage{}, sessions: map[string]*acpRun{}}
 	p.stdout.attach(w)
 	return w, nil
@@ -389,7 +388,8 @@ func (w *acpWorker) handle(line []byte) {
 // unanswered, or the prompt would hang.
 func (w *acpWorker) answer(m rpcMessage) {
 	if m.Method != "session/request_permission" {
-		_ = w.send(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": rpcError{Code: -32601, Message: "Method not found"}})
+		_ = w.send(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID,
+			"error": rpcError{Code: -32601, Message: "Method not found"}})
 		return
 	}
 	var p struct {
@@ -418,7 +418,8 @@ func (w *acpWorker) answer(m rpcMessage) {
 			break
 		}
 	}
-	_ = w.send(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
+	_ = w.send(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID,
+		"result": map[string]any{"outcome": outcome}})
 }
 
 // promptResult is how a session/prompt ended.
@@ -427,7 +428,7 @@ type promptResult struct {
 	usage      acpQuota
 	err        *rpcError // the CLI's error answer
 	gone       bool      // the worker ended before it answered
-	cancelled  bool      // ctx ended it: session/cancel was sent
+	cancelled  bool      // ctx ended it: before it was sent, or then session/cancel was sent
 }
 
 // acpQuota is the usage the CLI reports in a prompt's result (_meta.quota).
@@ -471,7 +472,8 @@ func (w *acpWorker) prompt(ctx context.Context, session, text string, run *acpRu
 		res.cancelled = true
 		grace, cancel := context.WithTimeout(context.Background(), w.r.cfg.KillGrace)
 		defer cancel()
-		_ = w.send(grace, map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": session}})
+		_ = w.send(grace, map[string]any{"jsonrpc": "2.0", "method": "session/cancel",
+			"params": map[string]any{"sessionId": session}})
 		select {
 		case m = <-ch:
 		case <-w.p.done:

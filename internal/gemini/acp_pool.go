@@ -71,11 +71,11 @@ func (a *acpPool) take(model string) *acpWorker {
 	return nil
 }
 
-// used notes a search of model that ran cold and succeeded, with firecrawlDown its FirecrawlDown: the CLI serves,
-// and model's worker starts unless it has one. The worker reports the same of Firecrawl: the CLI 0.61.0 in --acp
+// used notes a search of model that ran cold and succeeded: the CLI serves, and model's worker starts unless it has
+// one. The worker reports the same of Firecrawl: the CLI 0.61.0 in --acp
 // mode writes what it says of its MCP servers only when it exits, and the worker starts them as the cold run did,
 // with the same settings and environment.
-func (a *acpPool) used(model, firecrawlDown string) {
+func (a *acpPool) used(model string) {
 	defer a.notify()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -85,7 +85,7 @@ func (a *acpPool) used(model, firecrawlDown string) {
 	m := a.model(model)
 	m.lastUse = time.Now()
 	if m.worker == nil {
-		a.start(model, m, firecrawlDown)
+		a.start(model, m)
 	}
 }
 
@@ -104,11 +104,11 @@ func (a *acpPool) model(model string) *acpModel {
 }
 
 // start starts a worker for model, unless one failed lately. Called with mu held.
-func (a *acpPool) start(model string, m *acpModel, firecrawlDown string) {
+func (a *acpPool) start(model string, m *acpModel) {
 	if time.Now().Before(m.notBefore) {
 		return
 	}
-	w, err := a.r.startWorker(model, firecrawlDown)
+	w, err := a.r.startWorker(model)
 	if err != nil {
 		a.r.cfg.Logger.Debug("a Gemini CLI --acp worker did not start", "model", model, "err", err)
 		a.died(m)

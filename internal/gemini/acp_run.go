@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -72,10 +71,6 @@ func (r *Runner) runOnWorker(ctx, runCtx context.Context, w *acpWorker, req back
 	run.finish(pr)
 	res = out.result().Masked(r.mask.Mask)
 	res.Duration, res.Backend = time.Since(start), backend.CLI
-	if down := cmp.Or(w.p.mcp.firecrawlDownSoFar(), w.firecrawlDown); down != "" && r.cfg.Firecrawl {
-		res.FirecrawlDown = r.mask.Mask(down)
-		r.cfg.Logger.Warn("Firecrawl did not start; the agent researched without it", "reason", res.FirecrawlDown)
-	}
 	r.cfg.Logger.Debug("gemini run end", "acp", true, "stop_reason", pr.stopReason, "duration", res.Duration,
 		"answer_bytes", len(res.Text), "truncated", res.Truncated)
 

@@ -124,13 +124,6 @@ func (w *mcpWatch) firecrawlDown() string {
 	return w.down()
 }
 
-// firecrawlDownSoFar is firecrawlDown for a CLI still running (an --acp worker): a line being written is not read.
-func (w *mcpWatch) firecrawlDownSoFar() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.down()
-}
-
 func (w *mcpWatch) down() string {
 	if !w.issues && len(w.reasons) == 0 {
 		return ""

@@ -137,7 +137,7 @@ func (r *Runner) Run(ctx context.Context, req backend.Request) (backend.Result, 
 	}
 	res, err := r.runProcess(ctx, runCtx, req, start, limit, limitVar)
 	if err == nil && r.warmServes(req) {
-		r.used(req.Model, res.FirecrawlDown) // the CLI serves: its warm processes start with its first search that succeeded
+		r.used(req.Model) // the CLI serves: its warm processes start with its first search that succeeded
 	}
 	return res, err
 }

@@ -49,11 +49,11 @@ func (r *Runner) warmServes(req backend.Request) bool {
 	return len(req.Dirs) == 0
 }
 
-// used notes a search of model that succeeded, and which a warm process could have served (warmServes), with
-// firecrawlDown its FirecrawlDown: the CLI serves, and model's warm processes start unless they are there.
-func (r *Runner) used(model, firecrawlDown string) {
+// used notes a search of model that succeeded, and which a warm process could have served (warmServes): the CLI
+// serves, and model's warm processes start unless they are there.
+func (r *Runner) used(model string) {
 	if r.cfg.Warm == WarmACP {
-		r.acp.used(model, firecrawlDown)
+		r.acp.used(model)
 		return
 	}
 	r.warm.used(model)
