@@ -178,7 +178,8 @@ func (a *acpPool) expire(model string, m *acpModel) {
 		m.idle.Reset(a.r.cfg.WarmIdle - unused)
 		return
 	}
-	a.r.cfg.Logger.Debug("the warm Gemini CLI --acp worker is unused: stopping it", "model", model, "idle", a.r.cfg.WarmIdle)
+	a.r.cfg.Logger.Debug("the warm Gemini CLI --acp worker is unused: stopping it", "model", model,
+		"idle", a.r.cfg.WarmIdle)
 	a.drop(model, m)
 }
 
