@@ -75,8 +75,7 @@ type acpWorker struct {
 	busy     int                       // prompts holding the worker
 	retired  bool                      // takes no more prompts and ends once none holds it
 
-	line []byte // the stdout line being read; only the reader touches it
-	skip bool   // the line passed the limit
+	out lines // stdout, a message a line, each at most maxACPLine; only the reader touches it
 }
 
 // startWorker starts a worker for model, or returns why it could not start. It starts no MCP server: no worker runs
@@ -321,29 +320,8 @@ const maxACPLine = 32 << 20
 
 // Write reads the worker's stdout as it comes, a message a line.
 func (w *acpWorker) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			w.add(p)
-			break
-		}
-		w.add(p[:i])
-		if !w.skip {
-			w.handle(w.line)
-		}
-		w.line, w.skip = w.line[:0], false
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-func (w *acpWorker) add(p []byte) {
-	if w.skip = w.skip || len(w.line)+len(p) > maxACPLine; w.skip {
-		w.line = w.line[:0]
-		return
-	}
-	w.line = append(w.line, p...)
+	w.out.write(p, maxACPLine, w.handle)
+	return len(p), nil
 }
 
 // handle acts on one message from the worker.

@@ -48,3 +48,41 @@ func (h *headBuffer) Write(p []byte) (int, error) {
 }
 
 func (h *headBuffer) String() string { return string(h.buf) }
+
+// lines cuts a stream into lines, without their '\n', and drops any line longer than the max it is given (only
+// that one): a runaway line costs at most max bytes. Its zero value is ready.
+type lines struct {
+	line []byte
+	skip bool // the line being read passed max
+}
+
+// write reads p, the stream's next bytes, and gives each whole line of at most max bytes to each.
+func (l *lines) write(p []byte, max int, each func(line []byte)) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.add(p, max)
+			return
+		}
+		l.add(p[:i], max)
+		l.flush(each)
+		p = p[i+1:]
+	}
+}
+
+// flush gives the line read so far to each, unless it passed max, and starts the next: the stream's last line,
+// which no '\n' ends.
+func (l *lines) flush(each func(line []byte)) {
+	if !l.skip {
+		each(l.line)
+	}
+	l.line, l.skip = l.line[:0], false
+}
+
+func (l *lines) add(p []byte, max int) {
+	if l.skip = l.skip || len(l.line)+len(p) > max; l.skip {
+		l.line = l.line[:0]
+		return
+	}
+	l.line = append(l.line, p...)
+}

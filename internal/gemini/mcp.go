@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -56,8 +55,7 @@ func mcpArgs(firecrawl bool) []string {
 // runs.
 type mcpWatch struct {
 	mu      sync.Mutex
-	line    []byte
-	skip    bool              // the current line passed maxMCPLine
+	out     lines             // stderr, a line at a time, each at most maxMCPLine
 	issues  bool              // mcpIssuesLine was seen
 	reasons map[string]string // server → the reason of its first failure, from DEBUG lines
 }
@@ -65,35 +63,13 @@ type mcpWatch struct {
 func (w *mcpWatch) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			w.add(p)
-			break
-		}
-		w.add(p[:i])
-		w.end()
-		p = p[i+1:]
-	}
-	return n, nil
+	w.out.write(p, maxMCPLine, w.end)
+	return len(p), nil
 }
 
-func (w *mcpWatch) add(p []byte) {
-	if w.skip = w.skip || len(w.line)+len(p) > maxMCPLine; w.skip {
-		w.line = w.line[:0]
-		return
-	}
-	w.line = append(w.line, p...)
-}
-
-func (w *mcpWatch) end() {
-	line := strings.TrimSpace(string(w.line))
-	skipped := w.skip
-	w.line, w.skip = w.line[:0], false
-	if skipped {
-		return
-	}
+// end reads one line of the CLI's stderr.
+func (w *mcpWatch) end(raw []byte) {
+	line := strings.TrimSpace(string(raw))
 	if line == mcpIssuesLine {
 		w.issues = true
 		return
@@ -120,7 +96,7 @@ func (w *mcpWatch) end() {
 func (w *mcpWatch) firecrawlDown() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.end() // a last line without a newline counts too
+	w.out.flush(w.end) // a last line without a newline counts too
 	return w.down()
 }
 
