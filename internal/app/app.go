@@ -163,7 +163,7 @@ func New(cfg config.Config, o Options) (*App, error) {
 		Sweeper:   a.sweeps,
 		API:       restapi.Handler(a.tools),
 	})
-	a.resumeJobs()
+	a.library.OnOpen(a.resumeJobs) // a server nobody asks for a report or a job leaves the library shut
 	go a.sweeps.run(a.lifetime)
 	return a, nil
 }

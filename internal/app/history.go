@@ -15,21 +15,18 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
-// openLibrary opens the research library of cfg, with its retention, and imports the report files of the history
-// of earlier releases once. What goes wrong is logged, and the server serves on: without a library it keeps no
-// reports.
+// openLibrary makes the research library of cfg, with its retention: it opens on first use, and imports the
+// report files of the history of earlier releases then, once. What goes wrong is logged, and the server serves
+// on: without a library it keeps no reports.
 func openLibrary(cfg config.Config, log *slog.Logger) *library.Library {
-	lib, err := library.Open(cfg.LibraryPath, library.Options{Logger: log, Retention: retention(cfg)})
+	lib, err := library.OpenOnUse(cfg.LibraryPath, library.Options{Logger: log, Retention: retention(cfg),
+		HistoryDir: cfg.HistoryDir})
 	if err != nil {
 		log.Error("the research library cannot be used: finished reports are not kept", "err", err)
 		return nil
 	}
 	if lib == nil {
 		log.Warn("no data dir: finished reports are not kept")
-		return nil
-	}
-	if _, err := lib.ImportHistory(cfg.HistoryDir); err != nil {
-		log.Warn("the history of earlier releases was not imported into the research library", "err", err)
 	}
 	return lib
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -100,6 +102,9 @@ func kept(a *App) []string {
 func TestFinishedReportsAreRecordedOnce(t *testing.T) {
 	fake := geminitest.New(t, geminitest.ScenarioOK)
 	a, c, path := startWithHistory(t, fake, nil)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the library's file before any research: %v; want none, the library opens on first use", err)
+	}
 
 	before := time.Now()
 	callTool(t, c, "search", map[string]any{"query": "rust 2024 edition"})

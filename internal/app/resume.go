@@ -7,8 +7,9 @@ import "time"
 const resumeWithin = 24 * time.Hour
 
 // resumeJobs follows on the remote runs (Google's Deep Research agent's) of the jobs that servers sharing the
-// library were following when they stopped or died (tools.TakeOn). A job another server takes first is left to
-// it; one interrupted later is taken on by the first research_result or research_cancel that asks for it.
+// library were following when they stopped or died (tools.TakeOn), once the library opens (its first use). A job
+// another server takes first is left to it; one interrupted later is taken on by the first research_result or
+// research_cancel that asks for it.
 func (a *App) resumeJobs() {
 	if a.library == nil {
 		return

@@ -31,7 +31,7 @@ const openingMax = 240
 // or text; without one, the opening of its text, past its headings. An offset past the end gives an empty page and
 // the same total.
 func (l *Library) Browse(query string, offset, limit int) (page []record.Summary, total int, err error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, 0, nil
 	}
 	offset = max(offset, 0)
@@ -71,7 +71,7 @@ func (l *Library) Browse(query string, offset, limit int) (page []record.Summary
 // a page neither repeats a report nor skips one that was kept before the first. after is "" for the first page;
 // a place the library never gave lists nothing.
 func (l *Library) Page(after string, limit int) (page []record.Summary, next string, err error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, "", nil
 	}
 	from := place{kept: math.MaxInt64, n: math.MaxInt64} // before every report
@@ -218,7 +218,7 @@ func shorten(s string, n int) string {
 // calls answered from the cache point to the report researched first). ErrNotFound when no job kept is: a report
 // imported from the history files of an earlier release, or one whose job retention has dropped.
 func (l *Library) ReportJob(id string) (record.Job, error) {
-	if l == nil || !record.ValidID(id) {
+	if !record.ValidID(id) || !l.ready() {
 		return record.Job{}, record.ErrNotFound
 	}
 	j, err := scanJob(l.db.QueryRow(`SELECT `+jobColumns+` FROM jobs WHERE report_id = ?

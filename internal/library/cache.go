@@ -21,7 +21,7 @@ import (
 // was kept under it; then it drops what is past its time at at, and past the size limit. What cannot be kept is
 // logged.
 func (l *Library) PutCached(key string, made record.Identity, value []byte, at, expires time.Time) {
-	if l == nil {
+	if !l.ready() {
 		return
 	}
 	size := len(key) + len(made.Topic) + len(value)
@@ -42,7 +42,7 @@ func (l *Library) PutCached(key string, made record.Identity, value []byte, at, 
 // Cached is the value kept under key if it was cached at since or later, and its time is not over, and when it was
 // cached. What cannot be read is logged, and answered as not kept.
 func (l *Library) Cached(key string, since time.Time) (value []byte, at time.Time, ok bool) {
-	if l == nil {
+	if !l.ready() {
 		return nil, at, false
 	}
 	var us int64
@@ -58,9 +58,11 @@ func (l *Library) Cached(key string, since time.Time) (value []byte, at time.Tim
 }
 
 // DropCached drops the result cache's reports cached before before: the cache's time to live has been set, and
-// what is older than it is to go (every one, for a time to live of 0). What cannot be dropped is logged.
+// what is older than it is to go (every one, for a time to live of 0). What cannot be dropped is logged. A library
+// not opened yet is left shut: Cached never answers with what is older than its since, and the reports past their
+// time go when the library opens (prune).
 func (l *Library) DropCached(before time.Time) {
-	if l == nil {
+	if !l.isOpen() {
 		return
 	}
 	if _, err := l.db.Exec(`DELETE FROM cache WHERE at < ?`, micros(before)); err != nil {

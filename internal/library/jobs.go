@@ -22,7 +22,7 @@ const (
 
 // Owner is the id of this library's owner: the jobs it puts are its own (record.Job.Owner).
 func (l *Library) Owner() string {
-	if l == nil {
+	if !l.ready() {
 		return ""
 	}
 	return l.owner.id
@@ -31,7 +31,7 @@ func (l *Library) Owner() string {
 // PutJob keeps a new job j, owned by this library. Its ID must be a valid job id (record.NewJobID) not kept yet;
 // a State of "" is running, a zero Started is now. Its Owner is this library's, whatever j says.
 func (l *Library) PutJob(j record.Job) error {
-	if l == nil {
+	if !l.ready() {
 		return nil
 	}
 	if !record.ValidJobID(j.ID) {
@@ -60,7 +60,7 @@ func (l *Library) PutJob(j record.Job) error {
 // Ended, ReportID, error fields and Remote (its ID, Tool, Topic, Args, Started and Owner stay). A final state without an end
 // ends it now; a ReportID must name a kept report. ErrNotFound for a job not kept.
 func (l *Library) UpdateJob(id string, change func(*record.Job)) (record.Job, error) {
-	if l == nil || !record.ValidJobID(id) {
+	if !record.ValidJobID(id) || !l.ready() {
 		return record.Job{}, record.ErrNotFound
 	}
 	var j record.Job
@@ -107,7 +107,7 @@ func checkJob(j *record.Job, now time.Time) error {
 // Job returns the job id. A running job whose server is gone is marked interrupted first. ErrNotFound for a job
 // not kept.
 func (l *Library) Job(id string) (record.Job, error) {
-	if l == nil || !record.ValidJobID(id) {
+	if !record.ValidJobID(id) || !l.ready() {
 		return record.Job{}, record.ErrNotFound
 	}
 	j, err := scanJob(l.db.QueryRow(`SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
@@ -132,7 +132,7 @@ func (l *Library) Job(id string) (record.Job, error) {
 // Jobs returns the jobs in state (every job when state is ""), the most recently started first, at most limit
 // (every one when limit <= 0). Running jobs whose server is gone are marked interrupted first.
 func (l *Library) Jobs(state record.JobState, limit int) ([]record.Job, error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, nil
 	}
 	if state == "" || state == record.JobRunning {
@@ -153,7 +153,7 @@ func (l *Library) Jobs(state record.JobState, limit int) ([]record.Job, error) {
 // recently started first, at most limit (every one when limit <= 0). Running jobs whose server is gone are marked
 // interrupted first.
 func (l *Library) RunningElsewhere(limit int) ([]record.Job, error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, nil
 	}
 	l.sweepJobs()
@@ -167,7 +167,7 @@ func (l *Library) RunningElsewhere(limit int) ([]record.Job, error) {
 // Resumable returns the interrupted jobs started since then that follow a remote run (Job.Remote), oldest first:
 // those a server can follow on. Running jobs whose server is gone are marked interrupted first.
 func (l *Library) Resumable(since time.Time) ([]record.Job, error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, nil
 	}
 	l.sweepJobs()
@@ -179,7 +179,7 @@ func (l *Library) Resumable(since time.Time) ([]record.Job, error) {
 // run on, and returns it as kept; false when it is not to be taken: another server took it first, it is not
 // interrupted, or it follows no remote run.
 func (l *Library) Adopt(id string) (record.Job, bool, error) {
-	if l == nil || !record.ValidJobID(id) {
+	if !record.ValidJobID(id) || !l.ready() {
 		return record.Job{}, false, nil
 	}
 	res, err := l.db.Exec(`UPDATE jobs SET state = 'running', owner = ?, ended = NULL, error_code = '',

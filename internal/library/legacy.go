@@ -59,9 +59,17 @@ func readHistoryFile(dir, id string) (historyFile, error) {
 // every report it can read, with its id, then applies the retention (which logs what it drops). The files are left
 // in place (an earlier release started again still finds them) and never read again; a file that cannot be read
 // is skipped and logged. It returns how many reports it imported. Servers sharing the library import once between
-// them.
+// them. The library does it when it opens (Options.HistoryDir).
 func (l *Library) ImportHistory(dir string) (int, error) {
-	if l == nil || dir == "" {
+	if !l.ready() {
+		return 0, nil
+	}
+	return l.importHistory(dir)
+}
+
+// importHistory is ImportHistory on an open library.
+func (l *Library) importHistory(dir string) (int, error) {
+	if dir == "" {
 		return 0, nil
 	}
 	var imported, skipped int

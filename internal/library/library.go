@@ -42,26 +42,36 @@ type Options struct {
 	// Poll is how often the library looks for changes another process made (PRAGMA data_version), to tell Changed;
 	// 0 means every 2 s, a negative value never.
 	Poll time.Duration
+	// HistoryDir holds the report files of the history of earlier releases, imported when the library opens
+	// (ImportHistory); "" imports nothing.
+	HistoryDir string
 
 	now func() time.Time // tests: the clock
 }
 
 // Library is the research library of one server process. A nil *Library keeps nothing: every method is a no-op or
-// answers ErrNotFound. Safe for concurrent use.
+// answers ErrNotFound; so does one whose database could not be opened on first use (OpenOnUse). Safe for
+// concurrent use.
 type Library struct {
 	path    string
-	db      *sql.DB
+	options Options
 	log     *slog.Logger
 	now     func() time.Time
-	owner   *owner
 	changed broadcast.Signal
-	stop    context.CancelFunc
-	polling sync.WaitGroup
+	opening sync.Once // opens the database: at Open, or on first use
 	closing sync.Once
 	closed  error // Close's error
 
-	mu        sync.Mutex // guards retention
+	// Set once by opening, then read only.
+	db      *sql.DB
+	owner   *owner
+	stop    context.CancelFunc
+	polling sync.WaitGroup
+
+	mu        sync.Mutex // guards retention, open and onOpen
 	retention Retention
+	open      bool     // the database is open: hooks run at once, retention applies at once
+	onOpen    []func() // OnOpen's hooks waiting for the database to open
 }
 
 // ErrNewer is Open's error for a library that a newer release wrote: its schema is past what this one knows. It
@@ -70,56 +80,126 @@ var ErrNewer = errors.New("the research library was written by a newer release")
 
 // Open opens the library at path, making it (and its folder, private to the user) when it is not there, and
 // brings its schema up to date. A database that cannot be read is moved aside with a log line and a fresh one
-// made. Then it marks interrupted the jobs left running by servers that are gone, and applies o.Retention. With
-// path "" it returns nil, a library that keeps nothing. The error is one that leaves no library at all: the
-// folder cannot be made, the fresh database not written, or ErrNewer.
+// made. Then it marks interrupted the jobs left running by servers that are gone, applies o.Retention and imports
+// o.HistoryDir. With path "" it returns nil, a library that keeps nothing. The error is one that leaves no library
+// at all: the folder cannot be made, the fresh database not written, or ErrNewer.
 func Open(path string, o Options) (*Library, error) {
+	l, err := OpenOnUse(path, o)
+	if l == nil || err != nil {
+		return nil, err
+	}
+	l.opening.Do(func() { err = l.openDB() })
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// OpenOnUse is Open put off until a call needs the database: a server nobody asks for a report or a job never
+// runs SQLite, whose code and caches would otherwise stay in its memory while it waits. An open that fails then is
+// logged once, and the library keeps nothing from then on, as a nil one. Its error is only that of a path that
+// can never be opened.
+func OpenOnUse(path string, o Options) (*Library, error) {
 	if path == "" {
 		return nil, nil
 	}
-	l := &Library{path: path, log: o.Logger, now: o.now, retention: o.Retention}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open the research library: its path %q holds ? or #", path)
+	}
+	l := &Library{path: path, options: o, log: o.Logger, now: o.now, retention: o.Retention}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
 	if l.now == nil {
 		l.now = time.Now
 	}
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open the research library: its path %q holds ? or #", path)
+	return l, nil
+}
+
+// ready opens the database if nobody has yet, and reports whether the library can be used: false for a nil
+// library, one whose database could not be opened, and one closed before it was opened.
+func (l *Library) ready() bool {
+	if l == nil {
+		return false
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open the research library: %w", err)
+	l.opening.Do(func() {
+		if err := l.openDB(); err != nil {
+			l.log.Error("the research library cannot be used: finished reports are not kept", "err", err)
+		}
+	})
+	return l.db != nil
+}
+
+// isOpen reports whether the database is open, without opening it.
+func (l *Library) isOpen() bool {
+	if l == nil {
+		return false
 	}
-	db, err := openDB(path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open
+}
+
+// OnOpen calls f, on a goroutine of its own, once the database is open: at once if it is.
+func (l *Library) OnOpen(f func()) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open {
+		go f()
+		return
+	}
+	l.onOpen = append(l.onOpen, f)
+}
+
+// openDB opens the database for Open or ready, and runs OnOpen's hooks.
+func (l *Library) openDB() error {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return fmt.Errorf("open the research library: %w", err)
+	}
+	db, err := openFile(l.path)
 	if damaged(err) {
-		aside, moveErr := moveAside(path, l.now())
+		aside, moveErr := moveAside(l.path, l.now())
 		if moveErr != nil {
-			return nil, fmt.Errorf("open the research library %s: %w (and it cannot be moved aside: %w)", path, err, moveErr)
+			return fmt.Errorf("open the research library %s: %w (and it cannot be moved aside: %w)", l.path, err, moveErr)
 		}
 		l.log.Error("the research library could not be read: moved it aside and started an empty one",
-			"path", path, "moved_to", aside, "err", err)
-		db, err = openDB(path)
+			"path", l.path, "moved_to", aside, "err", err)
+		db, err = openFile(l.path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open the research library %s: %w", path, err)
+		return fmt.Errorf("open the research library %s: %w", l.path, err)
 	}
-	l.db = db
-	if l.owner, err = newOwner(path + ".owners"); err != nil {
+	owner, err := newOwner(l.path + ".owners")
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open the research library: %w", err)
+		return fmt.Errorf("open the research library: %w", err)
 	}
+	l.db, l.owner = db, owner
 	l.sweepJobs()
 	l.prune()
+	if _, err := l.importHistory(l.options.HistoryDir); err != nil {
+		l.log.Warn("the history of earlier releases was not imported into the research library", "err", err)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	l.stop = stop
-	if o.Poll >= 0 {
-		poll := o.Poll
+	if poll := l.options.Poll; poll >= 0 {
 		if poll == 0 {
 			poll = 2 * time.Second
 		}
 		l.watch(ctx, poll)
 	}
-	return l, nil
+	l.mu.Lock()
+	l.open = true
+	hooks := l.onOpen
+	l.onOpen = nil
+	l.mu.Unlock()
+	for _, f := range hooks {
+		go f()
+	}
+	return nil
 }
 
 // Path is the library's database file; "" for a nil library.
@@ -137,6 +217,10 @@ func (l *Library) Close() error {
 		return nil
 	}
 	l.closing.Do(func() {
+		l.opening.Do(func() {}) // never opened: it never will be
+		if l.db == nil {
+			return
+		}
 		l.stop()
 		l.polling.Wait()
 		l.interruptOwn()
@@ -193,8 +277,8 @@ func (l *Library) watch(ctx context.Context, every time.Duration) {
 	})
 }
 
-// openDB opens the database at path and brings its schema up to date.
-func openDB(path string) (*sql.DB, error) {
+// openFile opens the database at path and brings its schema up to date.
+func openFile(path string) (*sql.DB, error) {
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
 	q.Set("_journal_mode", "WAL")

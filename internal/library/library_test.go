@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -376,6 +377,93 @@ func TestNilLibrary(t *testing.T) {
 	}
 	if err := l.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestOpenOnUse: a library opened on use touches no file until a call needs the database: not for its path, its
+// changes, a retention set or the cache's time to live. The first call opens it, imports the history of earlier
+// releases, and tells OnOpen's hooks (registered before or after); closing one never opened leaves no file.
+func TestOpenOnUse(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	history := t.TempDir()
+	if err := os.CopyFS(history, os.DirFS("testdata/history")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenOnUse(path, Options{Retention: keepAll, Poll: -1, now: clock(), HistoryDir: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	before := make(chan struct{})
+	l.OnOpen(func() { close(before) })
+	if l.Path() != path || l.Changed() == nil {
+		t.Errorf("Path %q, Changed %v", l.Path(), l.Changed())
+	}
+	l.SetRetention(Retention{MaxReports: 5})
+	l.DropCached(time.Now())
+	if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the library's folder exists before any use: %v", err)
+	}
+	select {
+	case <-before:
+		t.Fatal("OnOpen's hook ran before the library opened")
+	default:
+	}
+
+	if n := l.Len(); n != 3 {
+		t.Errorf("Len on first use: %d, want the 3 reports of the history imported", n)
+	}
+	<-before
+	after := make(chan struct{})
+	l.OnOpen(func() { close(after) })
+	<-after
+	if l.Retention().MaxReports != 5 {
+		t.Errorf("retention %+v, want the one set before the library opened", l.Retention())
+	}
+
+	shut, err := OpenOnUse(dbPath(t), Options{Poll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shut.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if shut.Len() != 0 || shut.List(0) != nil {
+		t.Error("a library closed before its first use lists something")
+	}
+	if _, err := os.Stat(shut.Path()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a library closed before its first use made its file: %v", err)
+	}
+}
+
+// TestOpenOnUseFails: a library whose database cannot be opened on first use logs why once, and keeps nothing,
+// as a nil library.
+func TestOpenOnUseFails(t *testing.T) {
+	t.Parallel()
+	path := dbPath(t)
+	newer := open(t, path, keepAll, nil)
+	if _, err := newer.db.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	newer.Close()
+	var log testkit.SyncBuffer
+	l, err := OpenOnUse(path, Options{Poll: -1, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	for range 2 {
+		if id, err := l.Add(report("a", time.Now())); id != "" || err != nil {
+			t.Errorf("Add: %q, %v; want nothing kept, no error", id, err)
+		}
+		if _, err := l.Job(record.NewJobID()); !errors.Is(err, record.ErrNotFound) {
+			t.Errorf("Job: %v, want ErrNotFound", err)
+		}
+	}
+	if n := strings.Count(log.String(), "the research library cannot be used"); n != 1 ||
+		!strings.Contains(log.String(), "newer release") {
+		t.Errorf("the log says it %d times, want once with why:\n%s", n, log.String())
 	}
 }
 

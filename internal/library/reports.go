@@ -22,7 +22,7 @@ const summaryColumns = `reports.id, reports.tool, reports.topic, reports.depth, 
 // identical calls that joined one run each get it) is not kept twice; its id is returned. With a limit of 0 reports nothing is
 // kept and the id is "". A report larger than the size limit is refused.
 func (l *Library) Add(r record.Report) (string, error) {
-	if l == nil {
+	if !l.ready() {
 		return "", nil
 	}
 	ret := l.Retention()
@@ -80,7 +80,7 @@ func identity(made record.Identity) []any {
 // Find returns the id of the report kept for the research made, the one Add kept for it; ErrNotFound when none is
 // (it was never kept, or it has been deleted or dropped since).
 func (l *Library) Find(made record.Identity) (string, error) {
-	if l == nil {
+	if !l.ready() {
 		return "", record.ErrNotFound
 	}
 	var id string
@@ -105,7 +105,7 @@ func nonNil(s []record.Source) []record.Source {
 // List returns the n newest reports (every one when n <= 0), newest first, without their text. A library that
 // cannot be read lists nothing, and logs why.
 func (l *Library) List(n int) []record.Summary {
-	if l == nil {
+	if !l.ready() {
 		return nil
 	}
 	if n <= 0 {
@@ -120,7 +120,7 @@ func (l *Library) List(n int) []record.Summary {
 
 // Len is how many reports are kept.
 func (l *Library) Len() int {
-	if l == nil {
+	if !l.ready() {
 		return 0
 	}
 	var n int
@@ -132,7 +132,7 @@ func (l *Library) Len() int {
 
 // Get returns the kept report id; ErrNotFound for an id that is malformed or not kept.
 func (l *Library) Get(id string) (record.Report, error) {
-	if l == nil || !record.ValidID(id) {
+	if !record.ValidID(id) || !l.ready() {
 		return record.Report{}, record.ErrNotFound
 	}
 	var r record.Report
@@ -160,7 +160,7 @@ func (l *Library) Get(id string) (record.Report, error) {
 // Delete drops the kept report id, and the result cache's entries of the same research (PutCached), so that no
 // server answers an identical request with it from the library; ErrNotFound when it is not kept.
 func (l *Library) Delete(id string) error {
-	if l == nil || !record.ValidID(id) {
+	if !record.ValidID(id) || !l.ready() {
 		return record.ErrNotFound
 	}
 	err := inTx(l.db, func(tx *sql.Tx) error {
@@ -194,7 +194,7 @@ func (l *Library) Delete(id string) error {
 // punctuation are no search syntax. A query without words lists the reports kept since since, newest first, each
 // with the opening of its text.
 func (l *Library) Search(query string, since time.Time, limit int) ([]record.Summary, error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, nil
 	}
 	if limit <= 0 {

@@ -29,7 +29,7 @@ func (l *Library) Retention() Retention {
 	return l.retention
 }
 
-// SetRetention puts r in force, and drops at once what is past it.
+// SetRetention puts r in force, and drops at once what is past it; a library not open yet drops it when it opens.
 func (l *Library) SetRetention(r Retention) {
 	if l == nil {
 		return
@@ -38,7 +38,7 @@ func (l *Library) SetRetention(r Retention) {
 	changed := l.retention != r
 	l.retention = r
 	l.mu.Unlock()
-	if changed {
+	if changed && l.isOpen() {
 		l.prune()
 	}
 }

@@ -13,7 +13,7 @@ const usageKept = 400 * 24 * time.Hour
 
 // PutUsage keeps what one research call used, and forgets the calls older than usageKept.
 func (l *Library) PutUsage(u record.Usage) error {
-	if l == nil {
+	if !l.ready() {
 		return nil
 	}
 	if u.At.IsZero() {
@@ -34,7 +34,7 @@ func (l *Library) PutUsage(u record.Usage) error {
 
 // UsageSince sums what the calls since then used, by backend and model, the most tokens first.
 func (l *Library) UsageSince(since time.Time) ([]record.UsageTotal, error) {
-	if l == nil {
+	if !l.ready() {
 		return nil, nil
 	}
 	rows, err := l.db.Query(`SELECT backend, model, COUNT(*), SUM(input_tokens), SUM(output_tokens),
