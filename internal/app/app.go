@@ -383,7 +383,7 @@ const jobsGrace = 10 * time.Second
 
 // status is what ping answers and /healthz serves: the App's state, and what the research used today and this month.
 func (a *App) status() tools.Status {
-	st := statusOf(a.glance())
+	st := statusOf(a.Glance())
 	st.Usage = a.usage(time.Now())
 	return st
 }

@@ -8,16 +8,16 @@ import (
 
 // State is the App's state now, as every view reads it: the menu, the pages, ping and /healthz.
 func (a *App) State() appstate.State {
-	st := a.glance()
+	st := a.Glance()
 	st.Activity = a.activity.Snapshot()
 	st.Recent, st.Kept = a.library.List(appstate.RecentMax), a.library.Len()
 	st.Usage = a.usage(time.Now())
 	return st
 }
 
-// glance is State without what takes more than a glance to gather (the activity's lists, the library, which is
-// read from disk): what ping and /healthz answer at once.
-func (a *App) glance() appstate.State {
+// Glance is State without what takes more than a glance to gather (the activity's lists, the library, which is
+// read from disk, and the usage kept there): what ping and /healthz answer at once.
+func (a *App) Glance() appstate.State {
 	c := a.configured.Load()
 	running, queued := a.queue.Active()
 	st := appstate.State{

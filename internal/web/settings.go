@@ -118,7 +118,7 @@ func (pg *settingsPage) get(w http.ResponseWriter, r *http.Request) {
 	data, values, err := pg.h.readDotenv()
 	p := pg.view(values, values)
 	p.Saved = r.URL.Query().Get("saved") == "1"
-	switch n := markInvalid(&p, invalidValues(pg.h.app.State().Config.Dir, data)); {
+	switch n := markInvalid(&p, invalidValues(pg.h.app.Glance().Config.Dir, data)); {
 	case err != nil:
 		p.Error = err.Error()
 	case n == 1:
@@ -201,10 +201,10 @@ func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		pg.h.render(w, "settings.html", p)
 	case errors.As(err, &notApplied):
-		pg.h.log.Error("settings saved but not applied", "file", config.EnvPath(pg.h.app.State().Config.Dir), "err", notApplied.Err)
+		pg.h.log.Error("settings saved but not applied", "file", config.EnvPath(pg.h.app.Glance().Config.Dir), "err", notApplied.Err)
 		data, values, _ := pg.h.readDotenv()
 		p := pg.view(values, values)
-		markInvalid(&p, invalidValues(pg.h.app.State().Config.Dir, data)) // a value kept as the file held it
+		markInvalid(&p, invalidValues(pg.h.app.Glance().Config.Dir, data)) // a value kept as the file held it
 		p.NotApplied = notApplied.Err.Error()
 		pg.h.render(w, "settings.html", p)
 	case err != nil:
@@ -214,13 +214,13 @@ func (pg *settingsPage) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		pg.h.render(w, "settings.html", p)
 	case moved != "":
-		pg.h.log.Info("settings saved", "file", config.EnvPath(pg.h.app.State().Config.Dir))
+		pg.h.log.Info("settings saved", "file", config.EnvPath(pg.h.app.Glance().Config.Dir))
 		_, values, _ := pg.h.readDotenv()
 		p := pg.view(values, values)
 		p.Saved, p.Moved = true, moved+"/settings"
 		pg.h.render(w, "settings.html", p)
 	default:
-		pg.h.log.Info("settings saved", "file", config.EnvPath(pg.h.app.State().Config.Dir))
+		pg.h.log.Info("settings saved", "file", config.EnvPath(pg.h.app.Glance().Config.Dir))
 		http.Redirect(w, r, "/settings?saved=1", http.StatusSeeOther)
 	}
 }

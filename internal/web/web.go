@@ -51,6 +51,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 // reports its library keeps, the research running in other servers that share the library, and its setup checks.
 type App interface {
 	State() appstate.State
+	Glance() appstate.State                  // State without the activity's lists, the library and the usage
 	Changed() <-chan struct{}                // closed at the next change of State
 	Report(id string) (record.Report, error) // a report of the library; record.ErrNotFound for one it does not keep
 	// Browse is one page of the library's reports, newest first: those that hold every word of query (every one
@@ -208,7 +209,7 @@ func New(a App, forms Forms, token string, logger *slog.Logger) *Handler {
 			h.welcome = &welcomePage{h: h, s: forms.Settings, w: forms.Welcome, r: forms.Research}
 		}
 	}
-	version := a.State().Version
+	version := a.Glance().Version // the library opens when a page shows it, not before
 	h.pages = template.Must(pages.Clone()).Funcs(template.FuncMap{"version": func() string { return version }})
 	return h
 }
@@ -237,8 +238,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", pagePolicy)
-	w.Header().Set("Referrer-Policy", "same-origin")              // not no-referrer: Chromium would then send "Origin: null" with the form
-	if !loopback.AllowedHost(r.Host, h.app.State().Config.Host) { // a DNS-rebinding page names a host of its own
+	w.Header().Set("Referrer-Policy", "same-origin")               // not no-referrer: Chromium would then send "Origin: null" with the form
+	if !loopback.AllowedHost(r.Host, h.app.Glance().Config.Host) { // a DNS-rebinding page names a host of its own
 		http.Error(w, "Forbidden: unknown host", http.StatusForbidden)
 		return
 	}
@@ -368,5 +369,5 @@ func (h *Handler) render(w http.ResponseWriter, name string, data any) {
 
 // readDotenv returns the .env file's contents and variables; a missing file is empty.
 func (h *Handler) readDotenv() ([]byte, map[string]string, error) {
-	return config.ReadDotenv(config.EnvPath(h.app.State().Config.Dir))
+	return config.ReadDotenv(config.EnvPath(h.app.Glance().Config.Dir))
 }

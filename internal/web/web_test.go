@@ -102,6 +102,9 @@ func (f *fakeBackend) Version() string           { return "1.2.3-test" }
 func (f *fakeBackend) Status() httpserver.Status {
 	return httpserver.Status{State: httpserver.Running, Addr: "127.0.0.1:3000"}
 }
+func (f *fakeBackend) Glance() appstate.State {
+	return appstate.State{Version: f.Version(), Config: f.Config(), Server: f.Status()}
+}
 func (f *fakeBackend) State() appstate.State {
 	return appstate.State{Version: f.Version(), Config: f.Config(), Server: f.Status(), Activity: f.Activity(),
 		Recent: f.library.List(appstate.RecentMax), Kept: f.library.Len(), Usage: f.usage}
@@ -712,6 +715,7 @@ func cookieRequest(t *testing.T, u string) *http.Request {
 type statusOnly struct{ b *fakeBackend }
 
 func (s statusOnly) State() appstate.State                   { return s.b.State() }
+func (s statusOnly) Glance() appstate.State                  { return s.b.Glance() }
 func (s statusOnly) Changed() <-chan struct{}                { return s.b.Changed() }
 func (s statusOnly) Report(id string) (record.Report, error) { return s.b.Report(id) }
 func (s statusOnly) Browse(query string, offset, limit int) ([]record.Summary, int, error) {

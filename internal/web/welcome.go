@@ -190,7 +190,7 @@ func (pg *welcomePage) saveKeys(r *http.Request) (string, error) {
 		}
 		return "", errors.New("nothing was saved: " + err.Error())
 	}
-	pg.h.log.Info("keys saved from the first-run page", "file", config.EnvPath(pg.h.app.State().Config.Dir))
+	pg.h.log.Info("keys saved from the first-run page", "file", config.EnvPath(pg.h.app.Glance().Config.Dir))
 	return "Saved and applied.", nil
 }
 
