@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,8 +40,14 @@ type noSettings struct{}
 func (noSettings) SaveDotenv([]byte) (string, error) { return "", errors.New("not in this test") }
 
 // openPages serves a's pages, with every form the tray's have, over real HTTP, and returns a browser that opened
-// them with the launch's token.
+// /history with the launch's token.
 func openPages(t *testing.T, a *App) *browser {
+	t.Helper()
+	return openPagesAt(t, a, "/history")
+}
+
+// openPagesAt is openPages, the browser opening page with the token.
+func openPagesAt(t *testing.T, a *App, page string) *browser {
 	t.Helper()
 	h := web.New(a, web.Forms{Settings: noSettings{}, Welcome: a, Research: a}, "launch-token", slog.New(slog.DiscardHandler))
 	srv := httptest.NewServer(surface(a.mcpHTTP, h))
@@ -47,7 +55,7 @@ func openPages(t *testing.T, a *App) *browser {
 	jar, _ := cookiejar.New(nil)
 	b := &browser{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: testkit.WaitLimit,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	if code, _, _ := b.do(http.MethodGet, h.URL(srv.URL, "/history"), nil, ""); code != http.StatusSeeOther {
+	if code, _, _ := b.do(http.MethodGet, h.URL(srv.URL, page), nil, ""); code != http.StatusSeeOther {
 		t.Fatalf("the token link: %d, want 303", code)
 	}
 	return b
@@ -96,6 +104,23 @@ func (b *browser) submit(from, path string, form url.Values) (int, string) {
 	form.Set("csrf", m[1])
 	code, loc, _ := b.do(http.MethodPost, b.base+path, form, b.base)
 	return code, loc
+}
+
+// TestPagesOfNoReportLeaveTheLibraryShut: a client's initialize and the pages that show no report (settings, the
+// first-run page) leave the research library shut, so that an idle server holds no SQLite; /history opens it.
+func TestPagesOfNoReportLeaveTheLibraryShut(t *testing.T) {
+	fake := geminitest.New(t, geminitest.ScenarioOK)
+	a, _, path := startWithHistory(t, fake, nil)
+	b := openPagesAt(t, a, "/settings")
+	b.get("/settings")
+	b.get("/welcome")
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the library's file after /settings and /welcome: %v; want none", err)
+	}
+	b.get("/history")
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the library's file after /history: %v", err)
+	}
 }
 
 // TestLibraryPages: a report researched for real is found on /history by a word of its text, downloads as a

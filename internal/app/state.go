@@ -6,7 +6,8 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/appstate"
 )
 
-// State is the App's state now, as every view reads it: the menu, the pages, ping and /healthz.
+// State is the App's state now, as the views read it: the menu, and the pages that show the activity or the
+// library.
 func (a *App) State() appstate.State {
 	st := a.Glance()
 	st.Activity = a.activity.Snapshot()
@@ -16,7 +17,8 @@ func (a *App) State() appstate.State {
 }
 
 // Glance is State without what takes more than a glance to gather (the activity's lists, the library, which is
-// read from disk, and the usage kept there): what ping and /healthz answer at once.
+// read from disk and opened by its first reader, and the usage kept there): what ping and /healthz start from, and
+// what the pages read for their own checks.
 func (a *App) Glance() appstate.State {
 	c := a.configured.Load()
 	running, queued := a.queue.Active()

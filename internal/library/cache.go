@@ -59,10 +59,18 @@ func (l *Library) Cached(key string, since time.Time) (value []byte, at time.Tim
 
 // DropCached drops the result cache's reports cached before before: the cache's time to live has been set, and
 // what is older than it is to go (every one, for a time to live of 0). What cannot be dropped is logged. A library
-// not opened yet is left shut: Cached never answers with what is older than its since, and the reports past their
-// time go when the library opens (prune).
+// not opened yet stays shut, and drops them when it opens.
 func (l *Library) DropCached(before time.Time) {
-	if !l.isOpen() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	open := l.open
+	if !open {
+		l.dropped = before
+	}
+	l.mu.Unlock()
+	if !open {
 		return
 	}
 	if _, err := l.db.Exec(`DELETE FROM cache WHERE at < ?`, micros(before)); err != nil {

@@ -104,6 +104,31 @@ func TestCacheRetention(t *testing.T) {
 	}
 }
 
+// TestDropCachedBeforeOpen: a cut of the cache asked of a library not opened yet (the server starting with a
+// shorter time to live) is made when it opens.
+func TestDropCachedBeforeOpen(t *testing.T) {
+	t.Parallel()
+	path, now := dbPath(t), time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	first, err := Open(path, Options{Retention: keepAll, Poll: -1, now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, key := range []string{"old", "new"} {
+		first.PutCached(key, made(key), []byte("r"), now.Add(time.Duration(i)*time.Minute), now.Add(time.Hour))
+	}
+	first.Close()
+
+	l, err := OpenOnUse(path, Options{Retention: keepAll, Poll: -1, now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	l.DropCached(now.Add(30 * time.Second))
+	if _, _, ok := l.Cached("new", now); !ok || cachedRows(t, l) != 1 {
+		t.Errorf("once open, the cache holds %d reports; want the one cached after the cut", cachedRows(t, l))
+	}
+}
+
 // made is the identity of a search for topic.
 func made(topic string) record.Identity {
 	return record.Identity{Tool: "search", Topic: topic, Started: time.Date(2026, 11, 27, 11, 59, 0, 0, time.UTC),

@@ -58,10 +58,14 @@ func (l *Library) PutJob(j record.Job) error {
 
 // UpdateJob changes the job id through change, in one transaction, and returns it as kept: its Stage, State,
 // Ended, ReportID, error fields and Remote (its ID, Tool, Topic, Args, Started and Owner stay). A final state without an end
-// ends it now; a ReportID must name a kept report. ErrNotFound for a job not kept.
+// ends it now; a ReportID must name a kept report. ErrNotFound for a job not kept; a library that keeps nothing (nil,
+// or one that could not open) updates nothing and answers no error, as it answered PutJob.
 func (l *Library) UpdateJob(id string, change func(*record.Job)) (record.Job, error) {
-	if !record.ValidJobID(id) || !l.ready() {
+	if !record.ValidJobID(id) {
 		return record.Job{}, record.ErrNotFound
+	}
+	if !l.ready() {
+		return record.Job{}, nil // it kept no job: nothing to update
 	}
 	var j record.Job
 	err := inTx(l.db, func(tx *sql.Tx) error {

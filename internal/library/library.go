@@ -62,16 +62,18 @@ type Library struct {
 	closing sync.Once
 	closed  error // Close's error
 
-	// Set once by opening, then read only.
+	// Set once by opening (db, owner and stop before open is), then read only; polling is the watch's.
 	db      *sql.DB
 	owner   *owner
 	stop    context.CancelFunc
 	polling sync.WaitGroup
 
-	mu        sync.Mutex // guards retention, open and onOpen
+	mu        sync.Mutex // guards what follows
 	retention Retention
-	open      bool     // the database is open: hooks run at once, retention applies at once
-	onOpen    []func() // OnOpen's hooks waiting for the database to open
+	open      bool      // the database is open: a retention or a cut of the cache applies at once
+	dropped   time.Time // the cache's latest cut (DropCached) before the database opened, applied when it does
+	hooks     []func()  // OnOpen's, waiting for the database to open
+	hooked    bool      // the database opened: OnOpen calls a hook at once
 }
 
 // ErrNewer is Open's error for a library that a newer release wrote: its schema is past what this one knows. It
@@ -147,11 +149,11 @@ func (l *Library) OnOpen(f func()) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.open {
+	if l.hooked {
 		go f()
 		return
 	}
-	l.onOpen = append(l.onOpen, f)
+	l.hooks = append(l.hooks, f)
 }
 
 // openDB opens the database for Open or ready, and runs OnOpen's hooks.
@@ -177,14 +179,20 @@ func (l *Library) openDB() error {
 		db.Close()
 		return fmt.Errorf("open the research library: %w", err)
 	}
-	l.db, l.owner = db, owner
+	ctx, stop := context.WithCancel(context.Background())
+	l.db, l.owner, l.stop = db, owner, stop
+	l.mu.Lock()
+	l.open = true // from here a retention set or a cut of the cache applies itself, as this opening goes on
+	dropped := l.dropped
+	l.mu.Unlock()
 	l.sweepJobs()
 	l.prune()
+	if !dropped.IsZero() {
+		l.DropCached(dropped)
+	}
 	if _, err := l.importHistory(l.options.HistoryDir); err != nil {
 		l.log.Warn("the history of earlier releases was not imported into the research library", "err", err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	l.stop = stop
 	if poll := l.options.Poll; poll >= 0 {
 		if poll == 0 {
 			poll = 2 * time.Second
@@ -192,9 +200,9 @@ func (l *Library) openDB() error {
 		l.watch(ctx, poll)
 	}
 	l.mu.Lock()
-	l.open = true
-	hooks := l.onOpen
-	l.onOpen = nil
+	l.hooked = true
+	hooks := l.hooks
+	l.hooks = nil
 	l.mu.Unlock()
 	for _, f := range hooks {
 		go f()
@@ -211,7 +219,8 @@ func (l *Library) Path() string {
 }
 
 // Close stops watching for changes, marks this process's jobs that still run interrupted (they cannot go on once
-// it has stopped), and closes the database. Closing again does nothing.
+// it has stopped), and closes the database. A library never opened stays shut: it keeps nothing from then on.
+// Closing again does nothing.
 func (l *Library) Close() error {
 	if l == nil {
 		return nil

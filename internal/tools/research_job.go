@@ -168,7 +168,11 @@ func (t *Tools) Start(ctx context.Context, tool string, args json.RawMessage) (s
 // would have the first. It returns the job, or nil when there is none to take on (or another server took it
 // first); a job this server holds already is returned as it is. A job it cannot follow on is kept failed, with why.
 func (t *Tools) TakeOn(id string) *jobs.Job[Result] {
-	if job := t.jobOf(id); job != nil { // taken on already, by a research_result asking at the same time
+	// The server takes its jobs on when its library opens, which the very call asking for one may have done: it
+	// waits for that take-on, then finds the job here.
+	t.takingOn.Lock()
+	defer t.takingOn.Unlock()
+	if job := t.jobOf(id); job != nil {
 		return job
 	}
 	if j, err := t.opts.Library.Job(id); err != nil || j.State != kept.JobInterrupted || j.Remote == nil {

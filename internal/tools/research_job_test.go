@@ -363,3 +363,58 @@ func TestTakingOnAnAgentsRun(t *testing.T) {
 		t.Errorf("the job taken on: %+v, want it done, the second server's", j)
 	}
 }
+
+// followingAgent follows a remote run of Google's agent until its call ends: a research that is still running at
+// the API when its server stops.
+type followingAgent struct{ Engine }
+
+func (followingAgent) DeepSearch(ctx context.Context, req research.DeepSearchRequest) (research.Report, error) {
+	if req.Resume == nil {
+		req.Followed(backend.AgentRun{ID: "v1_7", Agent: "deep-research-preview-04-2026", LastEvent: "3"})
+	}
+	<-ctx.Done()
+	return research.Report{}, context.Cause(ctx)
+}
+
+// TestTakeOnAsTheLibraryOpens: after a restart, the research_cancel that opens the library (whose opening takes the
+// interrupted jobs on, as the app does) and that take-on reach the same job at once: the call waits for the take-on
+// and cancels the job, never answering that another server runs it.
+func TestTakeOnAsTheLibraryOpens(t *testing.T) {
+	for range 20 {
+		path := filepath.Join(t.TempDir(), "library.db")
+		lifetime, stop := context.WithCancelCause(context.Background())
+		firstLib := sharedLibrary(t, path)
+		first := New(followingAgent{}, Options{Version: "test", Library: firstLib, Lifetime: lifetime})
+		id, err := first.Start(context.Background(), "deep_search", json.RawMessage(`{"topic": "t", "engine": "google"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.WaitFor(t, "the remote run kept", func() bool {
+			j, err := firstLib.Job(id)
+			return err == nil && strings.Contains(string(j.Remote), `"v1_7"`)
+		})
+		stop(backend.ErrServerStopping)
+		first.WaitJobs(context.Background())
+		firstLib.Close()
+
+		lib, err := library.OpenOnUse(path, library.Options{Poll: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		restarted, stopRestarted := context.WithCancelCause(context.Background())
+		second := New(followingAgent{}, Options{Version: "test", Library: lib, Lifetime: restarted})
+		lib.OnOpen(func() {
+			jobs, _ := lib.Resumable(time.Now().Add(-time.Hour))
+			for _, j := range jobs {
+				second.TakeOn(j.ID)
+			}
+		})
+		res, err := second.ResearchCancel(context.Background(), ResearchCancelArgs{ResearchID: id})
+		if err != nil || res.Status != string(kept.JobCancelled) {
+			t.Errorf("research_cancel after a restart: %+v, %v; want the job cancelled", res, err)
+		}
+		stopRestarted(backend.ErrServerStopping)
+		second.WaitJobs(context.Background())
+		lib.Close()
+	}
+}

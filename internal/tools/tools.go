@@ -103,6 +103,7 @@ type Tools struct {
 	resumes map[string]func(context.Context, kept.Job) error                  // the research tools', by name: Resume
 	// stageKeepers stop writing the stages of the running jobs to the library (keepStages), by job id.
 	stageKeepers sync.Map
+	takingOn     sync.Mutex // one TakeOn at a time: a second asking for the same job finds it taken on
 }
 
 // New returns the research tools over engine.

@@ -96,7 +96,7 @@ func pageVars() []config.VarDoc {
 // view shows the settings with values in the fields (the .env file's, or a rejected form's) and the secrets
 // saved in the .env file, saved, masked (the page never shows a key it did not save).
 func (pg *settingsPage) view(values map[string]string, saved map[string]string) settingsView {
-	st := pg.h.app.State()
+	st := pg.h.app.Glance()
 	cfg := st.Config
 	p := settingsView{CSRF: pg.h.csrf, Server: serverLine(st), DotenvPath: config.EnvPath(cfg.Dir)}
 	for _, v := range pageVars() {

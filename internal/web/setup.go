@@ -68,7 +68,7 @@ func viewCheck(c checklist.Check) checkView {
 func (pg *setupPage) check(w http.ResponseWriter, r *http.Request, offline bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), checklistTimeout)
 	defer cancel()
-	p := setupView{Server: serverLine(pg.h.app.State()), CSRF: pg.h.csrf, Queried: !offline}
+	p := setupView{Server: serverLine(pg.h.app.Glance()), CSRF: pg.h.csrf, Queried: !offline}
 	p.Checks, p.Broken = viewChecks(pg.h.app.Checklist(ctx, offline))
 	if !offline {
 		pg.h.log.Info("checked the setup with a query to each backend", "broken", p.Broken)

@@ -74,7 +74,7 @@ type welcomeClient struct {
 
 // view is what the page shows now.
 func (pg *welcomePage) view(ctx context.Context) welcomeView {
-	p := welcomeView{Server: serverLine(pg.h.app.State()), CSRF: pg.h.csrf, Query: defaultTryQuery, Saved: map[string]string{}}
+	p := welcomeView{Server: serverLine(pg.h.app.Glance()), CSRF: pg.h.csrf, Query: defaultTryQuery, Saved: map[string]string{}}
 	p.Checks, p.Broken = viewChecks(pg.h.app.Checklist(ctx, true))
 	if _, saved, err := pg.h.readDotenv(); err == nil {
 		for _, name := range welcomeKeys {
