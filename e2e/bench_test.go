@@ -149,6 +149,18 @@ func benchStart(b *testing.B, runs int) {
 		srv.stop()
 	}
 
+	// Once used, the server holds what its first search opened: the research library (SQLite) above all.
+	s.mock.Handle(mg.KindSearch, mg.Always(apiRounds[0].reply()))
+	used, _ := spawnStdio(b, s, apiEnv...)
+	used.request(b, "tools/call", map[string]any{"name": "search", "arguments": map[string]any{"query": "idle after use"}})
+	for _, list := range []string{"tools/list", "resources/list"} {
+		used.request(b, list, nil)
+	}
+	time.Sleep(idleSettle)
+	addBenchRow(sectionStart, "idle RSS, headless over stdio, API backend, after a search, tools/list, resources/list", "",
+		memoryOf(b, used.cmd.Process.Pid).String())
+	used.stop()
+
 	srv := s.startHTTP(apiEnv...)
 	connect(b, srv.url)
 	time.Sleep(idleSettle)
@@ -162,8 +174,42 @@ func benchStart(b *testing.B, runs int) {
 // stdioServer is the server as a stdio client spawns it, driven by hand: JSON-RPC lines on its pipes, so that
 // nothing of a client library's own start is timed.
 type stdioServer struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	sent int // the last request's id
+}
+
+// request sends a JSON-RPC request of method with params and returns its answer's line.
+func (s *stdioServer) request(b *testing.B, method string, params any) string {
+	b.Helper()
+	s.sent++
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.sent, "method": method, "params": params})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.in.Write(append(req, '\n')); err != nil {
+		b.Fatalf("%s over stdio: %v", method, err)
+	}
+	id := fmt.Sprintf(`"id":%d,`, s.sent)
+	for {
+		line, err := s.out.ReadString('\n')
+		if err != nil {
+			b.Fatalf("%s over stdio: no answer: %v", method, err)
+		}
+		if strings.Contains(line, id) {
+			var answer struct {
+				Error  json.RawMessage `json:"error"`
+				Result struct {
+					IsError bool `json:"isError"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(line), &answer); err != nil || answer.Error != nil || answer.Result.IsError {
+				b.Fatalf("%s over stdio: %s (%v)", method, line, err)
+			}
+			return line
+		}
+	}
 }
 
 // spawnStdio starts the server over stdio with the scenario's environment and extra, sends initialize and the
@@ -186,12 +232,12 @@ func spawnStdio(b *testing.B, s *scenario, extra ...string) (*stdioServer, time.
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	srv := &stdioServer{cmd: cmd, in: in}
+	srv := &stdioServer{cmd: cmd, in: in, out: bufio.NewReader(out), sent: 1}
 	b.Cleanup(srv.stop)
 	if _, err := io.WriteString(in, initialize); err != nil {
 		b.Fatal(err)
 	}
-	answer, err := bufio.NewReader(out).ReadString('\n')
+	answer, err := srv.out.ReadString('\n')
 	took := time.Since(began)
 	if err != nil || !strings.Contains(answer, `"serverInfo"`) {
 		b.Fatalf("initialize over stdio: %q, %v", answer, err)
@@ -199,7 +245,6 @@ func spawnStdio(b *testing.B, s *scenario, extra ...string) (*stdioServer, time.
 	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
 		b.Fatal(err)
 	}
-	go io.Copy(io.Discard, out)
 	return srv, took
 }
 
