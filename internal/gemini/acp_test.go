@@ -20,7 +20,14 @@ import (
 // newACPRunner is a runner on fake that keeps an --acp worker warm (the default), closed when the test ends.
 func newACPRunner(t *testing.T, fake *geminitest.Fake, change func(*gemini.Config)) *gemini.Runner {
 	t.Helper()
-	r := newRunner(t, fake, change)
+	r := newRunner(t, fake, func(c *gemini.Config) {
+		// A worker that has not answered a prompt's session/cancel within KillGrace is retired: a machine under load
+		// must never take the fake's answer for a stuck cancel.
+		c.KillGrace = testkit.FirstWordsLimit
+		if change != nil {
+			change(c)
+		}
+	})
 	t.Cleanup(r.Close)
 	r.KeepWarm(1)
 	return r
@@ -186,6 +193,7 @@ func TestACPStuckCancelEndsNoOtherPrompt(t *testing.T) {
 	r := newACPRunner(t, fake, func(c *gemini.Config) {
 		c.WarmMax = 2
 		c.ExtraEnv = append(c.ExtraEnv, script, geminitest.EnvDelay+"=2s")
+		c.KillGrace = testGrace // the cancel is ignored: its grace runs out, however long it is
 	})
 	if _, err := run(t, r, backend.Request{}); err != nil {
 		t.Fatal(err)
