@@ -691,7 +691,7 @@ func (f *firstSearch) when() time.Time {
 // connect opens an MCP session with the server at url.
 func connect(b *testing.B, url string) (*client.Client, *firstSearch) {
 	b.Helper()
-	c, err := client.NewStreamableHttpClient(url)
+	c, err := testkit.HTTPClient(url)
 	if err != nil {
 		b.Fatal(err)
 	}

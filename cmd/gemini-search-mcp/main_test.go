@@ -212,7 +212,7 @@ func TestHTTP(t *testing.T) {
 	env, _ := serverEnv(t, fake)
 	_, base, _ := startHTTP(t, env)
 
-	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	c, err := testkit.HTTPClient(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestHTTP(t *testing.T) {
 			} else if tt.header != "" {
 				req.Header.Set(tt.header, tt.value)
 			}
-			res, err := http.DefaultClient.Do(req)
+			res, err := testkit.Client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +266,7 @@ func TestHTTPToken(t *testing.T) {
 	env, _ := serverEnv(t, fake, "MCP_AUTH_TOKEN=tok-123456")
 	_, base, stderr := startHTTP(t, env)
 
-	res, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
+	res, err := testkit.Client.Post(base+"/mcp", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestHTTPToken(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: status %d, want 401", res.StatusCode)
 	}
-	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-123456"}))
+	c, err := testkit.HTTPClient(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-123456"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestSIGTERMStopsSearchesAndExits(t *testing.T) {
 	fake := geminitest.New(t, "hang")
 	env, _ := serverEnv(t, fake)
 	cmd, base, stderr := startHTTP(t, env)
-	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	c, err := testkit.HTTPClient(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestWarmWorkers(t *testing.T) {
 	fake := geminitest.New(t, "ok")
 	env, _ := serverEnv(t, fake, "HOME="+signedIn(t))
 	cmd, base, stderr := startHTTP(t, env)
-	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	c, err := testkit.HTTPClient(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -841,7 +841,7 @@ func TestHTTPClientGoneSearchEndsByItsTimeLimit(t *testing.T) {
 	_, base, _ := startHTTP(t, env)
 
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	res, err := http.Post(base+"/mcp", "application/json", strings.NewReader(init))
+	res, err := testkit.Client.Post(base+"/mcp", "application/json", strings.NewReader(init))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -855,7 +855,7 @@ func TestHTTPClientGoneSearchEndsByItsTimeLimit(t *testing.T) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", session)
 	go func() {
-		if res, err := http.DefaultClient.Do(req); err == nil {
+		if res, err := testkit.Client.Do(req); err == nil {
 			res.Body.Close()
 		}
 	}()
@@ -937,7 +937,7 @@ func TestHTTPStatusPage(t *testing.T) {
 		t.Fatalf("the log gives no status page link:\n%s", stderr)
 	}
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	browser := &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}
 	get := func(c *http.Client, u string) (int, string) {
 		t.Helper()
 		res, err := c.Get(u)
@@ -1086,7 +1086,7 @@ func TestLeftoversOfAKilledServerEnd(t *testing.T) {
 	fake := geminitest.New(t, "hang")
 	env, _ := serverEnv(t, fake)
 	hang := func(base string) {
-		c, err := client.NewStreamableHttpClient(base + "/mcp")
+		c, err := testkit.HTTPClient(base + "/mcp")
 		if err != nil {
 			t.Fatal(err)
 		}

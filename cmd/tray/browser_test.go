@@ -110,7 +110,7 @@ func (wd *webDriver) call(method, path string, body, value any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: testkit.WaitLimit}).Do(req)
+	resp, err := (&http.Client{Transport: testkit.Client.Transport, Timeout: testkit.WaitLimit}).Do(req)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func TestRecentResearchItem(t *testing.T) {
 	}
 
 	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar, Timeout: testkit.WaitLimit}).Get(link)
+	resp, err := (&http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}).Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestRecentResearchItem(t *testing.T) {
 	if !historyLinkRE.MatchString(links[1]) || !strings.HasPrefix(links[1], base+"/") {
 		t.Fatalf("opened %q, want %s/history?token=…", links[1], base)
 	}
-	resp, err = (&http.Client{Jar: jar, Timeout: testkit.WaitLimit}).Get(links[1])
+	resp, err = (&http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}).Get(links[1])
 	if err != nil {
 		t.Fatal(err)
 	}

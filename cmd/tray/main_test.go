@@ -23,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/assets"
@@ -301,7 +300,7 @@ func wantEnabled(t *testing.T, root traytest.Item, want map[string]bool) {
 
 // healthy reports whether the server at base answers /healthz; a stopped one refuses the connection at once.
 func healthy(base string) bool {
-	c := http.Client{Timeout: testkit.WaitLimit}
+	c := http.Client{Transport: testkit.Client.Transport, Timeout: testkit.WaitLimit}
 	resp, err := c.Get(base + "/healthz")
 	if err != nil {
 		return false
@@ -318,7 +317,7 @@ func searchAsync(t *testing.T, base, query string) <-chan *mcp.CallToolResult {
 // callAsync calls tool with args on the server at base and delivers its result when it comes.
 func callAsync(t *testing.T, base, tool string, args map[string]any) <-chan *mcp.CallToolResult {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(base + "/mcp")
+	c, err := testkit.HTTPClient(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +407,7 @@ func TestSetupProblemsClearAfterRestart(t *testing.T) {
 		t.Errorf("opened %q, want the setup page at #check-gemini-cli", link)
 	}
 	jar, _ := cookiejar.New(nil)
-	page := fetch(t, &http.Client{Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, link, nil, "")
+	page := fetch(t, &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, link, nil, "")
 	if !regexp.MustCompile(`id="check-gemini-cli">(?s:.)*npm install -g @google/gemini-cli`).MatchString(page) {
 		t.Errorf("the setup page has no Gemini CLI check with the install command:\n%s", page)
 	}

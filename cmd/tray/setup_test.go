@@ -82,7 +82,7 @@ func TestCheckSetupItem(t *testing.T) {
 	}
 
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	browser := &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}
 	read := func(resp *http.Response, err error) string {
 		t.Helper()
 		if err != nil {
@@ -194,7 +194,7 @@ func TestAPIKeyAloneIsHealthy(t *testing.T) {
 	// The pages agree: /welcome and /setup find nothing broken and name the Gemini API.
 	base, token := p.pages(t)
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	browser := &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}
 	for _, page := range []string{"/welcome", "/setup"} {
 		html := fetch(t, browser, http.MethodGet, base+page+"?token="+token, nil, "")
 		for _, want := range []string{`class="banner ok" id="verdict"`, "/mcp · Gemini API (auto: the Gemini CLI is not installed)",
@@ -226,7 +226,7 @@ func TestNpxIsNotAnInstalledCLI(t *testing.T) {
 		t.Fatalf("the pages are on %s, the server on %s", pagesBase, base)
 	}
 	jar, _ := cookiejar.New(nil)
-	page := fetch(t, &http.Client{Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, base+"/setup?token="+token, nil, "")
+	page := fetch(t, &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, base+"/setup?token="+token, nil, "")
 	if !regexp.MustCompile(`id="check-gemini-cli">(?s:.)*npx is, and could fetch the CLI(?s:.)*npm install -g @google/gemini-cli`).MatchString(page) {
 		t.Errorf("the setup page does not name the install command for the missing CLI:\n%s", page)
 	}

@@ -41,7 +41,7 @@ func (p *trayProc) pages(t *testing.T) (base, token string) {
 func statusPage(t *testing.T, base, token string) string {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	return fetch(t, &http.Client{Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, base+"/status?token="+token, nil, "")
+	return fetch(t, &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}, http.MethodGet, base+"/status?token="+token, nil, "")
 }
 
 type settingsFile struct {
@@ -225,7 +225,7 @@ func TestSettingsPortChange(t *testing.T) {
 	p := startTray(t, trayOptions{headless: true, args: []string{}, dotenv: "MCP_SERVER_PORT=" + testkit.FreePort(t) + "\n"})
 	base, token := p.pages(t)
 	jar, _ := cookiejar.New(nil)
-	c := http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	c := http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}
 	resp, err := c.Get(base + "/settings?token=" + token)
 	if err != nil {
 		t.Fatal(err)

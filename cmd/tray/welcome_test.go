@@ -44,7 +44,7 @@ func TestFirstRunOpensGettingStarted(t *testing.T) {
 	}
 
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	browser := &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}
 	page := fetch(t, browser, http.MethodGet, links[0], nil, "")
 	for _, want := range []string{"<h1>Getting started</h1>", "Gemini CLI", "Claude Desktop", "4. Try a search"} {
 		if !strings.Contains(page, want) {

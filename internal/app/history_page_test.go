@@ -53,7 +53,7 @@ func openPagesAt(t *testing.T, a *App, page string) *browser {
 	srv := httptest.NewServer(surface(a.mcpHTTP, h))
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
-	b := &browser{t: t, base: srv.URL, c: &http.Client{Jar: jar, Timeout: testkit.WaitLimit,
+	b := &browser{t: t, base: srv.URL, c: &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if code, _, _ := b.do(http.MethodGet, h.URL(srv.URL, page), nil, ""); code != http.StatusSeeOther {
 		t.Fatalf("the token link: %d, want 303", code)

@@ -67,10 +67,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
+	httpClient := cmp.Or(cfg.HTTPClient, ownClient())
 	opts := []gi.SDKOption{
 		gi.WithAPIVersion("v1beta"), // the SDK's paths hold the version, and nothing else sets it
 		gi.WithSecurity(components.Security{APIKey: gi.String(cfg.APIKey)}),

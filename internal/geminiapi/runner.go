@@ -55,7 +55,7 @@ type Config struct {
 	MaxRetryDelay time.Duration     // cap on a per-minute limit's retryDelay; 0: 60 s
 	MaxOutput     int               // answer bytes kept; default 16 MiB
 	Secrets       []string          // values to mask in any message or log line, besides the key
-	HTTPClient    *http.Client      // nil: the SDK's default
+	HTTPClient    *http.Client      // nil: a client of its own (ownClient)
 	Logger        *slog.Logger      // nil discards
 	Prompts       map[string]string // replacements of the embedded prompts, by name: the system instruction's
 	// JSONModels are the patterns (path.Match: * for any characters) of the models that take a response JSON
@@ -98,7 +98,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI, // explicit: GOOGLE_GENAI_USE_VERTEXAI in the environment must not switch it
-		HTTPClient:  cfg.HTTPClient,
+		HTTPClient:  cmp.Or(cfg.HTTPClient, ownClient()),
 		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL},
 	})
 	if err != nil {
@@ -312,4 +312,11 @@ func (r *Runner) maskedEvents(onEvent func(backend.Event)) func(backend.Event) {
 		return nil
 	}
 	return func(ev backend.Event) { onEvent(ev.Masked(r.mask.Mask)) }
+}
+
+// ownClient is an HTTP client, without a time limit, whose connections are its own: the SDKs' default shares
+// http.DefaultTransport's, which whatever closes that transport's idle connections (httptest.Server.Close, in the
+// tests of any package) would break under a request being sent on one.
+func ownClient() *http.Client {
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 }

@@ -58,7 +58,7 @@ func TestServerLifecycle(t *testing.T) {
 		t.Errorf("second Start: %v", err)
 	}
 	get := func() error {
-		c := http.Client{Timeout: testkit.WaitLimit} // a hang bound: a stopped server refuses at once
+		c := http.Client{Transport: testkit.Client.Transport, Timeout: testkit.WaitLimit} // a hang bound: a stopped server refuses at once
 		resp, err := c.Get("http://" + st.Addr + "/")
 		if err == nil {
 			resp.Body.Close()

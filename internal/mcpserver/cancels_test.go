@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/tools"
 )
 
@@ -67,7 +68,7 @@ func connectOver(t *testing.T, transport string, s *server.MCPServer) *client.Cl
 	}
 	srv := httptest.NewServer(HTTPHandler(s, HTTPOptions{}))
 	t.Cleanup(srv.Close)
-	c, err := client.NewStreamableHttpClient(srv.URL + "/mcp")
+	c, err := testkit.HTTPClient(srv.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func TestResumingAStreamAfterABrokenConnection(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set(server.HeaderKeySessionID, session)
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestResumingAStreamAfterABrokenConnection(t *testing.T) {
 	get.Header.Set("Accept", "text/event-stream")
 	get.Header.Set(server.HeaderKeySessionID, session)
 	get.Header.Set("Last-Event-ID", first.id)
-	resumed, err := http.DefaultClient.Do(get)
+	resumed, err := testkit.Client.Do(get)
 	if err != nil {
 		t.Fatal(err)
 	}

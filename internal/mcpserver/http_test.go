@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -48,7 +47,7 @@ func post(t *testing.T, url string, body []byte, header map[string]string) *http
 		}
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +57,7 @@ func post(t *testing.T, url string, body []byte, header map[string]string) *http
 
 func TestHTTPRoundTrip(t *testing.T) {
 	srv := newHTTPTestServer(t, "ok", "")
-	c, err := client.NewStreamableHttpClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{}))
+	c, err := testkit.HTTPClient(srv.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func TestHTTPHealthz(t *testing.T) {
 	srv := newHTTPTestServer(t, "ok", "")
 	rebound, _ := http.NewRequest(http.MethodGet, srv.URL+"/healthz", nil)
 	rebound.Host = "evil.example:3000" // a page whose name now points to 127.0.0.1
-	res, err := http.DefaultClient.Do(rebound)
+	res, err := testkit.Client.Do(rebound)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func TestSessionsAreIssuedAndEnd(t *testing.T) {
 	}
 	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/mcp", nil)
 	req.Header.Set(server.HeaderKeySessionID, id)
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %v %v", res, err)
 	}
@@ -311,7 +311,7 @@ func TestRequestsNeedASession(t *testing.T) {
 		if tt.id != "" {
 			req.Header.Set(server.HeaderKeySessionID, tt.id)
 		}
-		res, err := http.DefaultClient.Do(req)
+		res, err := testkit.Client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func rpc(t *testing.T, url, session string, id int, method string, params any) m
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestResearchOutlivesItsSession(t *testing.T) {
 	}
 	req, _ := http.NewRequest(http.MethodDelete, url, nil)
 	req.Header.Set("Mcp-Session-Id", first)
-	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+	if res, err := testkit.Client.Do(req); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE the session: %v, %v", res, err)
 	}
 

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/genai/interactions/models/operations"
 	"google.golang.org/genai/interactions/retry"
 	"google.golang.org/genai/interactions/types/stream"
+
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // These tests drive the Interactions API with the official SDK's
@@ -52,7 +54,7 @@ func agentStart(t *testing.T, responder Responder) (*Server, *gi.GenAI) {
 		gi.WithServerURL(base),
 		gi.WithAPIVersion("v1beta"),
 		gi.WithSecurity(components.Security{APIKey: gi.String(sdkKey)}),
-		gi.WithClient(&http.Client{}),
+		gi.WithClient(testkit.Client),
 		gi.WithRetryConfig(retry.Config{Strategy: "none"}),
 	)
 }

@@ -57,7 +57,7 @@ func post(t *testing.T, base, model, action, body string) (int, []byte) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("x-goog-api-key", "secret-key")
 	req.Header.Set("User-Agent", "GeminiCLI/0.61.0/"+model)
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,13 +341,13 @@ func TestHangReleasedByClientAndClose(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1beta/models/m:streamGenerateContent?alt=sse", strings.NewReader(chatBody))
-	if _, err := http.DefaultClient.Do(req); err == nil {
+	if _, err := testkit.Client.Do(req); err == nil {
 		t.Fatal("a hanging request was answered")
 	}
 
 	done := make(chan int, 1)
 	go func() {
-		res, err := http.Post(base+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(chatBody))
+		res, err := testkit.Client.Post(base+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(chatBody))
 		if err != nil {
 			done <- -1
 			return

@@ -50,7 +50,7 @@ func postAPI(t *testing.T, srv *httptest.Server, path, body string, header ...st
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func stream(t *testing.T, ctx context.Context, srv *httptest.Server, body string
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/api/gemini-chat", strings.NewReader(body))
 	req.Header.Set("Accept", "text/event-stream")
-	res, err := http.DefaultClient.Do(req)
+	res, err := testkit.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		for method := range methods {
 			documented = append(documented, strings.ToUpper(method)+" "+path)
 			req, _ := http.NewRequest(strings.ToUpper(method), srv.URL+path, strings.NewReader(`{}`))
-			res, err := http.DefaultClient.Do(req)
+			res, err := testkit.Client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

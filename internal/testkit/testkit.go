@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -136,4 +138,16 @@ func FencedReport(report string) string {
 		panic(err) // strings and lists: cannot fail
 	}
 	return "```json\n" + string(data) + "\n```"
+}
+
+// Client is the tests' HTTP client, with connections of its own: httptest.Server.Close closes the idle connections
+// of http.DefaultTransport, which breaks a request that another test is sending on one of them at that moment
+// ("http: CloseIdleConnections called"), and a POST is not sent again.
+var Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
+// HTTPClient is a Streamable HTTP MCP client of url on connections of its own (as Client's).
+func HTTPClient(url string, options ...transport.StreamableHTTPCOption) (*client.Client, error) {
+	own := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	return client.NewStreamableHttpClient(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(own)},
+		options...)...)
 }

@@ -85,7 +85,7 @@ func connectHTTP(t *testing.T, s *server.MCPServer) *client.Client {
 	t.Helper()
 	srv := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	t.Cleanup(srv.Close)
-	c, err := client.NewStreamableHttpClient(srv.URL + "/mcp")
+	c, err := testkit.HTTPClient(srv.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func openSettings(t *testing.T, c *controller) *settingsClient {
 		t.Fatal(err)
 	}
 	jar, _ := cookiejar.New(nil)
-	s := &settingsClient{t: t, base: "http://" + c.http.Status().Addr, c: &http.Client{Jar: jar, Timeout: testkit.WaitLimit}}
+	s := &settingsClient{t: t, base: "http://" + c.http.Status().Addr, c: &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}}
 	if code, page := s.do(http.MethodGet, link, nil); code != http.StatusOK {
 		t.Fatalf("open the settings page: %d\n%s", code, page)
 	}

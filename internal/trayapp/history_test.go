@@ -50,7 +50,7 @@ func TestRecentResearch(t *testing.T) {
 		t.Errorf("ReportURL %q, want the server's /report with the id and the token", link)
 	}
 	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar, Timeout: testkit.WaitLimit}).Get(link)
+	resp, err := (&http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}).Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestRecentResearch(t *testing.T) {
 // statusOf returns the /status page at base, for a browser that holds the pages' cookie.
 func statusOf(t *testing.T, jar http.CookieJar, base string) string {
 	t.Helper()
-	resp, err := (&http.Client{Jar: jar, Timeout: testkit.WaitLimit}).Get(base + "/status")
+	resp, err := (&http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}).Get(base + "/status")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestSetupPage(t *testing.T) {
 		t.Fatalf("setup link %s, want %s/setup?token=…", link, base)
 	}
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: testkit.WaitLimit}
+	browser := &http.Client{Transport: testkit.Client.Transport, Jar: jar, Timeout: testkit.WaitLimit}
 	page := func(method string, form url.Values) string {
 		t.Helper()
 		var resp *http.Response

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/activity"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // fakeResearch does what the pages ask of research, on a fakeBackend: its jobs are Progress values that the test
@@ -255,7 +256,7 @@ func TestHistoryRunningResearch(t *testing.T) {
 	b.elsewhere = []record.Job{other}
 	b.mu.Unlock()
 
-	res, err := http.DefaultClient.Do(cookieRequest(t, srv.URL+"/history"))
+	res, err := testkit.Client.Do(cookieRequest(t, srv.URL+"/history"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestHistoryRunningResearch(t *testing.T) {
 		t.Errorf("the page's script and its CSP (%q) do not share a nonce", res.Header.Get("Content-Security-Policy"))
 	}
 
-	res, err = http.DefaultClient.Do(cookieRequest(t, srv.URL+"/history/events"))
+	res, err = testkit.Client.Do(cookieRequest(t, srv.URL+"/history/events"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestReportDownload(t *testing.T) {
 	rust := rustReport(time.Date(2026, 11, 22, 9, 0, 0, 0, time.Local))
 	rust.Markdown = "# Rust 2024\n\nIt stabilized [1]."
 	_, _, srv, _, ids := setupHistory(t, rust)
-	res, err := http.DefaultClient.Do(cookieRequest(t, srv.URL+"/report/markdown?id="+ids[0]))
+	res, err := testkit.Client.Do(cookieRequest(t, srv.URL+"/report/markdown?id="+ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,7 @@ func TestSetupPageBounded(t *testing.T) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", srv.URL)
 	req.AddCookie(&http.Cookie{Name: cookieName, Value: derive("secret-token", "cookie")})
-	if resp, err := http.DefaultClient.Do(req); err == nil {
+	if resp, err := testkit.Client.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("the request did not time out: %s", resp.Status)
 	}

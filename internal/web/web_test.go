@@ -27,6 +27,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/httpserver"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // The keys in the .env file that setup writes.
@@ -173,7 +174,7 @@ func setupWith(t *testing.T, file string, env map[string]string) (*fakeBackend, 
 	return b, srv, h
 }
 
-var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+var noRedirect = &http.Client{Transport: testkit.Client.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 func do(t *testing.T, req *http.Request) (int, string) {
 	t.Helper()
@@ -634,7 +635,7 @@ func TestStatusPageTellsWarningsFromErrors(t *testing.T) {
 func TestStatusEvents(t *testing.T) {
 	t.Parallel()
 	b, srv, _ := setup(t)
-	res, err := http.DefaultClient.Do(cookieRequest(t, srv.URL+"/status"))
+	res, err := testkit.Client.Do(cookieRequest(t, srv.URL+"/status"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +652,7 @@ func TestStatusEvents(t *testing.T) {
 		t.Errorf("/status/events without the cookie: %d, want 403", code)
 	}
 
-	res, err = http.DefaultClient.Do(cookieRequest(t, srv.URL+"/status/events"))
+	res, err = testkit.Client.Do(cookieRequest(t, srv.URL+"/status/events"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/checklist"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/clients"
 	"github.com/gemini-search-mcp/gemini-search-mcp/internal/library/record"
+	"github.com/gemini-search-mcp/gemini-search-mcp/internal/testkit"
 )
 
 // welcomeBackend is a fakeBackend that can also connect clients and start test searches, as the tray's: they run
@@ -221,7 +222,7 @@ func TestWelcomeTrySearch(t *testing.T) {
 		t.Errorf("searches tried: %q", b.tried)
 	}
 
-	res, err := http.DefaultClient.Do(cookieRequest(t, srv.URL+loc))
+	res, err := testkit.Client.Do(cookieRequest(t, srv.URL+loc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestWelcomeTrySearch(t *testing.T) {
 		t.Errorf("the page's script and its CSP (%q) do not share a nonce", res.Header.Get("Content-Security-Policy"))
 	}
 
-	res, err = http.DefaultClient.Do(cookieRequest(t, srv.URL+"/welcome/events?try="+id))
+	res, err = testkit.Client.Do(cookieRequest(t, srv.URL+"/welcome/events?try="+id))
 	if err != nil {
 		t.Fatal(err)
 	}
