@@ -145,9 +145,8 @@ func FencedReport(report string) string {
 // ("http: CloseIdleConnections called"), and a POST is not sent again.
 var Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 
-// HTTPClient is a Streamable HTTP MCP client of url on connections of its own (as Client's).
+// HTTPClient is a Streamable HTTP MCP client of url on Client's connections.
 func HTTPClient(url string, options ...transport.StreamableHTTPCOption) (*client.Client, error) {
-	own := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	return client.NewStreamableHttpClient(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(own)},
+	return client.NewStreamableHttpClient(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(Client)},
 		options...)...)
 }
