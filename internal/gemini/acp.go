@@ -279,40 +279,50 @@ func (w *acpWorker) forget(id int64) {
 	w.mu.Unlock()
 }
 
-// send writes one message on the worker's stdin, unless ctx ends first: then a worker that does not read its stdin
-// is retired, and the write goes on until it has read the message or ended. A write that could not start in time
-// (another was stuck) is dropped.
+// send writes one message on the worker's stdin, unless ctx ends first: then a worker still in the middle of the
+// write does not read its stdin, and is retired; the write goes on until it has read the message or ended. A write
+// that had not started (another was stuck, or it was not scheduled yet) is dropped; one that ended as ctx did
+// counts.
 func (w *acpWorker) send(ctx context.Context, msg any) error {
 	b, err := json.Marshal(msg)
 	if err != nil {
 		return err
 	}
-	var late atomic.Bool
+	const pending, writing, dropped = 0, 1, 2
+	var state atomic.Int32
 	written := make(chan error, 1)
 	go func() {
 		w.writeMu.Lock()
 		defer w.writeMu.Unlock()
-		if late.Load() {
-			written <- ctx.Err()
+		if !state.CompareAndSwap(pending, writing) {
 			return
 		}
 		_, err := w.p.stdin.Write(append(b, '\n'))
 		written <- err
 	}()
-	select {
-	case err := <-written:
+	wrote := func(err error) error {
 		if err != nil {
 			return errWorkerGone
 		}
 		return nil
+	}
+	select {
+	case err := <-written:
+		return wrote(err)
 	case <-w.p.done:
 		return errWorkerGone
 	case <-ctx.Done():
-		late.Store(true)
+	}
+	select {
+	case err := <-written: // it ended as ctx did
+		return wrote(err)
+	default:
+	}
+	if !state.CompareAndSwap(pending, dropped) { // in the middle of the write
 		w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker does not read its input; retiring it", "pid", w.p.cmd.Process.Pid)
 		w.retire()
-		return ctx.Err()
 	}
+	return ctx.Err()
 }
 
 // maxACPLine bounds a line of the worker's output; a longer one is dropped.
