@@ -279,10 +279,10 @@ func (w *acpWorker) forget(id int64) {
 	w.mu.Unlock()
 }
 
-// send writes one message on the worker's stdin, unless ctx ends first: then a worker still in the middle of the
-// write does not read its stdin, and is retired; the write goes on until it has read the message or ended. A write
-// that had not started (another was stuck, or it was not scheduled yet) is dropped; one that ended as ctx did
-// counts.
+// send writes one message on the worker's stdin, unless ctx ends first. A write that had not started then (another
+// was stuck, or it was not scheduled yet) is dropped; one under way is given KillGrace to end, as a cancel is (a
+// loaded machine may not have reported a write that ended), and counts if it does: else the worker does not read
+// its stdin, and is retired, and the write goes on until it has read the message or ended.
 func (w *acpWorker) send(ctx context.Context, msg any) error {
 	b, err := json.Marshal(msg)
 	if err != nil {
@@ -313,15 +313,20 @@ func (w *acpWorker) send(ctx context.Context, msg any) error {
 		return errWorkerGone
 	case <-ctx.Done():
 	}
+	if state.CompareAndSwap(pending, dropped) {
+		return ctx.Err()
+	}
+	grace := time.NewTimer(w.r.cfg.KillGrace)
+	defer grace.Stop()
 	select {
-	case err := <-written: // it ended as ctx did
+	case err := <-written:
 		return wrote(err)
-	default:
+	case <-w.p.done:
+		return errWorkerGone
+	case <-grace.C:
 	}
-	if !state.CompareAndSwap(pending, dropped) { // in the middle of the write
-		w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker does not read its input; retiring it", "pid", w.p.cmd.Process.Pid)
-		w.retire()
-	}
+	w.r.cfg.Logger.Warn("the Gemini CLI's --acp worker does not read its input; retiring it", "pid", w.p.cmd.Process.Pid)
+	w.retire()
 	return ctx.Err()
 }
 
